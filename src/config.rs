@@ -1,0 +1,281 @@
+//! Command-line interface and server configuration.
+//!
+//! Every `serve` option can be given, from lowest to highest precedence, as its
+//! default, in a TOML file (`--config`, keys named like the long flags:
+//! `max-paste-size = "8MiB"`), as an environment variable (`SNIP_MAX_PASTE_SIZE`),
+//! or as a flag. The TOML layer is applied by turning each key into a flag
+//! placed before the real arguments (later flags win), skipping keys whose
+//! environment variable is set, so clap stays the single parser and `--help`
+//! the single reference.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::core::{Ttl, id};
+use crate::store::Durability;
+
+/// snip: a simple, fast, self-hosted pastebin.
+#[derive(Debug, Parser)]
+#[command(
+    name = "snip",
+    version,
+    args_conflicts_with_subcommands = true,
+    args_override_self = true
+)]
+pub struct Cli {
+    /// What to do; without one, snip serves.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of `serve`, for when no subcommand is given.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server (the default).
+    Serve(ServeArgs),
+    /// Create a paste from files or standard input and print its URL.
+    Put(crate::cli::PutArgs),
+    /// Print a paste's raw bytes (revealing, and so destroying, a burn paste).
+    Get(crate::cli::GetArgs),
+    /// Delete a paste with its delete token.
+    Delete(crate::cli::DeleteArgs),
+}
+
+/// Options of the server.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (port 0 picks a free port).
+    #[arg(long, env = "SNIP_LISTEN", default_value = "127.0.0.1:8000")]
+    pub listen: SocketAddr,
+
+    /// Directory of the embedded store.
+    #[arg(long, env = "SNIP_DATA_DIR", default_value = "./snip-data")]
+    pub data_dir: PathBuf,
+
+    /// Base of the URLs snip prints, e.g. https://paste.example.com
+    /// [default: http:// and the listen address]. Never taken from the Host header.
+    #[arg(long, env = "SNIP_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Largest paste accepted (bytes, or with a unit: 512KiB, 16MiB, 1GiB).
+    #[arg(long, env = "SNIP_MAX_PASTE_SIZE", default_value = "16MiB", value_parser = parse_size)]
+    pub max_paste_size: u64,
+
+    /// Stop accepting pastes once their bodies take this much space [default: unlimited].
+    #[arg(long, env = "SNIP_MAX_STORAGE", value_parser = parse_size)]
+    pub max_storage: Option<u64>,
+
+    /// Lifetime of pastes that do not ask for one (30s, 10m, 1h, 1d, 1w or never).
+    #[arg(long, env = "SNIP_DEFAULT_TTL", default_value = "never", value_parser = parse_ttl)]
+    pub default_ttl: Ttl,
+
+    /// Longest lifetime a paste may ask for (never: no limit).
+    #[arg(long, env = "SNIP_MAX_TTL", default_value = "never", value_parser = parse_ttl)]
+    pub max_ttl: Ttl,
+
+    /// fsync every write before acknowledging it (power-loss safe; concurrent
+    /// writers share fsyncs). Without it a write is acknowledged once the OS has it,
+    /// which survives a crash or kill -9 of snip.
+    #[arg(long, env = "SNIP_SYNC")]
+    pub sync: bool,
+
+    /// Random characters in new paste IDs (one check character is added).
+    #[arg(long, env = "SNIP_ID_LENGTH", default_value_t = id::DEFAULT_RANDOM_LEN, value_parser = parse_id_length)]
+    pub id_length: usize,
+
+    /// How often expired pastes are deleted and their space reclaimed.
+    #[arg(long, env = "SNIP_SWEEP_INTERVAL", default_value = "60s", value_parser = parse_duration)]
+    pub sweep_interval: Duration,
+
+    /// Time a client has to send its request headers (also the keep-alive idle limit).
+    #[arg(long, env = "SNIP_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+
+    /// Time a client has to send a whole request body.
+    #[arg(long, env = "SNIP_BODY_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub body_timeout: Duration,
+
+    /// Memory for the store's block cache.
+    #[arg(long, env = "SNIP_CACHE_SIZE", default_value = "32MiB", value_parser = parse_size)]
+    pub cache_size: u64,
+
+    /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
+    #[arg(long, env = "SNIP_LOG", default_value = "info")]
+    pub log: String,
+
+    /// A TOML file with any of these options (keys as the long flags).
+    #[arg(long, env = "SNIP_CONFIG")]
+    pub config: Option<PathBuf>,
+}
+
+impl ServeArgs {
+    /// How writes are acknowledged.
+    pub fn durability(&self) -> Durability {
+        if self.sync {
+            Durability::Fsync
+        } else {
+            Durability::Os
+        }
+    }
+
+    /// The base of printed URLs: `--public-url`, or derived from the bound address.
+    pub fn public_url(&self, bound: SocketAddr) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None => {
+                let mut addr = bound;
+                if addr.ip().is_unspecified() {
+                    addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+                }
+                format!("http://{addr}")
+            }
+        }
+    }
+}
+
+/// Parses the command line, applying the TOML file named by `--config`.
+pub fn parse() -> anyhow::Result<Cli> {
+    let args: Vec<String> = std::env::args().collect();
+    let first = Cli::parse_from(&args);
+    let config = match &first.command {
+        Some(Command::Serve(serve)) => serve.config.clone(),
+        None => first.serve.config.clone(),
+        Some(_) => None,
+    };
+    let Some(path) = config else {
+        return Ok(first);
+    };
+    let file_flags = flags_from_toml(&path)?;
+    let mut merged = vec![args[0].clone()];
+    let rest = &args[1..];
+    match rest.first().map(String::as_str) {
+        Some("serve") => {
+            merged.push("serve".into());
+            merged.extend(file_flags);
+            merged.extend(rest[1..].iter().cloned());
+        }
+        _ => {
+            merged.extend(file_flags);
+            merged.extend(rest.iter().cloned());
+        }
+    }
+    let matches = Cli::command()
+        .try_get_matches_from(merged)
+        .with_context(|| format!("in config file {}", path.display()))?;
+    Ok(Cli::from_arg_matches(&matches)?)
+}
+
+/// Turns `key = value` lines into `--key=value` flags, skipping keys set in the environment.
+fn flags_from_toml(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read config file {}", path.display()))?;
+    let table: toml::Table = text
+        .parse()
+        .with_context(|| format!("config file {} is not valid TOML", path.display()))?;
+    let mut flags = Vec::new();
+    for (key, value) in table {
+        let key = key.replace('_', "-");
+        if key == "config" {
+            bail!(
+                "config file {}: 'config' cannot be set inside a config file",
+                path.display()
+            );
+        }
+        let env = format!("SNIP_{}", key.to_ascii_uppercase().replace('-', "_"));
+        if std::env::var_os(&env).is_some() {
+            continue;
+        }
+        match value {
+            toml::Value::Boolean(true) => flags.push(format!("--{key}")),
+            toml::Value::Boolean(false) => {}
+            toml::Value::String(s) => flags.push(format!("--{key}={s}")),
+            toml::Value::Integer(i) => flags.push(format!("--{key}={i}")),
+            other => bail!(
+                "config file {}: {key} has an unsupported value {other}",
+                path.display()
+            ),
+        }
+    }
+    Ok(flags)
+}
+
+/// Parses `1234`, `512KiB`, `16MiB`, `1GiB` (also `KB`/`MB`/`GB` as powers of 1000).
+pub fn parse_size(input: &str) -> Result<u64, String> {
+    let input = input.trim();
+    let split = input
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(input.len());
+    let (digits, unit) = input.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("{input:?} is not a size like 16MiB"))?;
+    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => {
+            return Err(format!(
+                "{input:?} has an unknown unit; use B, KiB, MiB, GiB, KB, MB or GB"
+            ));
+        }
+    };
+    number
+        .checked_mul(factor)
+        .ok_or_else(|| format!("{input:?} is too large"))
+}
+
+fn parse_id_length(input: &str) -> Result<usize, String> {
+    let range = id::MIN_RANDOM_LEN..=id::MAX_RANDOM_LEN;
+    input
+        .parse()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
+}
+
+fn parse_ttl(input: &str) -> Result<Ttl, String> {
+    Ttl::parse(input).map_err(|e| e.to_string())
+}
+
+fn parse_duration(input: &str) -> Result<Duration, String> {
+    match Ttl::parse(input) {
+        Ok(Ttl::After(d)) => Ok(d),
+        _ => Err(format!("{input:?} is not a duration like 30s or 5m")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sizes parse with binary and decimal units and refuse nonsense.
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1234"), Ok(1234));
+        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_size("1 GiB"), Ok(1 << 30));
+        assert_eq!(parse_size("2KB"), Ok(2000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5 parsecs").is_err());
+        assert!(parse_size("99999999999TiB").is_err());
+    }
+
+    /// The clap definition is internally consistent.
+    #[test]
+    fn cli_definition() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,7 @@
+//! The I/O-free core shared by the server and the CLI: IDs and the paste model.
+
+pub mod id;
+pub mod paste;
+
+pub use id::{IdError, PasteId};
+pub use paste::{PasteMeta, Ttl, UnixTime, Visibility};

@@ -1,0 +1,309 @@
+//! The paste model shared by the server, the stores and the CLI: metadata,
+//! time-to-live parsing, and the policy deciding how raw bytes may be served.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::id::PasteId;
+
+/// Seconds since the Unix epoch; the only clock unit stored anywhere.
+pub type UnixTime = u64;
+
+/// The current wall-clock time in seconds since the Unix epoch.
+pub fn now() -> UnixTime {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Formats a Unix time as RFC 3339 (`2026-11-23T09:35:47Z`).
+pub fn rfc3339(t: UnixTime) -> String {
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(t)).to_string()
+}
+
+/// Who may read a paste. Only `Unlisted` exists until tenants arrive; the
+/// field is stored now so that stores need no migration when they do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Anyone holding the link.
+    #[default]
+    Unlisted,
+    /// Only the owning tenant.
+    Private,
+}
+
+/// Everything known about a paste except its body.
+///
+/// Kept apart from the body in every store so that metadata reads, listing and
+/// the expiry sweep never load paste contents.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PasteMeta {
+    /// The paste's ID (canonical lower-case text).
+    pub id: String,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// When the paste stops being served; `None` keeps it until deleted.
+    pub expires_at: Option<UnixTime>,
+    /// Burn after reading: only `POST /{id}/reveal` reads it, and deletes it in the same step.
+    pub burn: bool,
+    /// The body is client-side ciphertext; the server never interprets it.
+    pub encrypted: bool,
+    /// A language name for highlighting, as given by the creator.
+    pub lang: Option<String>,
+    /// A file name, as given by the creator.
+    pub name: Option<String>,
+    /// The media type decided at creation (see [`content_type_for`]).
+    pub content_type: String,
+    /// Body length in bytes.
+    pub size: u64,
+    /// SHA-256 of the delete token; the token itself is only ever known to the creator.
+    pub delete_token_hash: [u8; 32],
+    /// The owning tenant, once tenants exist.
+    #[serde(default)]
+    pub owner: Option<String>,
+    /// Who may read it.
+    #[serde(default)]
+    pub visibility: Visibility,
+}
+
+impl PasteMeta {
+    /// Whether the paste is past its expiry at `now` (expired pastes are never served).
+    pub fn is_expired(&self, now: UnixTime) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+
+    /// Compares a presented delete token with the stored hash in constant time.
+    pub fn delete_token_matches(&self, token: &str) -> bool {
+        hash_token(token).ct_eq(&self.delete_token_hash).into()
+    }
+
+    /// The ID as a typed value. Stored IDs were valid when written.
+    pub fn paste_id(&self) -> Option<PasteId> {
+        PasteId::parse(&self.id).ok()
+    }
+}
+
+/// SHA-256 of a secret token, the only form in which tokens are stored.
+pub fn hash_token(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// Makes a fresh delete token: 128 bits from the OS CSPRNG, hex-encoded.
+pub fn generate_token() -> Result<String, getrandom::Error> {
+    let mut raw = [0u8; 16];
+    getrandom::fill(&mut raw)?;
+    Ok(raw.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A requested lifetime: a duration, or never expiring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ttl {
+    /// Expire this long after creation.
+    After(Duration),
+    /// Keep until deleted.
+    Never,
+}
+
+/// Why a TTL string was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("ttl must be a number of seconds, a duration like 30s, 10m, 1h, 1d or 1w, or 'never'")]
+pub struct TtlError;
+
+impl Ttl {
+    /// Parses `3600`, `30s`, `10m`, `1h`, `1d`, `1w` (any humantime duration) or `never`.
+    pub fn parse(input: &str) -> Result<Self, TtlError> {
+        let input = input.trim();
+        if input.eq_ignore_ascii_case("never") {
+            return Ok(Self::Never);
+        }
+        let duration = match input.parse::<u64>() {
+            Ok(secs) => Duration::from_secs(secs),
+            Err(_) => humantime::parse_duration(input).map_err(|_| TtlError)?,
+        };
+        if duration.as_secs() == 0 {
+            return Err(TtlError);
+        }
+        Ok(Self::After(duration))
+    }
+
+    /// The expiry time for a paste created at `now`.
+    pub fn expires_at(self, now: UnixTime) -> Option<UnixTime> {
+        match self {
+            Self::After(d) => Some(now.saturating_add(d.as_secs())),
+            Self::Never => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Ttl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::After(d) => write!(f, "{}", humantime::format_duration(*d)),
+            Self::Never => f.write_str("never"),
+        }
+    }
+}
+
+/// The plain-text type every textual paste is served as.
+pub const TEXT_PLAIN: &str = "text/plain; charset=utf-8";
+/// The type of opaque bytes.
+pub const OCTET_STREAM: &str = "application/octet-stream";
+
+/// Decides the media type a paste is stored and served with.
+///
+/// This is an allow-list: text of any kind (including HTML, SVG, XML and
+/// scripts) becomes `text/plain`, a few inert media types keep their type, and
+/// everything else is opaque bytes. So no paste is ever a document or script a
+/// browser would render or run, whatever its name says.
+pub fn content_type_for(name: Option<&str>, declared: Option<&str>, body: &[u8]) -> String {
+    let guessed = name
+        .and_then(|n| mime_guess::from_path(n).first_raw())
+        .or(declared);
+    if let Some(kind) = guessed.map(|t| {
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    }) {
+        if is_inert_media(&kind) {
+            return kind;
+        }
+        if !is_textual(&kind) && kind != OCTET_STREAM && !kind.is_empty() {
+            return OCTET_STREAM.to_owned();
+        }
+    }
+    if std::str::from_utf8(body).is_ok() {
+        TEXT_PLAIN.to_owned()
+    } else {
+        OCTET_STREAM.to_owned()
+    }
+}
+
+/// Media types a browser displays without executing anything.
+fn is_inert_media(kind: &str) -> bool {
+    matches!(
+        kind,
+        "image/png"
+            | "image/jpeg"
+            | "image/gif"
+            | "image/webp"
+            | "image/avif"
+            | "image/bmp"
+            | "audio/mpeg"
+            | "audio/ogg"
+            | "audio/wav"
+            | "audio/webm"
+            | "video/mp4"
+            | "video/webm"
+            | "video/ogg"
+    )
+}
+
+/// Types whose content is text (and is therefore served as `text/plain`).
+fn is_textual(kind: &str) -> bool {
+    kind.starts_with("text/")
+        || kind.ends_with("+xml")
+        || kind.ends_with("+json")
+        || matches!(
+            kind,
+            "application/json"
+                | "application/xml"
+                | "application/javascript"
+                | "application/x-sh"
+                | "application/toml"
+                | "application/x-yaml"
+                | "application/yaml"
+                | "application/sql"
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every documented TTL spelling parses; zero and garbage do not.
+    #[test]
+    fn ttl_parsing() {
+        assert_eq!(Ttl::parse("never"), Ok(Ttl::Never));
+        assert_eq!(Ttl::parse("90"), Ok(Ttl::After(Duration::from_secs(90))));
+        for (text, secs) in [
+            ("30s", 30),
+            ("10m", 600),
+            ("1h", 3600),
+            ("1d", 86_400),
+            ("1w", 604_800),
+        ] {
+            assert_eq!(
+                Ttl::parse(text),
+                Ok(Ttl::After(Duration::from_secs(secs))),
+                "{text}"
+            );
+        }
+        for bad in ["", "0", "-5", "soon", "1 parsec", "0s"] {
+            assert_eq!(Ttl::parse(bad), Err(TtlError), "{bad:?}");
+        }
+    }
+
+    /// Names that would make a browser render or run the paste are served as text or bytes.
+    #[test]
+    fn dangerous_types_are_neutralised() {
+        for name in [
+            "x.html", "x.htm", "x.svg", "x.xhtml", "x.xml", "x.js", "x.css",
+        ] {
+            assert_eq!(
+                content_type_for(Some(name), None, b"<b>hi</b>"),
+                TEXT_PLAIN,
+                "{name}"
+            );
+        }
+        assert_eq!(content_type_for(Some("x.pdf"), None, b"%PDF"), OCTET_STREAM);
+        assert_eq!(
+            content_type_for(Some("x.swf"), None, b"\xff\x00"),
+            OCTET_STREAM
+        );
+        assert_eq!(
+            content_type_for(None, Some("text/html"), b"<script>"),
+            TEXT_PLAIN
+        );
+    }
+
+    /// Inert media keep their type; unnamed bodies are text when they are UTF-8.
+    #[test]
+    fn inert_and_unnamed_types() {
+        assert_eq!(
+            content_type_for(Some("cat.png"), None, b"\x89PNG"),
+            "image/png"
+        );
+        assert_eq!(content_type_for(None, None, "héllo".as_bytes()), TEXT_PLAIN);
+        assert_eq!(content_type_for(None, None, b"\xff\xfe\x00"), OCTET_STREAM);
+    }
+
+    /// Delete tokens verify against their hash and nothing else.
+    #[test]
+    fn delete_token_check() {
+        let token = generate_token().unwrap();
+        assert_eq!(token.len(), 32);
+        let meta = PasteMeta {
+            id: "x".into(),
+            created_at: 0,
+            expires_at: Some(10),
+            burn: false,
+            encrypted: false,
+            lang: None,
+            name: None,
+            content_type: TEXT_PLAIN.into(),
+            size: 0,
+            delete_token_hash: hash_token(&token),
+            owner: None,
+            visibility: Visibility::Unlisted,
+        };
+        assert!(meta.delete_token_matches(&token));
+        assert!(!meta.delete_token_matches("0123"));
+        assert!(meta.is_expired(10) && !meta.is_expired(9));
+    }
+}

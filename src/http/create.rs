@@ -1,0 +1,426 @@
+//! `POST /`: create a paste from a raw body or a multipart form; `GET /`: the form.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde::Serialize;
+
+use super::errors::ApiError;
+use super::negotiate::{Accepts, accepts};
+use super::{SharedState, pages};
+use crate::core::paste::{self, PasteMeta, Visibility};
+use crate::core::{PasteId, Ttl};
+use crate::store::StoreError;
+
+/// Options a creator can set, from the query string or form fields.
+#[derive(Debug, Default)]
+struct CreateOptions {
+    ttl: Option<Ttl>,
+    burn: bool,
+    lang: Option<String>,
+    name: Option<String>,
+    encrypted: bool,
+}
+
+impl CreateOptions {
+    fn set(&mut self, key: &str, value: &str) -> Result<(), ApiError> {
+        match key {
+            "ttl" => {
+                self.ttl =
+                    Some(Ttl::parse(value).map_err(|e| ApiError::bad_request(e.to_string()))?)
+            }
+            "burn" => self.burn = parse_bool(key, value)?,
+            "encrypted" => self.encrypted = parse_bool(key, value)?,
+            "lang" => self.lang = non_empty(value).map(validate_lang).transpose()?,
+            "name" => self.name = non_empty(value).map(validate_name).transpose()?,
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                return Err(ApiError::bad_request(format!(
+                    "unknown parameter {shown:?}; known: ttl, burn, lang, name, encrypted"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn from_query(query: Option<&str>) -> Result<Self, ApiError> {
+        let mut options = Self::default();
+        for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            options.set(&key, &value)?;
+        }
+        Ok(options)
+    }
+}
+
+fn non_empty(value: &str) -> Option<&str> {
+    Some(value.trim()).filter(|v| !v.is_empty())
+}
+
+fn parse_bool(key: &str, value: &str) -> Result<bool, ApiError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(ApiError::bad_request(format!(
+            "{key} must be true or false"
+        ))),
+    }
+}
+
+fn validate_lang(lang: &str) -> Result<String, ApiError> {
+    let ok = lang.len() <= 40
+        && lang
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+#._-".contains(&b));
+    if ok {
+        Ok(lang.to_ascii_lowercase())
+    } else {
+        Err(ApiError::bad_request(
+            "lang must be a language name of at most 40 letters, digits or + # . _ -",
+        ))
+    }
+}
+
+fn validate_name(name: &str) -> Result<String, ApiError> {
+    // Keep only the last path component: a name is a file name, never a path.
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    if base.is_empty()
+        || base == "."
+        || base == ".."
+        || base.len() > 255
+        || base.chars().any(char::is_control)
+    {
+        return Err(ApiError::bad_request(
+            "name must be a file name of at most 255 bytes without control characters",
+        ));
+    }
+    Ok(base.to_owned())
+}
+
+/// What a paste's body and form fields came to.
+struct Upload {
+    options: CreateOptions,
+    body: Bytes,
+    /// The media type a multipart file part declared.
+    declared_type: Option<String>,
+}
+
+/// `POST /`: store the body (or the form's `file`/`content` part) as a new paste.
+pub async fn create(
+    State(state): State<SharedState>,
+    RawQuery(query): RawQuery,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let options = CreateOptions::from_query(query.as_deref())?;
+    check_encoding(&headers)?;
+    let limit = state.limits.max_paste_bytes;
+    let boundary = multipart_boundary(&headers)?;
+    let allowed = match boundary {
+        Some(_) => limit.saturating_add(MULTIPART_OVERHEAD),
+        None => limit,
+    };
+    if content_length(&headers).is_some_and(|length| length > allowed) {
+        return Err(ApiError::too_large(limit));
+    }
+    let timeout = state.limits.body_timeout;
+    let upload = match boundary {
+        Some(boundary) => {
+            with_timeout(timeout, read_multipart(body, boundary, options, limit)).await?
+        }
+        None => Upload {
+            options,
+            body: with_timeout(timeout, read_raw(body, limit)).await?,
+            declared_type: None,
+        },
+    };
+    if upload.body.is_empty() {
+        return Err(ApiError::bad_request("the paste is empty"));
+    }
+    if upload.body.len() as u64 > limit {
+        return Err(ApiError::too_large(limit));
+    }
+    let (meta, token) = store_paste(&state, upload).await?;
+    Ok(created_response(&state, &meta, &token, accepts(&headers)))
+}
+
+/// Room for multipart boundaries and headers on top of the paste size limit.
+const MULTIPART_OVERHEAD: u64 = 64 * 1024;
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}
+
+fn check_encoding(headers: &HeaderMap) -> Result<(), ApiError> {
+    match headers
+        .get(header::CONTENT_ENCODING)
+        .map(|v| v.to_str().unwrap_or("?"))
+    {
+        None | Some("identity") => Ok(()),
+        Some(other) => Err(ApiError::unsupported(format!(
+            "Content-Encoding {:?} is not supported; send the paste uncompressed",
+            other.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
+/// The boundary of a `multipart/form-data` body; `None` for any other (raw) body.
+fn multipart_boundary(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(content_type) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Ok(None);
+    };
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "multipart/form-data" {
+        multer::parse_boundary(content_type)
+            .map(Some)
+            .map_err(|_| ApiError::bad_request("multipart/form-data without a boundary"))
+    } else if essence.starts_with("multipart/") {
+        Err(ApiError::unsupported(format!(
+            "{essence} is not supported; send the paste as the raw body or as multipart/form-data"
+        )))
+    } else {
+        // Every other type, including curl's default application/x-www-form-urlencoded,
+        // is the paste itself, byte for byte.
+        Ok(None)
+    }
+}
+
+async fn with_timeout<T>(
+    limit: Duration,
+    work: impl Future<Output = Result<T, ApiError>>,
+) -> Result<T, ApiError> {
+    tokio::time::timeout(limit, work)
+        .await
+        .unwrap_or_else(|_| Err(ApiError::timeout(limit.as_secs())))
+}
+
+/// Reads a raw body, refusing it as soon as it passes `limit` (memory stays bounded).
+async fn read_raw(body: Body, limit: u64) -> Result<Bytes, ApiError> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(ApiError::too_large(limit as u64))
+        }
+        Err(e) => Err(ApiError::bad_request(format!(
+            "could not read the request body: {e}"
+        ))),
+    }
+}
+
+async fn read_multipart(
+    body: Body,
+    boundary: String,
+    mut options: CreateOptions,
+    limit: u64,
+) -> Result<Upload, ApiError> {
+    let constraints = multer::Constraints::new().size_limit(
+        multer::SizeLimit::new()
+            .whole_stream(limit.saturating_add(MULTIPART_OVERHEAD))
+            .per_field(limit),
+    );
+    let mut form =
+        multer::Multipart::with_constraints(body.into_data_stream(), boundary, constraints);
+    let mut content = None;
+    let mut declared_type = None;
+    while let Some(field) = form
+        .next_field()
+        .await
+        .map_err(|e| multipart_error(e, limit))?
+    {
+        let key = field.name().unwrap_or("").to_owned();
+        match key.as_str() {
+            "file" | "content" => {
+                if content.is_some() {
+                    return Err(ApiError::bad_request(
+                        "the form has more than one file or content part",
+                    ));
+                }
+                let file_name = field.file_name().and_then(non_empty);
+                if let Some(file_name) =
+                    file_name.filter(|_| key == "file" && options.name.is_none())
+                {
+                    options.name = Some(validate_name(file_name)?);
+                }
+                declared_type = field.content_type().map(|m| m.essence_str().to_owned());
+                content = Some(field.bytes().await.map_err(|e| multipart_error(e, limit))?);
+            }
+            _ => {
+                let value = field.text().await.map_err(|e| multipart_error(e, limit))?;
+                options.set(&key, &value)?;
+            }
+        }
+    }
+    let body =
+        content.ok_or_else(|| ApiError::bad_request("the form has no file or content part"))?;
+    Ok(Upload {
+        options,
+        body,
+        declared_type,
+    })
+}
+
+fn multipart_error(e: multer::Error, limit: u64) -> ApiError {
+    match e {
+        multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
+            ApiError::too_large(limit)
+        }
+        other => ApiError::bad_request(format!("malformed multipart body: {other}")),
+    }
+}
+
+fn resolve_ttl(requested: Option<Ttl>, state: &SharedState) -> Result<Ttl, ApiError> {
+    let ttl = requested.unwrap_or(state.limits.default_ttl);
+    match (ttl, state.limits.max_ttl) {
+        (_, Ttl::Never) => Ok(ttl),
+        (Ttl::After(asked), Ttl::After(max)) if asked <= max => Ok(ttl),
+        (_, max) => Err(ApiError::bad_request(format!(
+            "ttl must be at most {max} on this server"
+        ))),
+    }
+}
+
+async fn store_paste(state: &SharedState, upload: Upload) -> Result<(PasteMeta, String), ApiError> {
+    let Upload {
+        options,
+        body,
+        declared_type,
+    } = upload;
+    let ttl = resolve_ttl(options.ttl, state)?;
+    let token = paste::generate_token().map_err(|_| ApiError::internal())?;
+    let now = paste::now();
+    let content_type = if options.encrypted {
+        paste::OCTET_STREAM.to_owned()
+    } else {
+        paste::content_type_for(options.name.as_deref(), declared_type.as_deref(), &body)
+    };
+    let mut meta = PasteMeta {
+        id: String::new(),
+        created_at: now,
+        expires_at: ttl.expires_at(now),
+        burn: options.burn,
+        encrypted: options.encrypted,
+        lang: options.lang,
+        name: options.name,
+        content_type,
+        size: body.len() as u64,
+        delete_token_hash: paste::hash_token(&token),
+        owner: None,
+        visibility: Visibility::Unlisted,
+    };
+    // A collision needs ~2^29 pastes at the default length; retrying is enough.
+    for _ in 0..4 {
+        meta.id = PasteId::generate(state.limits.id_length)
+            .map_err(|_| ApiError::internal())?
+            .to_string();
+        match state.store.put(meta.clone(), body.clone()).await {
+            Ok(()) => return Ok((meta, token)),
+            Err(StoreError::IdTaken) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    tracing::error!("four random paste IDs in a row were taken; is --id-length too small?");
+    Err(ApiError::internal())
+}
+
+/// The JSON answer to a create.
+#[derive(Serialize)]
+struct Created<'a> {
+    id: &'a str,
+    url: String,
+    raw_url: String,
+    delete_token: &'a str,
+    expires_at: Option<String>,
+    burn: bool,
+    size: u64,
+}
+
+fn created_response(
+    state: &SharedState,
+    meta: &PasteMeta,
+    token: &str,
+    wants: Accepts,
+) -> Response {
+    let url = format!("{}/{}", state.public_url, meta.id);
+    let mut response = match wants {
+        // A browser's plain form post: go and look at the new paste.
+        Accepts::Html => (
+            StatusCode::SEE_OTHER,
+            [(header::LOCATION, format!("/{}", meta.id))],
+        )
+            .into_response(),
+        Accepts::Json => {
+            let created = Created {
+                id: &meta.id,
+                url: url.clone(),
+                raw_url: format!("{}/raw/{}", state.public_url, meta.id),
+                delete_token: token,
+                expires_at: meta.expires_at.map(paste::rfc3339),
+                burn: meta.burn,
+                size: meta.size,
+            };
+            (StatusCode::CREATED, axum::Json(created)).into_response()
+        }
+        Accepts::Other => (StatusCode::CREATED, format!("{url}\n")).into_response(),
+    };
+    let headers = response.headers_mut();
+    if let Some(location) = HeaderValue::from_str(&url)
+        .ok()
+        .filter(|_| wants != Accepts::Html)
+    {
+        headers.insert(header::LOCATION, location);
+    }
+    if let Ok(token) = HeaderValue::from_str(token) {
+        headers.insert("x-delete-token", token);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `GET /` and `GET /new`: the new-paste form for browsers, usage for everyone else.
+pub async fn form(State(state): State<SharedState>, headers: HeaderMap) -> Response {
+    if accepts(&headers) == Accepts::Html {
+        return Html(pages::new_paste(&ttl_choices(&state))).into_response();
+    }
+    let url = &state.public_url;
+    format!(
+        "snip: a pastebin\n\n\
+         create:  cat file | curl --data-binary @- {url}/\n\
+         options: {url}/?ttl=1h&burn=true&lang=rust&name=main.rs\n\
+         read:    curl {url}/ID\n\
+         delete:  curl -X DELETE -H 'X-Delete-Token: TOKEN' {url}/ID\n"
+    )
+    .into_response()
+}
+
+fn ttl_choices(state: &SharedState) -> Vec<(&'static str, &'static str)> {
+    let all = [
+        ("10m", "10 minutes"),
+        ("1h", "1 hour"),
+        ("1d", "1 day"),
+        ("1w", "1 week"),
+        ("never", "never"),
+    ];
+    all.into_iter()
+        .filter(|(value, _)| {
+            Ttl::parse(value).is_ok_and(|ttl| resolve_ttl(Some(ttl), state).is_ok())
+        })
+        .collect()
+}

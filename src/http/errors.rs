@@ -1,0 +1,205 @@
+//! Every error the HTTP API can answer, in one place.
+//!
+//! Handlers return [`ApiError`], which renders as one plain-text line. The
+//! [`negotiate`] middleware then re-renders it as JSON
+//! (`{"error":{"code","message"}}`) for clients that accept JSON, or as a small
+//! HTML page for browsers, so handlers never look at `Accept` for errors.
+
+use std::borrow::Cow;
+
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::negotiate::{Accepts, accepts};
+use super::pages;
+use crate::core::IdError;
+use crate::store::StoreError;
+
+/// An error answer: status, stable machine-readable code, one-line message.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// A stable identifier clients can match on (`not_found`, `too_large`, …).
+    pub code: &'static str,
+    /// One human-readable line.
+    pub message: Cow<'static, str>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, code: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// `400`: a parameter or the body is unacceptable.
+    pub fn bad_request(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+
+    /// `404`: unknown, expired and burned pastes all look the same.
+    pub fn not_found() -> Self {
+        Self::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no such paste (it may have expired or been burned)",
+        )
+    }
+
+    /// `404` for an ID that fails its own check: answered without touching storage.
+    pub fn bad_id(e: IdError) -> Self {
+        let code = if e == IdError::Checksum {
+            "mistyped_id"
+        } else {
+            "malformed_id"
+        };
+        Self::new(StatusCode::NOT_FOUND, code, e.to_string())
+    }
+
+    /// `403`: the delete token is missing or wrong.
+    pub fn forbidden(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+
+    /// `405`: the route exists, the method does not.
+    pub fn method_not_allowed() -> Self {
+        Self::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "method not allowed on this route",
+        )
+    }
+
+    /// `408`: the body did not arrive in time.
+    pub fn timeout(secs: u64) -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "timeout",
+            format!("the request body did not arrive within {secs} s"),
+        )
+    }
+
+    /// `409`: a plain GET of a burn paste, with the command that reads it.
+    pub fn burn_conflict(reveal_url: &str) -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "burn_after_reading",
+            format!("this paste is deleted when read; to read it: curl -X POST {reveal_url}"),
+        )
+    }
+
+    /// `413`: over the paste size limit.
+    pub fn too_large(limit: u64) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            format!("the paste is larger than the limit of {limit} bytes"),
+        )
+    }
+
+    /// `415`: an encoding or media type the server does not take.
+    pub fn unsupported(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            message,
+        )
+    }
+
+    /// `416`: a range outside the paste.
+    pub fn range_not_satisfiable(size: u64) -> Response {
+        let mut response = Self::new(
+            StatusCode::RANGE_NOT_SATISFIABLE,
+            "range_not_satisfiable",
+            format!("the requested range is outside the paste's {size} bytes"),
+        )
+        .into_response();
+        if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
+            response.headers_mut().insert(header::CONTENT_RANGE, v);
+        }
+        response
+    }
+
+    /// `500`: something broke on our side; details go to the log, not the client.
+    pub fn internal() -> Self {
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "internal server error",
+        )
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Full { .. } => Self::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                "storage_full",
+                "the server's storage limit is reached; try again after old pastes expire",
+            ),
+            other => {
+                tracing::error!(error = %other, "store operation failed");
+                Self::internal()
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = format!("{}\n", self.message);
+        let mut response = (
+            self.status,
+            [(header::CONTENT_TYPE, crate::core::paste::TEXT_PLAIN)],
+            body,
+        )
+            .into_response();
+        response.extensions_mut().insert(self);
+        response
+    }
+}
+
+/// Middleware: renders errors for what the client accepts, and gives axum's own
+/// bare `404`/`405` answers the same shape as ours.
+pub async fn negotiate(request: Request, next: Next) -> Response {
+    let wants = accepts(request.headers());
+    let response = next.run(request).await;
+    let error = match response.extensions().get::<ApiError>() {
+        Some(e) => e.clone(),
+        None if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
+            ApiError::method_not_allowed()
+        }
+        None => return response,
+    };
+    let (mut parts, body) = response.into_parts();
+    let new_body = match wants {
+        Accepts::Json => {
+            let json = serde_json::json!({"error": {"code": error.code, "message": error.message}});
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            axum::body::Body::from(json.to_string())
+        }
+        Accepts::Html => {
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            parts.headers.remove(header::CONTENT_SECURITY_POLICY);
+            axum::body::Body::from(pages::error_page(&error))
+        }
+        Accepts::Other if parts.status == StatusCode::METHOD_NOT_ALLOWED => {
+            axum::body::Body::from(format!("{}\n", error.message))
+        }
+        Accepts::Other => body,
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, new_body)
+}

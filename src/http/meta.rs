@@ -1,0 +1,50 @@
+//! `GET /api/pastes/{id}`: a paste's metadata as JSON, without reading (or burning) it.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::Serialize;
+
+use super::SharedState;
+use super::errors::ApiError;
+use super::read::parse_id;
+use crate::core::paste::{self, Visibility};
+
+/// The public view of a paste's metadata (no delete token hash, no owner).
+#[derive(Serialize)]
+pub struct MetaView {
+    id: String,
+    size: u64,
+    lang: Option<String>,
+    name: Option<String>,
+    content_type: String,
+    created_at: String,
+    expires_at: Option<String>,
+    burn: bool,
+    encrypted: bool,
+    visibility: Visibility,
+}
+
+/// Answers the metadata of a live paste.
+pub async fn metadata(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+) -> Result<Json<MetaView>, ApiError> {
+    let id = parse_id(&id)?;
+    let meta = state
+        .store
+        .meta(&id, paste::now())
+        .await?
+        .ok_or_else(ApiError::not_found)?;
+    Ok(Json(MetaView {
+        id: meta.id,
+        size: meta.size,
+        lang: meta.lang,
+        name: meta.name,
+        content_type: meta.content_type,
+        created_at: paste::rfc3339(meta.created_at),
+        expires_at: meta.expires_at.map(paste::rfc3339),
+        burn: meta.burn,
+        encrypted: meta.encrypted,
+        visibility: meta.visibility,
+    }))
+}

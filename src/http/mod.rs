@@ -1,0 +1,106 @@
+//! The HTTP API: [`make_app`] builds the router and its middleware stack.
+//!
+//! Handlers are split by feature (`create`, `read`, `delete`, `meta`) and talk
+//! to storage only through the [`Store`] trait; errors are mapped to statuses
+//! in [`errors`] alone.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{HeaderName, HeaderValue, header};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::core::Ttl;
+use crate::store::Store;
+
+mod create;
+mod delete;
+pub mod errors;
+mod meta;
+pub mod negotiate;
+pub mod pages;
+mod read;
+
+/// Limits and defaults applied to requests.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Largest accepted paste body, in bytes.
+    pub max_paste_bytes: u64,
+    /// TTL of pastes that do not ask for one.
+    pub default_ttl: Ttl,
+    /// Longest TTL a paste may ask for (`Never` allows pastes that never expire).
+    pub max_ttl: Ttl,
+    /// Random symbols in new IDs.
+    pub id_length: usize,
+    /// Time allowed for a whole request body to arrive.
+    pub body_timeout: Duration,
+}
+
+/// What every handler can reach.
+pub struct AppState {
+    /// The paste store.
+    pub store: Arc<dyn Store>,
+    /// Request limits.
+    pub limits: Limits,
+    /// Base of every URL the server prints, without a trailing slash.
+    pub public_url: String,
+}
+
+/// Shared handle to the state.
+pub type SharedState = Arc<AppState>;
+
+/// The CSP of HTML pages: only our own stylesheet, no script, no framing.
+pub const PAGE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
+pub const RAW_CSP: &str = "default-src 'none'; sandbox";
+
+/// Builds the application: routes plus the middleware every response passes through.
+pub fn make_app(state: SharedState) -> Router {
+    Router::new()
+        .route("/", get(create::form).post(create::create))
+        .route("/new", get(create::form))
+        .route("/healthz", get(healthz))
+        .route(pages::CSS_PATH, get(stylesheet))
+        .route("/api/pastes/{id}", get(meta::metadata))
+        .route("/raw/{id}", get(read::raw))
+        .route("/download/{id}", get(read::download))
+        .route("/{id}/reveal", post(read::reveal))
+        .route("/{id}", get(read::view).delete(delete::delete))
+        .fallback(not_found)
+        .with_state(state)
+        .layer(axum::middleware::from_fn(errors::negotiate))
+        .layer(header_if_missing(header::CONTENT_SECURITY_POLICY, PAGE_CSP))
+        .layer(header_if_missing(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+        .layer(header_if_missing(header::REFERRER_POLICY, "no-referrer"))
+        .layer(header_if_missing(header::X_FRAME_OPTIONS, "DENY"))
+}
+
+fn header_if_missing(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
+    SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
+}
+
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+async fn stylesheet() -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        pages::CSS,
+    )
+}
+
+async fn not_found() -> errors::ApiError {
+    errors::ApiError {
+        status: axum::http::StatusCode::NOT_FOUND,
+        code: "no_route",
+        message: "no such page; POST a paste to / or GET /{id}".into(),
+    }
+}

@@ -1,0 +1,253 @@
+//! Reading pastes: `GET /{id}` (negotiated), `GET /raw/{id}`, `GET /download/{id}`,
+//! and `POST /{id}/reveal`, the only way to read (and so destroy) a burn paste.
+//!
+//! This is the hot path: the ID is checked before any lookup, there is one
+//! store lookup per request, and the body is sent from the store's shared
+//! bytes without a copy.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+
+use super::errors::ApiError;
+use super::negotiate::{Accepts, accepts};
+use super::{RAW_CSP, SharedState, pages};
+use crate::core::PasteId;
+use crate::core::paste::{self, PasteMeta};
+use crate::store::Paste;
+
+/// Parses the path's ID; a bad one is answered `404` without a store lookup.
+pub fn parse_id(raw: &str) -> Result<PasteId, ApiError> {
+    PasteId::parse(raw).map_err(ApiError::bad_id)
+}
+
+async fn load(state: &SharedState, raw_id: &str) -> Result<Paste, ApiError> {
+    let id = parse_id(raw_id)?;
+    state
+        .store
+        .get(&id, paste::now())
+        .await?
+        .ok_or_else(ApiError::not_found)
+}
+
+/// `GET /{id}`: the HTML page for browsers, the raw bytes for everyone else.
+/// Burn pastes are never consumed here: browsers get an interstitial, others `409`.
+pub async fn view(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let paste = load(&state, &id).await?;
+    let wants = accepts(&headers);
+    if paste.meta.burn {
+        return match wants {
+            Accepts::Html => Ok(page(pages::burn_interstitial(&paste.meta))),
+            _ => Err(ApiError::burn_conflict(&format!(
+                "{}/{}/reveal",
+                state.public_url, paste.meta.id
+            ))),
+        };
+    }
+    match wants {
+        Accepts::Html => Ok(page(pages::view(&paste.meta, &paste.body))),
+        _ => Ok(raw_response(paste, &headers, Disposition::Inline)),
+    }
+}
+
+/// `GET /raw/{id}`: always the raw bytes.
+pub async fn raw(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let paste = readable(&state, &id).await?;
+    Ok(raw_response(paste, &headers, Disposition::Inline))
+}
+
+/// `GET /download/{id}`: the raw bytes as an attachment.
+pub async fn download(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let paste = readable(&state, &id).await?;
+    Ok(raw_response(paste, &headers, Disposition::Attachment))
+}
+
+/// Loads a paste for a raw read, refusing burn pastes (they are only revealed).
+async fn readable(state: &SharedState, id: &str) -> Result<Paste, ApiError> {
+    let paste = load(state, id).await?;
+    if paste.meta.burn {
+        return Err(ApiError::burn_conflict(&format!(
+            "{}/{}/reveal",
+            state.public_url, paste.meta.id
+        )));
+    }
+    Ok(paste)
+}
+
+/// `POST /{id}/reveal`: reads a burn paste and deletes it in the same atomic
+/// step. For other pastes it is a plain read.
+pub async fn reveal(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let id = parse_id(&id)?;
+    let now = paste::now();
+    let paste = match state.store.meta(&id, now).await? {
+        Some(meta) if meta.burn => state.store.take(&id, now).await?,
+        Some(_) => state.store.get(&id, now).await?,
+        None => None,
+    }
+    .ok_or_else(ApiError::not_found)?;
+    let mut response = match accepts(&headers) {
+        Accepts::Html => page(pages::view(&paste.meta, &paste.body)),
+        _ => raw_response(paste, &HeaderMap::new(), Disposition::Inline),
+    };
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}
+
+fn page(html: String) -> Response {
+    let mut response = Html(html).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Disposition {
+    Inline,
+    Attachment,
+}
+
+/// The raw bytes with safe headers, honouring `If-None-Match` and `Range`.
+fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> Response {
+    let Paste { meta, body } = paste;
+    // Paste bodies never change, so the ID is a strong validator.
+    let etag = format!("\"{}\"", meta.id);
+    if if_none_match(request, &etag) {
+        let mut response = StatusCode::NOT_MODIFIED.into_response();
+        set_raw_headers(response.headers_mut(), &meta, &etag, disposition);
+        return response;
+    }
+    let size = body.len() as u64;
+    let (status, body, range) = match request.get(header::RANGE).and_then(|v| v.to_str().ok()) {
+        None => (StatusCode::OK, body, None),
+        Some(range) => match single_range(range, size) {
+            RangeOutcome::Whole => (StatusCode::OK, body, None),
+            RangeOutcome::Unsatisfiable => return ApiError::range_not_satisfiable(size),
+            RangeOutcome::Part(start, end) => (
+                StatusCode::PARTIAL_CONTENT,
+                body.slice(start as usize..=end as usize),
+                Some(format!("bytes {start}-{end}/{size}")),
+            ),
+        },
+    };
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    set_raw_headers(headers, &meta, &etag, disposition);
+    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    if let Some(range) = range.and_then(|r| HeaderValue::from_str(&r).ok()) {
+        headers.insert(header::CONTENT_RANGE, range);
+    }
+    response
+}
+
+fn set_raw_headers(
+    headers: &mut HeaderMap,
+    meta: &PasteMeta,
+    etag: &str,
+    disposition: Disposition,
+) {
+    let content_type = HeaderValue::from_str(&meta.content_type)
+        .unwrap_or(HeaderValue::from_static(paste::OCTET_STREAM));
+    headers.insert(header::CONTENT_TYPE, content_type);
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(RAW_CSP),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Ok(etag) = HeaderValue::from_str(etag) {
+        headers.insert(header::ETAG, etag);
+    }
+    // Anything that is not text or inert media is only ever offered as a download.
+    let attach = disposition == Disposition::Attachment || meta.content_type == paste::OCTET_STREAM;
+    if attach {
+        headers.insert(header::CONTENT_DISPOSITION, attachment(meta));
+    }
+}
+
+/// `attachment; filename="…"` with an RFC 5987 `filename*` for non-ASCII names.
+fn attachment(meta: &PasteMeta) -> HeaderValue {
+    let name = meta.name.clone().unwrap_or_else(|| {
+        let ext = if meta.content_type == paste::TEXT_PLAIN {
+            "txt"
+        } else {
+            "bin"
+        };
+        format!("{}.{ext}", meta.id)
+    });
+    let ascii: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_graphic() && c != '"' && c != '\\' || c == ' ' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let encoded: String = name
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect();
+    HeaderValue::from_str(&format!(
+        "attachment; filename=\"{ascii}\"; filename*=UTF-8''{encoded}"
+    ))
+    .unwrap_or(HeaderValue::from_static("attachment"))
+}
+
+fn if_none_match(request: &HeaderMap, etag: &str) -> bool {
+    request
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(',').any(|t| {
+                let t = t.trim();
+                t == "*" || t.trim_start_matches("W/") == etag
+            })
+        })
+}
+
+enum RangeOutcome {
+    Whole,
+    Unsatisfiable,
+    Part(u64, u64),
+}
+
+/// Interprets a `Range` header. One range is served as `206`; a malformed
+/// header or several ranges get the whole body, as RFC 9110 allows.
+fn single_range(header: &str, size: u64) -> RangeOutcome {
+    let Ok(parsed) = http_range_header::parse_range_header(header) else {
+        return RangeOutcome::Whole;
+    };
+    match parsed.validate(size) {
+        Ok(ranges) if ranges.len() == 1 => {
+            let r = &ranges[0];
+            RangeOutcome::Part(*r.start(), *r.end())
+        }
+        Ok(_) => RangeOutcome::Whole,
+        Err(_) => RangeOutcome::Unsatisfiable,
+    }
+}

@@ -1,0 +1,25 @@
+//! snip: a simple, fast, standalone, self-hosted pastebin.
+//!
+//! # Layout
+//!
+//! - [`core`]: no I/O. Paste IDs with their check character ([`core::id`]), the
+//!   paste model, TTLs and the content-type policy ([`core::paste`]).
+//! - [`store`]: the [`store::Store`] trait every backend implements, and the
+//!   embedded fjall backend ([`store::embedded`]) with group commit for `--sync`.
+//! - [`http`]: the axum router ([`http::make_app`]), one module per feature
+//!   (create, read, delete, meta), HTML pages, and the single place where errors
+//!   become statuses ([`http::errors`]).
+//! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
+//! - [`sweeper`]: deletes expired pastes in the background.
+//! - [`cli`]: the `snip put/get/delete` client.
+//! - [`config`]: flags, environment variables and the TOML file, parsed by clap.
+//!
+//! `main.rs` only parses the command line and dispatches.
+
+pub mod cli;
+pub mod config;
+pub mod core;
+pub mod http;
+pub mod server;
+pub mod store;
+pub mod sweeper;

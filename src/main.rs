@@ -1,0 +1,58 @@
+//! The `snip` binary: parse the command line, then serve or run a client command.
+
+use std::process::ExitCode;
+
+use snip::config::{self, Command};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let cli = match config::parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            eprintln!("snip: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("snip: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            None => serve(cli.serve).await,
+            Some(Command::Serve(args)) => serve(args).await,
+            Some(Command::Put(args)) => snip::cli::put(args).await,
+            Some(Command::Get(args)) => snip::cli::get(args).await,
+            Some(Command::Delete(args)) => snip::cli::delete(args).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("snip: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(args: config::ServeArgs) -> anyhow::Result<()> {
+    // The storage engine's own info lines are noise to an operator; keep its warnings.
+    let mut directives = args.log.clone();
+    for quiet in ["fjall", "lsm_tree"] {
+        if !directives.contains(quiet) {
+            directives.push_str(&format!(",{quiet}=warn"));
+        }
+    }
+    let filter = EnvFilter::try_new(&directives).unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    snip::server::serve(args).await
+}

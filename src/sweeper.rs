@@ -1,0 +1,51 @@
+//! The background sweeper: deletes expired pastes so their space is reclaimed.
+//!
+//! Expired pastes are already invisible (stores check expiry on every read);
+//! the sweeper only gives the space back. It sleeps between rounds, so an idle
+//! server burns no CPU, and sweeps in bounded batches so one round never holds
+//! the store for long.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::core::paste;
+use crate::store::Store;
+
+/// Pastes removed per batch.
+const BATCH: usize = 1000;
+
+/// Sweeps every `interval` until `stop` turns true.
+pub async fn run(store: Arc<dyn Store>, interval: Duration, mut stop: watch::Receiver<bool>) {
+    loop {
+        sweep_all(store.as_ref()).await;
+        tokio::select! {
+            () = tokio::time::sleep(interval) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+/// Runs batches until nothing expired is left.
+async fn sweep_all(store: &dyn Store) {
+    loop {
+        match store.sweep(paste::now(), BATCH).await {
+            Ok(report) if report.removed > 0 => {
+                tracing::info!(
+                    removed = report.removed,
+                    bytes = report.bytes,
+                    "swept expired pastes"
+                );
+                if report.removed < BATCH {
+                    return;
+                }
+            }
+            Ok(_) => return,
+            Err(e) => {
+                tracing::error!(error = %e, "sweep failed; retrying next round");
+                return;
+            }
+        }
+    }
+}
