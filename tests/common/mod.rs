@@ -1,0 +1,196 @@
+//! Test harness: starts the real `snip` binary on an ephemeral port with its
+//! own data dir, and talks to it over real HTTP.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A running snip server process.
+pub struct Server {
+    child: Child,
+    /// Base URL, e.g. `http://127.0.0.1:41234`.
+    pub url: String,
+    /// The data dir (kept across restarts).
+    pub data_dir: PathBuf,
+    /// Everything the server logged so far.
+    pub logs: Arc<Mutex<Vec<String>>>,
+    args: Vec<String>,
+    _tmp: Option<Arc<tempfile::TempDir>>,
+}
+
+impl Server {
+    /// Starts a server on a fresh temporary data dir.
+    pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts a server on a fresh temporary data dir with extra flags.
+    pub fn start_with(args: &[&str]) -> Self {
+        let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
+        let dir = tmp.path().join("data");
+        let mut server = Self::spawn(&dir, args.iter().map(|s| s.to_string()).collect());
+        server._tmp = Some(tmp);
+        server
+    }
+
+    fn spawn(data_dir: &Path, args: Vec<String>) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
+            .arg("serve")
+            .arg("--listen=127.0.0.1:0")
+            .arg(format!("--data-dir={}", data_dir.display()))
+            .args(&args)
+            .env_remove("SNIP_CONFIG")
+            .env("SNIP_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn snip");
+        let stderr = child.stderr.take().expect("stderr");
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let sink = logs.clone();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(pos) = line.find("listening on http://") {
+                    let url: String = line[pos + "listening on ".len()..]
+                        .chars()
+                        .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\u{1b}')
+                        .collect();
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(url);
+                    }
+                }
+                sink.lock().unwrap().push(line);
+            }
+        });
+        let url = match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(url) => url,
+            Err(_) => {
+                let _ = child.kill();
+                panic!("snip did not start; logs:\n{}", logs.lock().unwrap().join("\n"));
+            }
+        };
+        Self {
+            child,
+            url,
+            data_dir: data_dir.to_path_buf(),
+            logs,
+            args,
+            _tmp: None,
+        }
+    }
+
+    /// The process ID.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// `SIGKILL`: no chance to flush or clean up.
+    pub fn kill9(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// `SIGTERM`, then waits for a clean exit; returns whether it exited successfully.
+    pub fn terminate(&mut self) -> bool {
+        let _ = Command::new("kill").arg("-TERM").arg(self.pid().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        false
+    }
+
+    /// Starts a new process on the same data dir and flags (after kill9/terminate).
+    pub fn restart(&mut self) {
+        let tmp = self._tmp.take();
+        let mut next = Self::spawn(&self.data_dir, self.args.clone());
+        next._tmp = tmp;
+        std::mem::swap(self, &mut next);
+    }
+
+    /// A URL on this server.
+    pub fn at(&self, path: &str) -> String {
+        format!("{}{}", self.url, path)
+    }
+
+    /// All log lines joined.
+    pub fn log_text(&self) -> String {
+        self.logs.lock().unwrap().join("\n")
+    }
+
+    /// Peak resident memory of the process, in KiB (from /proc).
+    pub fn peak_rss_kib(&self) -> u64 {
+        proc_status_kib(self.pid(), "VmHWM:")
+    }
+
+    /// Current resident memory of the process, in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        proc_status_kib(self.pid(), "VmRSS:")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn proc_status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// An HTTP client that never follows redirects, so tests see exactly what was sent.
+pub fn client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Creates a paste with query `options` and returns (id, delete token).
+pub async fn create(server: &Server, body: impl Into<reqwest::Body>, options: &str) -> (String, String) {
+    let response = client()
+        .post(server.at(&format!("/?{options}")))
+        .header("accept", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201, "create failed: {:?}", response.text().await);
+    let json: serde_json::Value = response.json().await.unwrap();
+    (
+        json["id"].as_str().unwrap().to_owned(),
+        json["delete_token"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// Total size of the files under `dir`, in bytes.
+pub fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(_) => e.metadata().map(|m| m.len()).unwrap_or(0),
+            Err(_) => 0,
+        })
+        .sum()
+}
