@@ -3,8 +3,9 @@
 mod common;
 
 use common::{Server, client, create};
+use reqwest::StatusCode;
 
-/// `curl --data-binary` style create prints a URL whose GET returns the bytes.
+/// `curl --data-binary` style create prints a URL whose GET returns the bytes untouched.
 #[tokio::test]
 async fn create_then_read_round_trip() {
     let server = Server::start();
@@ -22,6 +23,627 @@ async fn create_then_read_round_trip() {
     assert!(url.ends_with('\n'));
     assert_eq!(url.trim_end(), location);
     assert!(url.starts_with(&server.url));
-    let body = client().get(url.trim_end()).send().await.unwrap().text().await.unwrap();
+    let body = client()
+        .get(url.trim_end())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert_eq!(body, "hello=world&x");
+}
+
+/// All 256 byte values survive a round trip through every raw route.
+#[tokio::test]
+async fn binary_round_trip_of_all_byte_values() {
+    let server = Server::start();
+    let bytes: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
+    let (id, _) = create(&server, bytes.clone(), "").await;
+    for path in [
+        format!("/{id}"),
+        format!("/raw/{id}"),
+        format!("/download/{id}"),
+    ] {
+        let response = client().get(server.at(&path)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(
+            response.headers()["content-type"],
+            "application/octet-stream",
+            "{path}"
+        );
+        assert_eq!(
+            response.bytes().await.unwrap().as_ref(),
+            bytes.as_slice(),
+            "{path}"
+        );
+    }
+}
+
+/// The JSON create answer has every documented field, consistent with the headers.
+#[tokio::test]
+async fn json_create_answer() {
+    let server = Server::start();
+    let response = client()
+        .post(server.at("/?ttl=1h&lang=rust&name=main.rs"))
+        .header("accept", "application/json")
+        .body("fn main() {}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let token = response.headers()["x-delete-token"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let json: serde_json::Value = response.json().await.unwrap();
+    let id = json["id"].as_str().unwrap();
+    assert_eq!(id.len(), 13);
+    assert_eq!(json["url"], format!("{}/{id}", server.url));
+    assert_eq!(json["raw_url"], format!("{}/raw/{id}", server.url));
+    assert_eq!(json["delete_token"], token.as_str());
+    assert_eq!(json["burn"], false);
+    assert_eq!(json["size"], 12);
+    assert!(json["expires_at"].as_str().unwrap().ends_with('Z'));
+}
+
+/// Metadata shows what was set, without the body or the token hash.
+#[tokio::test]
+async fn metadata_route() {
+    let server = Server::start();
+    let (id, _) = create(&server, "print(1)", "lang=python&name=a.py&ttl=1d").await;
+    let response = client()
+        .get(server.at(&format!("/api/pastes/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let json: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(json["id"], id.as_str());
+    assert_eq!(json["size"], 8);
+    assert_eq!(json["lang"], "python");
+    assert_eq!(json["name"], "a.py");
+    assert_eq!(json["burn"], false);
+    assert_eq!(json["encrypted"], false);
+    assert!(json["created_at"].is_string() && json["expires_at"].is_string());
+    assert!(json.get("delete_token_hash").is_none());
+}
+
+/// Browsers get an HTML page with the content escaped; other clients get raw bytes.
+#[tokio::test]
+async fn content_negotiation_and_escaping() {
+    let server = Server::start();
+    let payload = "<script>alert(1)</script>\n\"><img src=x onerror=alert(2)>";
+    let (id, _) = create(&server, payload, "").await;
+    let page = client()
+        .get(server.at(&format!("/{id}")))
+        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.contains("default-src 'none'") && !csp.contains("unsafe"),
+        "{csp}"
+    );
+    let html = page.text().await.unwrap();
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(html.contains("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;"));
+    assert!(!html.contains("<script>") && !html.contains("<img"));
+    assert!(html.contains("id=\"L2\""), "line anchors");
+
+    let raw = client()
+        .get(server.at(&format!("/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.headers()["content-type"], "text/plain; charset=utf-8");
+    assert_eq!(raw.text().await.unwrap(), payload);
+}
+
+/// Raw responses carry nosniff and a sandboxing CSP, and never an executable type.
+#[tokio::test]
+async fn raw_responses_are_inert() {
+    let server = Server::start();
+    for (name, expected) in [
+        ("page.html", "text/plain; charset=utf-8"),
+        ("image.svg", "text/plain; charset=utf-8"),
+        ("doc.xhtml", "text/plain; charset=utf-8"),
+        ("app.js", "text/plain; charset=utf-8"),
+        ("cat.png", "image/png"),
+    ] {
+        let (id, _) = create(&server, "<svg onload=alert(1)>", &format!("name={name}")).await;
+        let response = client()
+            .get(server.at(&format!("/raw/{id}")))
+            .send()
+            .await
+            .unwrap();
+        let headers = response.headers();
+        assert_eq!(headers["content-type"], expected, "{name}");
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert_eq!(
+            headers["content-security-policy"],
+            "default-src 'none'; sandbox"
+        );
+    }
+    let (id, _) = create(&server, "%PDF-1.4", "name=x.pdf").await;
+    let response = client()
+        .get(server.at(&format!("/raw/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.headers()["content-type"],
+        "application/octet-stream"
+    );
+    assert!(
+        response.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .starts_with("attachment")
+    );
+}
+
+/// Download is an attachment named after the paste's file name.
+#[tokio::test]
+async fn download_is_an_attachment() {
+    let server = Server::start();
+    let (id, _) = create(&server, "a,b\n1,2\n", "name=data%20v1.csv").await;
+    let response = client()
+        .get(server.at(&format!("/download/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let disposition = response.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        disposition,
+        "attachment; filename=\"data v1.csv\"; filename*=UTF-8''data%20v1.csv"
+    );
+    assert_eq!(response.text().await.unwrap(), "a,b\n1,2\n");
+}
+
+/// HEAD answers headers (with the length) and no body.
+#[tokio::test]
+async fn head_requests() {
+    let server = Server::start();
+    let (id, _) = create(&server, "twelve bytes", "").await;
+    for path in [format!("/{id}"), format!("/raw/{id}")] {
+        let response = client().head(server.at(&path)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(response.headers()["content-length"], "12", "{path}");
+        assert!(response.bytes().await.unwrap().is_empty());
+    }
+    let missing = client()
+        .head(server.at("/raw/22222222222222"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+}
+
+/// A matching `If-None-Match` gets `304` with no body.
+#[tokio::test]
+async fn etag_revalidation() {
+    let server = Server::start();
+    let (id, _) = create(&server, "cache me", "").await;
+    let first = client()
+        .get(server.at(&format!("/raw/{id}")))
+        .send()
+        .await
+        .unwrap();
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    assert_eq!(etag, format!("\"{id}\""));
+    let again = client()
+        .get(server.at(&format!("/raw/{id}")))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert!(again.bytes().await.unwrap().is_empty());
+    let other = client()
+        .get(server.at(&format!("/raw/{id}")))
+        .header("if-none-match", "\"something-else\"")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(other.status(), 200);
+}
+
+/// A single range gets `206` with the right slice; an impossible one `416`.
+#[tokio::test]
+async fn range_requests() {
+    let server = Server::start();
+    let (id, _) = create(&server, "0123456789", "").await;
+    let url = server.at(&format!("/raw/{id}"));
+    let part = client()
+        .get(&url)
+        .header("range", "bytes=2-5")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT);
+    assert_eq!(part.headers()["content-range"], "bytes 2-5/10");
+    assert_eq!(part.text().await.unwrap(), "2345");
+    let suffix = client()
+        .get(&url)
+        .header("range", "bytes=-3")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(suffix.status(), StatusCode::PARTIAL_CONTENT);
+    assert_eq!(suffix.text().await.unwrap(), "789");
+    let beyond = client()
+        .get(&url)
+        .header("range", "bytes=50-60")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(beyond.status(), StatusCode::RANGE_NOT_SATISFIABLE);
+    assert_eq!(beyond.headers()["content-range"], "bytes */10");
+    let garbage = client()
+        .get(&url)
+        .header("range", "lines=1-2")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(garbage.status(), 200);
+    assert_eq!(garbage.text().await.unwrap(), "0123456789");
+}
+
+/// Delete needs the right token: none or a wrong one `403`, right one `204`, then `404`.
+#[tokio::test]
+async fn delete_with_token() {
+    let server = Server::start();
+    let (id, token) = create(&server, "delete me", "").await;
+    let url = server.at(&format!("/{id}"));
+    let none = client().delete(&url).send().await.unwrap();
+    assert_eq!(none.status(), StatusCode::FORBIDDEN);
+    let wrong = client()
+        .delete(&url)
+        .header("x-delete-token", "0".repeat(32))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        client().get(&url).send().await.unwrap().status(),
+        200,
+        "a failed delete changes nothing"
+    );
+    let right = client()
+        .delete(&url)
+        .header("x-delete-token", &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), StatusCode::NO_CONTENT);
+    assert_eq!(client().get(&url).send().await.unwrap().status(), 404);
+    let again = client()
+        .delete(&url)
+        .header("x-delete-token", &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 404);
+}
+
+/// Multipart forms: a `file` part takes its file name; a `content` part works too.
+#[tokio::test]
+async fn multipart_create() {
+    let server = Server::start();
+    let boundary = "XyZboundary";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"ttl\"\r\n\r\n1h\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"notes.md\"\r\n\
+         Content-Type: text/markdown\r\n\r\n# Title\nbody\r\n--{boundary}--\r\n"
+    );
+    let response = client()
+        .post(server.at("/"))
+        .header(
+            "content-type",
+            format!("multipart/form-data; boundary={boundary}"),
+        )
+        .header("accept", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let json: serde_json::Value = response.json().await.unwrap();
+    assert!(json["expires_at"].is_string());
+    let id = json["id"].as_str().unwrap();
+    let meta: serde_json::Value = client()
+        .get(server.at(&format!("/api/pastes/{id}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(meta["name"], "notes.md");
+    let raw = client()
+        .get(server.at(&format!("/raw/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.text().await.unwrap(), "# Title\nbody");
+
+    let content_form = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nplain text\r\n--{boundary}--\r\n"
+    );
+    let response = client()
+        .post(server.at("/"))
+        .header(
+            "content-type",
+            format!("multipart/form-data; boundary={boundary}"),
+        )
+        .body(content_form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let url = response.text().await.unwrap();
+    assert_eq!(
+        client()
+            .get(url.trim())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+        "plain text"
+    );
+}
+
+/// Bad parameters and bodies get `400` with a message naming the problem.
+#[tokio::test]
+async fn bad_requests() {
+    let server = Server::start();
+    for (query, body, needle) in [
+        ("", "", "empty"),
+        ("ttl=soon", "x", "ttl"),
+        ("ttl=0", "x", "ttl"),
+        ("burn=maybe", "x", "burn"),
+        ("lang=%3Cscript%3E", "x", "lang"),
+        ("name=..", "x", "name"),
+        ("tll=1h", "x", "unknown parameter"),
+    ] {
+        let response = client()
+            .post(server.at(&format!("/?{query}")))
+            .header("accept", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{query:?}");
+        let json: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(json["error"]["code"], "bad_request");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(message.contains(needle), "{query:?}: {message}");
+    }
+    let form = client()
+        .post(server.at("/"))
+        .header("content-type", "multipart/form-data; boundary=b")
+        .body("--b\r\nContent-Disposition: form-data; name=\"ttl\"\r\n\r\n1h\r\n--b--\r\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(form.status(), 400, "a form without content");
+}
+
+/// Unsupported encodings and multipart flavours get `415`.
+#[tokio::test]
+async fn unsupported_media() {
+    let server = Server::start();
+    let gzip = client()
+        .post(server.at("/"))
+        .header("content-encoding", "gzip")
+        .body("not really gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gzip.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    let mixed = client()
+        .post(server.at("/"))
+        .header("content-type", "multipart/mixed; boundary=x")
+        .body("--x--")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mixed.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+}
+
+/// Malformed and mistyped IDs are `404` with a precise message; unknown valid IDs a plain `404`.
+#[tokio::test]
+async fn bad_and_unknown_ids() {
+    let server = Server::start();
+    let (id, _) = create(&server, "x", "").await;
+    // Swap two adjacent different characters: the check character catches it.
+    let mut typo: Vec<u8> = id.clone().into_bytes();
+    let pos = (0..typo.len() - 1)
+        .find(|&i| typo[i] != typo[i + 1])
+        .unwrap();
+    typo.swap(pos, pos + 1);
+    let typo = String::from_utf8(typo).unwrap();
+    let response = client()
+        .get(server.at(&format!("/{typo}")))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let json: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(json["error"]["code"], "mistyped_id");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("mistyped")
+    );
+
+    let page = client()
+        .get(server.at(&format!("/{typo}")))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 404);
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .contains("This link looks mistyped")
+    );
+
+    for bad in ["short", "has.dots.in.it", "0000000000000", "k7m3q9xw2hd4o"] {
+        let response = client()
+            .get(server.at(&format!("/raw/{bad}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 404, "{bad}");
+    }
+    // Upper case is the same ID.
+    let upper = client()
+        .get(server.at(&format!("/{}", id.to_uppercase())))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(upper.status(), 200);
+}
+
+/// Wrong methods get `405`, unknown routes `404`, both with a message.
+#[tokio::test]
+async fn wrong_method_and_route() {
+    let server = Server::start();
+    let put = client().put(server.at("/")).body("x").send().await.unwrap();
+    assert_eq!(put.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert!(!put.text().await.unwrap().is_empty());
+    let json = client()
+        .delete(server.at("/raw/22222222222222"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(json.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let body: serde_json::Value = json.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "method_not_allowed");
+    let nowhere = client()
+        .get(server.at("/no/such/route"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(nowhere.status(), 404);
+}
+
+/// Health check, usage text, the form page and its stylesheet.
+#[tokio::test]
+async fn service_routes() {
+    let server = Server::start();
+    let health = client().get(server.at("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    assert_eq!(health.text().await.unwrap(), "ok\n");
+    let usage = client()
+        .get(server.at("/"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(usage.contains("curl --data-binary @-"));
+    let form = client()
+        .get(server.at("/"))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(form.headers()["x-frame-options"], "DENY");
+    assert!(form.text().await.unwrap().contains("<form"));
+    let css = client()
+        .get(server.at("/assets/snip.css"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(css.headers()["content-type"], "text/css; charset=utf-8");
+}
+
+/// A browser form post is redirected to the new paste's page.
+#[tokio::test]
+async fn browser_form_post_redirects() {
+    let server = Server::start();
+    let response = client()
+        .post(server.at("/"))
+        .header("accept", "text/html")
+        .header("content-type", "multipart/form-data; boundary=b")
+        .body("--b\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nfrom a form\r\n--b--\r\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let location = response.headers()["location"].to_str().unwrap().to_owned();
+    let raw = client().get(server.at(&location)).send().await.unwrap();
+    assert_eq!(raw.text().await.unwrap(), "from a form");
+}
+
+/// Printed URLs use --public-url, never the request's Host header.
+#[tokio::test]
+async fn public_url_is_not_taken_from_host() {
+    let server = Server::start_with(&["--public-url=https://paste.example.com/"]);
+    let response = client()
+        .post(server.at("/"))
+        .header("host", "evil.example")
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    let url = response.text().await.unwrap();
+    assert!(url.starts_with("https://paste.example.com/"), "{url}");
+    let plain = Server::start();
+    let response = client()
+        .post(plain.at("/"))
+        .header("host", "evil.example")
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert!(response.text().await.unwrap().starts_with(&plain.url));
+}
+
+/// Options come from a TOML file (keys as the long flags, with - or _).
+#[tokio::test]
+async fn config_file_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("snip.toml");
+    std::fs::write(
+        &config,
+        "max-paste-size = \"10B\"\npublic_url = \"https://from.file\"\n",
+    )
+    .unwrap();
+    let server = Server::start_with(&[&format!("--config={}", config.display())]);
+    let too_big = client()
+        .post(server.at("/"))
+        .body("eleven bytes")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let ok = client()
+        .post(server.at("/"))
+        .body("ten bytes!")
+        .send()
+        .await
+        .unwrap();
+    assert!(ok.text().await.unwrap().starts_with("https://from.file/"));
 }

@@ -1,0 +1,176 @@
+//! Burn after reading: reads are harmless, only an explicit reveal consumes, and exactly once.
+
+mod common;
+
+use common::{Server, client, create};
+use reqwest::StatusCode;
+
+/// GET and HEAD with any Accept never consume a burn paste; metadata shows it is one.
+#[tokio::test]
+async fn reads_do_not_burn() {
+    let server = Server::start();
+    let (id, _) = create(&server, "top secret", "burn=true").await;
+    for _ in 0..3 {
+        for accept in ["*/*", "text/html", "application/json", "text/plain"] {
+            for path in [
+                format!("/{id}"),
+                format!("/raw/{id}"),
+                format!("/download/{id}"),
+            ] {
+                let _ = client()
+                    .get(server.at(&path))
+                    .header("accept", accept)
+                    .send()
+                    .await
+                    .unwrap();
+                let _ = client()
+                    .head(server.at(&path))
+                    .header("accept", accept)
+                    .send()
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+    let meta: serde_json::Value = client()
+        .get(server.at(&format!("/api/pastes/{id}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(meta["burn"], true);
+    let reveal = client()
+        .post(server.at(&format!("/{id}/reveal")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reveal.status(), 200);
+    assert_eq!(reveal.text().await.unwrap(), "top secret");
+}
+
+/// Non-browsers get `409` naming the exact reveal command; browsers an interstitial with a button.
+#[tokio::test]
+async fn get_explains_how_to_reveal() {
+    let server = Server::start();
+    let (id, _) = create(&server, "top secret", "burn=1").await;
+    let curl = client()
+        .get(server.at(&format!("/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(curl.status(), StatusCode::CONFLICT);
+    let hint = curl.text().await.unwrap();
+    assert!(
+        hint.contains(&format!("curl -X POST {}/{id}/reveal", server.url)),
+        "{hint}"
+    );
+    assert!(!hint.contains("top secret"));
+    assert_eq!(
+        client()
+            .get(server.at(&format!("/raw/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        409
+    );
+
+    let page = client()
+        .get(server.at(&format!("/{id}")))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains(&format!("action=\"/{id}/reveal\"")));
+    assert!(!html.contains("top secret"));
+}
+
+/// The reveal destroys it: the second reveal and every later read are `404`.
+#[tokio::test]
+async fn reveal_is_once() {
+    let server = Server::start();
+    let (id, _) = create(&server, "once", "burn=true").await;
+    let first = client()
+        .post(server.at(&format!("/{id}/reveal")))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status(), 200);
+    assert_eq!(first.headers()["cache-control"], "no-store");
+    assert!(first.text().await.unwrap().contains("once"));
+    for path in [
+        format!("/{id}"),
+        format!("/raw/{id}"),
+        format!("/api/pastes/{id}"),
+    ] {
+        assert_eq!(
+            client()
+                .get(server.at(&path))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            404,
+            "{path}"
+        );
+    }
+    let second = client()
+        .post(server.at(&format!("/{id}/reveal")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status(), 404);
+}
+
+/// 64 concurrent reveals: exactly one gets `200` and the content, all others `404`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_reveals_have_one_winner() {
+    let server = Server::start();
+    for round in 0..5 {
+        let secret = format!("secret number {round}");
+        let (id, _) = create(&server, secret.clone(), "burn=true").await;
+        let url = server.at(&format!("/{id}/reveal"));
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(64));
+        let tasks: Vec<_> = (0..64)
+            .map(|_| {
+                let (url, barrier) = (url.clone(), barrier.clone());
+                tokio::spawn(async move {
+                    let client = client();
+                    barrier.wait().await;
+                    let response = client.post(url).send().await.unwrap();
+                    (response.status(), response.text().await.unwrap())
+                })
+            })
+            .collect();
+        let mut winners = Vec::new();
+        for task in tasks {
+            let (status, body) = task.await.unwrap();
+            match status.as_u16() {
+                200 => winners.push(body),
+                404 => {}
+                other => panic!("unexpected status {other}"),
+            }
+        }
+        assert_eq!(winners, vec![secret], "round {round}");
+    }
+}
+
+/// Reveal on an ordinary paste is a plain read that deletes nothing.
+#[tokio::test]
+async fn reveal_of_ordinary_paste_keeps_it() {
+    let server = Server::start();
+    let (id, _) = create(&server, "stays", "").await;
+    for _ in 0..2 {
+        let response = client()
+            .post(server.at(&format!("/{id}/reveal")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.text().await.unwrap(), "stays");
+    }
+}

@@ -1,0 +1,149 @@
+//! The `snip` command-line client against a real server.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::{Server, client};
+
+/// Runs `snip ARGS` against `server` with `stdin`, with its own token directory.
+fn snip(server: &Server, client_dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(args)
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", client_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// put from stdin prints a URL; get prints the bytes; delete uses the remembered token.
+#[tokio::test]
+async fn put_get_delete() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let body: Vec<u8> = (0..=255u8).collect();
+    let put = snip(
+        &server,
+        dir.path(),
+        &["put", "--ttl", "1h", "--lang", "text"],
+        &body,
+    );
+    assert!(
+        put.status.success(),
+        "{}",
+        String::from_utf8_lossy(&put.stderr)
+    );
+    let url = stdout(&put).trim().to_owned();
+    assert!(url.starts_with(&server.url), "{url}");
+
+    let get = snip(&server, dir.path(), &["get", &url], b"");
+    assert!(get.status.success());
+    assert_eq!(get.stdout, body);
+
+    let delete = snip(&server, dir.path(), &["delete", &url], b"");
+    assert!(
+        delete.status.success(),
+        "{}",
+        String::from_utf8_lossy(&delete.stderr)
+    );
+    assert_eq!(client().get(&url).send().await.unwrap().status(), 404);
+
+    let again = snip(&server, dir.path(), &["get", &url], b"");
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("404"));
+}
+
+/// put of files names each paste after its file; get accepts raw URLs and bare IDs.
+#[tokio::test]
+async fn put_files() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.rs");
+    let b = dir.path().join("b.py");
+    std::fs::write(&a, "fn a() {}").unwrap();
+    std::fs::write(&b, "def b(): pass").unwrap();
+    let put = snip(
+        &server,
+        dir.path(),
+        &["put", a.to_str().unwrap(), b.to_str().unwrap()],
+        b"",
+    );
+    assert!(put.status.success());
+    let urls: Vec<String> = stdout(&put).lines().map(str::to_owned).collect();
+    assert_eq!(urls.len(), 2);
+    let id = urls[1].rsplit('/').next().unwrap();
+    let meta: serde_json::Value = client()
+        .get(server.at(&format!("/api/pastes/{id}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(meta["name"], "b.py");
+    let by_id = snip(&server, dir.path(), &["get", id], b"");
+    assert_eq!(stdout(&by_id), "def b(): pass");
+    let raw_url = server.at(&format!("/raw/{id}"));
+    assert_eq!(
+        stdout(&snip(&server, dir.path(), &["get", &raw_url], b"")),
+        "def b(): pass"
+    );
+}
+
+/// get reveals a burn paste (once); a second get fails with a clear message.
+#[tokio::test]
+async fn get_reveals_burn_pastes() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let put = snip(&server, dir.path(), &["put", "--burn"], b"burn me");
+    let url = stdout(&put).trim().to_owned();
+    let first = snip(&server, dir.path(), &["get", &url], b"");
+    assert_eq!(stdout(&first), "burn me");
+    let second = snip(&server, dir.path(), &["get", &url], b"");
+    assert!(!second.status.success());
+    assert!(String::from_utf8_lossy(&second.stderr).contains("no such paste"));
+}
+
+/// Failures exit non-zero with a message: bad ttl, unreachable server, wrong token.
+#[tokio::test]
+async fn errors_are_reported() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let bad_ttl = snip(&server, dir.path(), &["put", "--ttl", "soon"], b"x");
+    assert!(!bad_ttl.status.success());
+    assert!(String::from_utf8_lossy(&bad_ttl.stderr).contains("ttl"));
+
+    let url = stdout(&snip(&server, dir.path(), &["put"], b"x"))
+        .trim()
+        .to_owned();
+    let wrong = snip(
+        &server,
+        dir.path(),
+        &["delete", "--token", "nope", &url],
+        b"",
+    );
+    assert!(!wrong.status.success());
+    assert!(String::from_utf8_lossy(&wrong.stderr).contains("403"));
+
+    let other_dir = tempfile::tempdir().unwrap();
+    let unknown = snip(&server, other_dir.path(), &["delete", &url], b"");
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("--token"));
+
+    let nowhere = Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(["get", "http://127.0.0.1:9/22222222222222"])
+        .output()
+        .unwrap();
+    assert!(!nowhere.status.success());
+    assert!(String::from_utf8_lossy(&nowhere.stderr).contains("cannot reach"));
+}
