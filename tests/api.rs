@@ -1,4 +1,5 @@
 //! The HTTP API against a real server: routes, headers, negotiation and errors.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! Burn after reading: reads are harmless, only an explicit reveal consumes, and exactly once.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
 mod common;
 

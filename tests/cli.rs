@@ -1,4 +1,5 @@
 //! The `snip` command-line client against a real server.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
 mod common;
 

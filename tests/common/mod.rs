@@ -1,6 +1,6 @@
 //! Test harness: starts the real `snip` binary on an ephemeral port with its
 //! own data dir, and talks to it over real HTTP.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
