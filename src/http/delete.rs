@@ -5,8 +5,7 @@ use axum::http::{HeaderMap, StatusCode};
 
 use super::SharedState;
 use super::errors::ApiError;
-use super::read::parse_id;
-use crate::core::paste;
+use super::read::load_meta;
 
 /// Deletes the paste if `X-Delete-Token` matches (compared in constant time).
 pub async fn delete(
@@ -14,12 +13,7 @@ pub async fn delete(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let id = parse_id(&id)?;
-    let meta = state
-        .store
-        .meta(&id, paste::now())
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let (id, meta) = load_meta(&state, &id).await?;
     let token = headers
         .get("x-delete-token")
         .and_then(|v| v.to_str().ok())

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::SharedState;
 use super::errors::ApiError;
-use super::read::parse_id;
+use super::read::load_meta;
 use crate::core::paste::{self, Visibility};
 
 /// The public view of a paste's metadata (no delete token hash, no owner).
@@ -29,12 +29,7 @@ pub async fn metadata(
     State(state): State<SharedState>,
     Path(id): Path<String>,
 ) -> Result<Json<MetaView>, ApiError> {
-    let id = parse_id(&id)?;
-    let meta = state
-        .store
-        .meta(&id, paste::now())
-        .await?
-        .ok_or_else(ApiError::not_found)?;
+    let (_, meta) = load_meta(&state, &id).await?;
     Ok(Json(MetaView {
         id: meta.id,
         size: meta.size,

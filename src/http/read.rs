@@ -21,6 +21,16 @@ pub fn parse_id(raw: &str) -> Result<PasteId, ApiError> {
     PasteId::parse(raw).map_err(ApiError::bad_id)
 }
 
+/// Loads a live paste's metadata only (no body), or `404`.
+pub async fn load_meta(
+    state: &SharedState,
+    raw_id: &str,
+) -> Result<(PasteId, PasteMeta), ApiError> {
+    let id = parse_id(raw_id)?;
+    let meta = state.store.meta(&id, paste::now()).await?;
+    Ok((id, meta.ok_or_else(ApiError::not_found)?))
+}
+
 async fn load(state: &SharedState, raw_id: &str) -> Result<Paste, ApiError> {
     let id = parse_id(raw_id)?;
     state
