@@ -15,7 +15,11 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use ipnet::IpNet;
+
+use crate::core::tenant::Rate;
 use crate::core::{Ttl, id};
+use crate::http::AnonymousPolicy;
 use crate::store::Durability;
 
 /// snip: a simple, fast, self-hosted pastebin.
@@ -39,7 +43,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the server (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Create a paste from files or standard input and print its URL.
     Put(crate::cli::PutArgs),
     /// Print a paste's raw bytes (revealing, and so destroying, a burn paste).
@@ -105,6 +109,34 @@ pub struct ServeArgs {
     /// Memory for the store's block cache.
     #[arg(long, env = "SNIP_CACHE_SIZE", default_value = "32MiB", value_parser = parse_size)]
     pub cache_size: u64,
+
+    /// What clients without a token may do.
+    #[arg(long, env = "SNIP_ANONYMOUS", value_enum, default_value_t = AnonymousPolicy::Allowed)]
+    pub anonymous: AnonymousPolicy,
+
+    /// Request rate per client IP for anonymous clients (50/s, 600/m, or off).
+    #[arg(long, env = "SNIP_IP_RATE", default_value = "100/s", value_parser = parse_rate)]
+    pub ip_rate: RateSetting,
+
+    /// Requests an anonymous client may send in a burst above --ip-rate [default: twice the per-second rate].
+    #[arg(long, env = "SNIP_IP_BURST")]
+    pub ip_burst: Option<u32>,
+
+    /// Request rate of tenants that have no rate of their own (or off).
+    #[arg(long, env = "SNIP_TENANT_RATE", default_value = "off", value_parser = parse_rate)]
+    pub tenant_rate: RateSetting,
+
+    /// Burst of tenants that have no burst of their own [default: twice the per-second rate].
+    #[arg(long, env = "SNIP_TENANT_BURST")]
+    pub tenant_burst: Option<u32>,
+
+    /// Proxies (CIDR, comma-separated) whose X-Forwarded-For is believed [default: none].
+    #[arg(long, env = "SNIP_TRUSTED_PROXY", value_delimiter = ',')]
+    pub trusted_proxy: Vec<IpNet>,
+
+    /// Token that unlocks the admin API (/api/admin, `snip admin`) [default: admin API off].
+    #[arg(long, env = "SNIP_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<Secret>,
 
     /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
     #[arg(long, env = "SNIP_LOG", default_value = "info")]
@@ -244,6 +276,39 @@ fn parse_id_length(input: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| range.contains(n))
         .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
+}
+
+/// A rate limit, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateSetting(pub Option<Rate>);
+
+fn parse_rate(input: &str) -> Result<RateSetting, String> {
+    if input.trim().eq_ignore_ascii_case("off") {
+        return Ok(RateSetting(None));
+    }
+    Rate::parse(input)
+        .map(|r| RateSetting(Some(r)))
+        .map_err(|e| e.to_string())
+}
+
+/// A secret from the command line or environment; `Debug` never shows it.
+#[derive(Clone)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.len() < 16 {
+            return Err("must be at least 16 characters".into());
+        }
+        Ok(Self(s.to_owned()))
+    }
 }
 
 fn parse_ttl(input: &str) -> Result<Ttl, String> {

@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.command {
             None => serve(cli.serve).await,
-            Some(Command::Serve(args)) => serve(args).await,
+            Some(Command::Serve(args)) => serve(*args).await,
             Some(Command::Put(args)) => snip::cli::put(args).await,
             Some(Command::Get(args)) => snip::cli::get(args).await,
             Some(Command::Delete(args)) => snip::cli::delete(args).await,

@@ -21,7 +21,8 @@ use tokio::net::TcpListener;
 use tower::ServiceExt;
 
 use crate::config::ServeArgs;
-use crate::http::{AppState, Limits, make_app};
+use crate::core::paste::hash_token;
+use crate::http::{AppState, AuthConfig, Limit, Limits, RateLimits, make_app};
 use crate::store::{EmbeddedOptions, EmbeddedStore, Store};
 use crate::sweeper;
 
@@ -68,7 +69,19 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             body_timeout: args.body_timeout,
         },
         public_url,
+        auth: AuthConfig {
+            anonymous: args.anonymous,
+            trusted_proxies: args.trusted_proxy.clone(),
+            admin_token_hash: args.admin_token.as_ref().map(|t| hash_token(&t.0)),
+        },
+        rate_limits: RateLimits::new(
+            args.ip_rate.0.map(|rate| Limit::new(rate, args.ip_burst)),
+            args.tenant_rate
+                .0
+                .map(|rate| Limit::new(rate, args.tenant_burst)),
+        ),
     });
+    let forget = tokio::spawn(forget_idle_clients(state.clone()));
     let (stop_sweeper, sweeper_stopped) = tokio::sync::watch::channel(false);
     let sweeper = tokio::spawn(sweeper::run(
         store.clone(),
@@ -84,6 +97,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         header_timeout: args.header_timeout,
     };
     run(listener, make_app(state), options, shutdown_signal()).await;
+    forget.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
     store.close().await.context("closing the store")?;
@@ -140,6 +154,15 @@ pub async fn run(
         .is_err()
     {
         tracing::warn!("some connections did not finish within {SHUTDOWN_GRACE:?}");
+    }
+}
+
+/// Drops per-IP rate buckets of clients not seen lately.
+async fn forget_idle_clients(state: Arc<AppState>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(60));
+    loop {
+        tick.tick().await;
+        state.rate_limits.forget_idle();
     }
 }
 

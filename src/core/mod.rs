@@ -2,6 +2,7 @@
 
 pub mod id;
 pub mod paste;
+pub mod tenant;
 
 pub use id::{IdError, PasteId};
 pub use paste::{PasteMeta, Ttl, UnixTime, Visibility};

@@ -68,6 +68,9 @@ pub struct PasteMeta {
     /// Who may read it.
     #[serde(default)]
     pub visibility: Visibility,
+    /// For a short link: the `http(s)` URL that `GET /{id}` redirects to.
+    #[serde(default)]
+    pub redirect: Option<String>,
 }
 
 impl PasteMeta {
@@ -301,6 +304,7 @@ mod tests {
             delete_token_hash: hash_token(&token),
             owner: None,
             visibility: Visibility::Unlisted,
+            redirect: None,
         };
         assert!(meta.delete_token_matches(&token));
         assert!(!meta.delete_token_matches("0123"));

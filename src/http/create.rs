@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use axum::Extension;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -10,12 +11,13 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde::Serialize;
 
+use super::auth::Caller;
 use super::errors::ApiError;
 use super::negotiate::{Accepts, accepts};
 use super::{SharedState, pages};
 use crate::core::paste::{self, PasteMeta, Visibility};
 use crate::core::{PasteId, Ttl};
-use crate::store::StoreError;
+use crate::store::{PutLimits, StoreError};
 
 /// Options a creator can set, from the query string or form fields.
 #[derive(Debug, Default)]
@@ -25,6 +27,9 @@ struct CreateOptions {
     lang: Option<String>,
     name: Option<String>,
     encrypted: bool,
+    visibility: Visibility,
+    /// A short link's target.
+    url: Option<String>,
 }
 
 impl CreateOptions {
@@ -38,10 +43,12 @@ impl CreateOptions {
             "encrypted" => self.encrypted = parse_bool(key, value)?,
             "lang" => self.lang = non_empty(value).map(validate_lang).transpose()?,
             "name" => self.name = non_empty(value).map(validate_name).transpose()?,
+            "visibility" => self.visibility = parse_visibility(value)?,
+            "url" => self.url = Some(validate_url(value)?),
             other => {
                 let shown: String = other.chars().take(40).collect();
                 return Err(ApiError::bad_request(format!(
-                    "unknown parameter {shown:?}; known: ttl, burn, lang, name, encrypted"
+                    "unknown parameter {shown:?}; known: ttl, burn, lang, name, encrypted, visibility, url"
                 )));
             }
         }
@@ -69,6 +76,38 @@ fn parse_bool(key: &str, value: &str) -> Result<bool, ApiError> {
             "{key} must be true or false"
         ))),
     }
+}
+
+fn parse_visibility(value: &str) -> Result<Visibility, ApiError> {
+    match value.trim() {
+        "unlisted" => Ok(Visibility::Unlisted),
+        "private" => Ok(Visibility::Private),
+        _ => Err(ApiError::bad_request(
+            "visibility must be unlisted or private",
+        )),
+    }
+}
+
+/// Longest target a short link may have.
+const MAX_URL_LEN: usize = 2048;
+
+/// Accepts only absolute `http`/`https` URLs with a host, so a short link can
+/// never point at `javascript:`, `data:` or a local file.
+fn validate_url(value: &str) -> Result<String, ApiError> {
+    let refuse = || {
+        ApiError::bad_request(format!(
+            "url must be an absolute http or https URL of at most {MAX_URL_LEN} bytes"
+        ))
+    };
+    let value = value.trim();
+    if value.len() > MAX_URL_LEN {
+        return Err(refuse());
+    }
+    let url = reqwest::Url::parse(value).map_err(|_| refuse())?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err(refuse());
+    }
+    Ok(url.to_string())
 }
 
 fn validate_lang(lang: &str) -> Result<String, ApiError> {
@@ -109,16 +148,42 @@ struct Upload {
     declared_type: Option<String>,
 }
 
+impl Upload {
+    /// For `url=…`: checks the combination and makes the target the body.
+    fn into_short_link(mut self) -> Result<Self, ApiError> {
+        let Some(url) = &self.options.url else {
+            return Ok(self);
+        };
+        if !self.body.is_empty() {
+            return Err(ApiError::bad_request("a short link (url=…) takes no body"));
+        }
+        if self.options.burn || self.options.encrypted {
+            return Err(ApiError::bad_request(
+                "a short link cannot be burn-after-reading or encrypted",
+            ));
+        }
+        self.body = Bytes::from(url.clone());
+        Ok(self)
+    }
+}
+
 /// `POST /`: store the body (or the form's `file`/`content` part) as a new paste.
 pub async fn create(
     State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
+    caller.check_can_write(state.auth.anonymous)?;
     let options = CreateOptions::from_query(query.as_deref())?;
     check_encoding(&headers)?;
-    let limit = state.limits.max_paste_bytes;
+    let limit = match &caller {
+        Caller::Tenant { tenant, .. } => tenant
+            .max_paste_bytes
+            .unwrap_or(state.limits.max_paste_bytes),
+        Caller::Anonymous => state.limits.max_paste_bytes,
+    };
     let boundary = multipart_boundary(&headers)?;
     let allowed = match boundary {
         Some(_) => limit.saturating_add(MULTIPART_OVERHEAD),
@@ -138,13 +203,14 @@ pub async fn create(
             declared_type: None,
         },
     };
+    let upload = upload.into_short_link()?;
     if upload.body.is_empty() {
         return Err(ApiError::bad_request("the paste is empty"));
     }
     if upload.body.len() as u64 > limit {
         return Err(ApiError::too_large(limit));
     }
-    let (meta, token) = store_paste(&state, upload).await?;
+    let (meta, token) = store_paste(&state, &caller, upload).await?;
     Ok(created_response(&state, &meta, &token, accepts(&headers)))
 }
 
@@ -297,13 +363,27 @@ fn resolve_ttl(requested: Option<Ttl>, state: &SharedState) -> Result<Ttl, ApiEr
     }
 }
 
-async fn store_paste(state: &SharedState, upload: Upload) -> Result<(PasteMeta, String), ApiError> {
+async fn store_paste(
+    state: &SharedState,
+    caller: &Caller,
+    upload: Upload,
+) -> Result<(PasteMeta, String), ApiError> {
     let Upload {
         options,
         body,
         declared_type,
     } = upload;
     let ttl = resolve_ttl(options.ttl, state)?;
+    let owner = caller.tenant_name().map(str::to_owned);
+    if options.visibility == Visibility::Private && owner.is_none() {
+        return Err(ApiError::bad_request("private pastes need a tenant token"));
+    }
+    let limits = PutLimits {
+        owner_max_bytes: match caller {
+            Caller::Tenant { tenant, .. } => tenant.max_bytes,
+            Caller::Anonymous => None,
+        },
+    };
     let token = paste::generate_token().map_err(|_| ApiError::internal())?;
     let now = paste::now();
     let content_type = if options.encrypted {
@@ -322,15 +402,16 @@ async fn store_paste(state: &SharedState, upload: Upload) -> Result<(PasteMeta, 
         content_type,
         size: body.len() as u64,
         delete_token_hash: paste::hash_token(&token),
-        owner: None,
-        visibility: Visibility::Unlisted,
+        owner,
+        visibility: options.visibility,
+        redirect: options.url,
     };
     // A collision needs ~2^29 pastes at the default length; retrying is enough.
     for _ in 0..4 {
         meta.id = PasteId::generate(state.limits.id_length)
             .map_err(|_| ApiError::internal())?
             .to_string();
-        match state.store.put(meta.clone(), body.clone()).await {
+        match state.store.put(meta.clone(), body.clone(), limits).await {
             Ok(()) => return Ok((meta, token)),
             Err(StoreError::IdTaken) => continue,
             Err(e) => return Err(e.into()),

@@ -1,29 +1,35 @@
-//! `DELETE /{id}`: remove a paste with the delete token its creator received.
+//! `DELETE /{id}`: remove a paste, with the delete token its creator received
+//! or a writing token of the tenant that owns it.
 
+use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 
 use super::SharedState;
+use super::auth::Caller;
 use super::errors::ApiError;
 use super::read::load_meta;
 
-/// Deletes the paste if `X-Delete-Token` matches (compared in constant time).
+/// Deletes the paste if the caller owns it or `X-Delete-Token` matches
+/// (compared in constant time).
 pub async fn delete(
     State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let (id, meta) = load_meta(&state, &id).await?;
-    let token = headers
-        .get("x-delete-token")
-        .and_then(|v| v.to_str().ok())
-        .ok_or_else(|| {
-            ApiError::forbidden(
+    let (id, meta) = load_meta(&state, &caller, &id).await?;
+    let token = headers.get("x-delete-token").and_then(|v| v.to_str().ok());
+    let owner = caller.owns(meta.owner.as_deref());
+    match token {
+        Some(token) if meta.delete_token_matches(token.trim()) => {}
+        Some(_) => return Err(ApiError::forbidden("wrong delete token for this paste")),
+        None if owner => caller.check_can_write(state.auth.anonymous)?,
+        None => {
+            return Err(ApiError::forbidden(
                 "deleting needs the paste's delete token in the X-Delete-Token header",
-            )
-        })?;
-    if !meta.delete_token_matches(token.trim()) {
-        return Err(ApiError::forbidden("wrong delete token for this paste"));
+            ));
+        }
     }
     if state.store.delete(&id).await? {
         Ok(StatusCode::NO_CONTENT)

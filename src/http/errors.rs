@@ -29,7 +29,12 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    fn new(status: StatusCode, code: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+    /// An error with its own status and code.
+    pub fn new(
+        status: StatusCode,
+        code: &'static str,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
         Self {
             status,
             code,
@@ -59,6 +64,23 @@ impl ApiError {
             "malformed_id"
         };
         Self::new(StatusCode::NOT_FOUND, code, e.to_string())
+    }
+
+    /// `401`: no valid credentials (answered with `WWW-Authenticate: Bearer`).
+    pub fn unauthorized(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+    }
+
+    /// `429`: over a rate limit.
+    pub fn rate_limited(retry_after: std::time::Duration) -> Self {
+        Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!(
+                "too many requests; retry in {:.1} s",
+                retry_after.as_secs_f64().max(0.1)
+            ),
+        )
     }
 
     /// `403`: the delete token is missing or wrong.
@@ -143,6 +165,27 @@ impl From<StoreError> for ApiError {
                 "storage_full",
                 "the server's storage limit is reached; try again after old pastes expire",
             ),
+            StoreError::QuotaExceeded { limit } => Self::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                "quota_exceeded",
+                format!(
+                    "your tenant's quota of {limit} bytes is used up; delete pastes or ask for more"
+                ),
+            ),
+            StoreError::TenantExists => Self::new(
+                StatusCode::CONFLICT,
+                "tenant_exists",
+                "a tenant with this name exists already",
+            ),
+            StoreError::NoSuchTenant => {
+                Self::new(StatusCode::NOT_FOUND, "no_such_tenant", "no such tenant")
+            }
+            e @ StoreError::TenantNotEmpty(_) => {
+                Self::new(StatusCode::CONFLICT, "tenant_not_empty", e.to_string())
+            }
+            StoreError::BadCursor => {
+                Self::bad_request("invalid cursor; pass the next_cursor of a previous page")
+            }
             other => {
                 tracing::error!(error = %other, "store operation failed");
                 Self::internal()
@@ -160,6 +203,12 @@ impl IntoResponse for ApiError {
             body,
         )
             .into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"snip\""),
+            );
+        }
         response.extensions_mut().insert(self);
         response
     }

@@ -16,13 +16,20 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use crate::core::Ttl;
 use crate::store::Store;
 
+mod admin;
+pub mod auth;
 mod create;
 mod delete;
 pub mod errors;
+mod list;
 mod meta;
 pub mod negotiate;
 pub mod pages;
+pub mod ratelimit;
 mod read;
+
+pub use auth::{AnonymousPolicy, AuthConfig};
+pub use ratelimit::{Limit, RateLimits};
 
 /// Limits and defaults applied to requests.
 #[derive(Debug, Clone)]
@@ -47,6 +54,10 @@ pub struct AppState {
     pub limits: Limits,
     /// Base of every URL the server prints, without a trailing slash.
     pub public_url: String,
+    /// Who may do what.
+    pub auth: AuthConfig,
+    /// Request rate buckets.
+    pub rate_limits: RateLimits,
 }
 
 /// Shared handle to the state.
@@ -60,16 +71,25 @@ pub const RAW_CSP: &str = "default-src 'none'; sandbox";
 
 /// Builds the application: routes plus the middleware every response passes through.
 pub fn make_app(state: SharedState) -> Router {
-    Router::new()
+    // Every route that touches pastes knows its caller and is rate limited.
+    let pastes = Router::new()
         .route("/", get(create::form).post(create::create))
         .route("/new", get(create::form))
-        .route("/healthz", get(healthz))
-        .route(pages::CSS_PATH, get(stylesheet))
+        .route("/api/pastes", get(list::list))
         .route("/api/pastes/{id}", get(meta::metadata))
         .route("/raw/{id}", get(read::raw))
         .route("/download/{id}", get(read::download))
         .route("/{id}/reveal", post(read::reveal))
         .route("/{id}", get(read::view).delete(delete::delete))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ));
+    Router::new()
+        .merge(pastes)
+        .merge(admin::routes())
+        .route("/healthz", get(healthz))
+        .route(pages::CSS_PATH, get(stylesheet))
         .fallback(not_found)
         .with_state(state)
         .layer(axum::middleware::from_fn(errors::negotiate))

@@ -5,15 +5,17 @@
 //! store lookup per request, and the body is sent from the store's shared
 //! bytes without a copy.
 
+use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 
+use super::auth::Caller;
 use super::errors::ApiError;
 use super::negotiate::{Accepts, accepts};
 use super::{RAW_CSP, SharedState, pages};
-use crate::core::PasteId;
 use crate::core::paste::{self, PasteMeta};
+use crate::core::{PasteId, Visibility};
 use crate::store::Paste;
 
 /// Parses the path's ID; a bad one is answered `404` without a store lookup.
@@ -21,41 +23,58 @@ pub fn parse_id(raw: &str) -> Result<PasteId, ApiError> {
     PasteId::parse(raw).map_err(ApiError::bad_id)
 }
 
+/// Whether `caller` may see the paste at all. A private paste of another
+/// tenant answers exactly like a missing one.
+fn visible(meta: &PasteMeta, caller: &Caller) -> bool {
+    meta.visibility != Visibility::Private || caller.owns(meta.owner.as_deref())
+}
+
 /// Loads a live paste's metadata only (no body), or `404`.
 pub async fn load_meta(
     state: &SharedState,
+    caller: &Caller,
     raw_id: &str,
 ) -> Result<(PasteId, PasteMeta), ApiError> {
     let id = parse_id(raw_id)?;
     let meta = state.store.meta(&id, paste::now()).await?;
-    Ok((id, meta.ok_or_else(ApiError::not_found)?))
+    let meta = meta
+        .filter(|m| visible(m, caller))
+        .ok_or_else(ApiError::not_found)?;
+    Ok((id, meta))
 }
 
-async fn load(state: &SharedState, raw_id: &str) -> Result<Paste, ApiError> {
+async fn load(state: &SharedState, caller: &Caller, raw_id: &str) -> Result<Paste, ApiError> {
     let id = parse_id(raw_id)?;
     state
         .store
         .get(&id, paste::now())
         .await?
+        .filter(|p| visible(&p.meta, caller))
         .ok_or_else(ApiError::not_found)
 }
 
-/// `GET /{id}`: the HTML page for browsers, the raw bytes for everyone else.
-/// Burn pastes are never consumed here: browsers get an interstitial, others `409`.
+fn burn_conflict(state: &SharedState, meta: &PasteMeta) -> ApiError {
+    ApiError::burn_conflict(&format!("{}/{}/reveal", state.public_url, meta.id))
+}
+
+/// `GET /{id}`: the HTML page for browsers, the raw bytes for everyone else; a
+/// short link redirects. Burn pastes are never consumed here: browsers get an
+/// interstitial, others `409`.
 pub async fn view(
     State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = load(&state, &id).await?;
+    let paste = load(&state, &caller, &id).await?;
+    if let Some(target) = &paste.meta.redirect {
+        return Ok(Redirect::to(target).into_response());
+    }
     let wants = accepts(&headers);
     if paste.meta.burn {
         return match wants {
             Accepts::Html => Ok(page(pages::burn_interstitial(&paste.meta))),
-            _ => Err(ApiError::burn_conflict(&format!(
-                "{}/{}/reveal",
-                state.public_url, paste.meta.id
-            ))),
+            _ => Err(burn_conflict(&state, &paste.meta)),
         };
     }
     match wants {
@@ -67,31 +86,30 @@ pub async fn view(
 /// `GET /raw/{id}`: always the raw bytes.
 pub async fn raw(
     State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &id).await?;
+    let paste = readable(&state, &caller, &id).await?;
     Ok(raw_response(paste, &headers, Disposition::Inline))
 }
 
 /// `GET /download/{id}`: the raw bytes as an attachment.
 pub async fn download(
     State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &id).await?;
+    let paste = readable(&state, &caller, &id).await?;
     Ok(raw_response(paste, &headers, Disposition::Attachment))
 }
 
 /// Loads a paste for a raw read, refusing burn pastes (they are only revealed).
-async fn readable(state: &SharedState, id: &str) -> Result<Paste, ApiError> {
-    let paste = load(state, id).await?;
+async fn readable(state: &SharedState, caller: &Caller, id: &str) -> Result<Paste, ApiError> {
+    let paste = load(state, caller, id).await?;
     if paste.meta.burn {
-        return Err(ApiError::burn_conflict(&format!(
-            "{}/{}/reveal",
-            state.public_url, paste.meta.id
-        )));
+        return Err(burn_conflict(state, &paste.meta));
     }
     Ok(paste)
 }
@@ -100,15 +118,16 @@ async fn readable(state: &SharedState, id: &str) -> Result<Paste, ApiError> {
 /// step. For other pastes it is a plain read.
 pub async fn reveal(
     State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let id = parse_id(&id)?;
+    let (id, meta) = load_meta(&state, &caller, &id).await?;
     let now = paste::now();
-    let paste = match state.store.meta(&id, now).await? {
-        Some(meta) if meta.burn => state.store.take(&id, now).await?,
-        Some(_) => state.store.get(&id, now).await?,
-        None => None,
+    let paste = if meta.burn {
+        state.store.take(&id, now).await?
+    } else {
+        state.store.get(&id, now).await?
     }
     .ok_or_else(ApiError::not_found)?;
     let mut response = match accepts(&headers) {
@@ -123,9 +142,10 @@ pub async fn reveal(
 
 fn page(html: String) -> Response {
     let mut response = Html(html).into_response();
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
     response
 }
 
@@ -181,7 +201,11 @@ fn set_raw_headers(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(RAW_CSP),
     );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let cache = match meta.visibility {
+        Visibility::Private => "private, no-cache",
+        Visibility::Unlisted => "no-cache",
+    };
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     if let Ok(etag) = HeaderValue::from_str(etag) {
         headers.insert(header::ETAG, etag);
     }

@@ -11,6 +11,7 @@
 use async_trait::async_trait;
 use bytes::Bytes;
 
+use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
 pub mod embedded;
@@ -27,6 +28,15 @@ pub struct Paste {
     pub body: Bytes,
 }
 
+/// What an owner keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Usage {
+    /// Body bytes of live pastes.
+    pub bytes: u64,
+    /// Number of pastes.
+    pub pastes: u64,
+}
+
 /// What a sweep removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SweepReport {
@@ -34,6 +44,33 @@ pub struct SweepReport {
     pub removed: usize,
     /// Their body bytes.
     pub bytes: u64,
+}
+
+/// Per-request limits a `put` checks atomically with the write.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PutLimits {
+    /// The owner's byte quota, if the paste has an owner with one.
+    pub owner_max_bytes: Option<u64>,
+}
+
+/// A page request for [`Store::list`].
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// Continue after this cursor (from a previous page's `next_cursor`).
+    pub cursor: Option<String>,
+    /// Most pastes per page.
+    pub limit: usize,
+    /// Only pastes whose name starts with this.
+    pub name_prefix: Option<String>,
+}
+
+/// One page of a listing, newest first.
+#[derive(Debug, Clone, Default)]
+pub struct ListPage {
+    /// The pastes' metadata.
+    pub pastes: Vec<PasteMeta>,
+    /// Pass as `cursor` to get the next page; `None` on the last page.
+    pub next_cursor: Option<String>,
 }
 
 /// Why a store operation failed.
@@ -48,6 +85,24 @@ pub enum StoreError {
         /// The configured limit in bytes.
         limit: u64,
     },
+    /// Storing the paste would pass its owner's quota.
+    #[error("the tenant's quota of {limit} bytes is reached")]
+    QuotaExceeded {
+        /// The tenant's quota in bytes.
+        limit: u64,
+    },
+    /// A tenant with this name exists already.
+    #[error("a tenant with this name exists already")]
+    TenantExists,
+    /// The tenant does not exist.
+    #[error("no such tenant")]
+    NoSuchTenant,
+    /// The tenant still owns pastes and cannot be deleted.
+    #[error("the tenant still owns {0} pastes; delete them first")]
+    TenantNotEmpty(u64),
+    /// A list cursor that this store did not hand out.
+    #[error("invalid cursor")]
+    BadCursor,
     /// Stored data could not be decoded.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
@@ -68,7 +123,7 @@ pub trait Store: Send + Sync + 'static {
     /// Stores a new paste. Fails with [`StoreError::IdTaken`] if the ID exists and
     /// [`StoreError::Full`] if the storage limit would be passed. Returns once the
     /// paste is as durable as the store is configured to make it.
-    async fn put(&self, meta: PasteMeta, body: Bytes) -> Result<(), StoreError>;
+    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError>;
 
     /// Reads a live paste (not expired at `now`).
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError>;
@@ -80,6 +135,17 @@ pub trait Store: Send + Sync + 'static {
     /// concurrent callers, exactly one gets it.
     async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError>;
 
+    /// Lists the live pastes of `owner`, newest first.
+    async fn list(
+        &self,
+        owner: &str,
+        query: &ListQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError>;
+
+    /// Bytes and number of the pastes `owner` keeps.
+    async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError>;
+
     /// Deletes a paste; `false` if there was none.
     async fn delete(&self, id: &PasteId) -> Result<bool, StoreError>;
 
@@ -89,6 +155,34 @@ pub trait Store: Send + Sync + 'static {
 
     /// Body bytes of all stored pastes (the quantity the storage limit bounds).
     fn used_bytes(&self) -> u64;
+
+    /// Creates a tenant; [`StoreError::TenantExists`] if the name is taken.
+    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError>;
+
+    /// Replaces a tenant's settings; [`StoreError::NoSuchTenant`] if it does not exist.
+    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError>;
+
+    /// Reads a tenant.
+    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError>;
+
+    /// All tenants, by name.
+    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError>;
+
+    /// Deletes a tenant and its tokens; refuses ([`StoreError::TenantNotEmpty`])
+    /// while it owns pastes. `false` if there was none.
+    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError>;
+
+    /// Stores a new token of an existing tenant.
+    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError>;
+
+    /// Finds a token by the hash of its secret (the per-request authentication lookup).
+    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError>;
+
+    /// Revokes a token by its public ID; `false` if there was none.
+    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// The tokens of a tenant.
+    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError>;
 
     /// Makes everything written so far durable and releases the backend.
     async fn close(&self) -> Result<(), StoreError>;

@@ -41,6 +41,8 @@ impl Server {
             .arg("serve")
             .arg("--listen=127.0.0.1:0")
             .arg(format!("--data-dir={}", data_dir.display()))
+            // Tests send bursts from one IP; rate-limit tests turn limits on explicitly.
+            .arg("--ip-rate=off")
             .args(&args)
             .env_remove("SNIP_CONFIG")
             .env("SNIP_LOG", "info")

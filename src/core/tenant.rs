@@ -1,0 +1,194 @@
+//! Tenants and their API tokens: the model shared by the stores, the HTTP
+//! layer and the admin CLI.
+//!
+//! A token is shown once, at creation, as `snip_` followed by 40 hex digits;
+//! stores keep only its SHA-256. Its public ID (`tok_` and the first 12 hex
+//! digits of that hash) names it in listings and revocations without
+//! revealing anything usable.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::paste::{UnixTime, hash_token};
+
+/// A tenant: a team or user sharing the server, with its own limits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tenant {
+    /// Unique name (`[a-z0-9_-]`, 1–64 characters).
+    pub name: String,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// Bytes of live pastes the tenant may keep (`None`: unlimited).
+    pub max_bytes: Option<u64>,
+    /// Largest single paste (`None`: the server's limit).
+    pub max_paste_bytes: Option<u64>,
+    /// Sustained request rate (`None`: the server's default for tenants).
+    pub rate: Option<Rate>,
+    /// Requests allowed in a burst above the rate (`None`: twice the rate).
+    pub burst: Option<u32>,
+}
+
+/// Why a tenant or rate was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TenantError {
+    /// The name has characters or a length outside the rules.
+    #[error("a tenant name is 1 to 64 characters of a-z, 0-9, _ and -")]
+    Name,
+    /// The rate is not `N/s`, `N/m` or `N/h` with N ≥ 1.
+    #[error("a rate looks like 50/s, 600/m or 1000/h")]
+    Rate,
+}
+
+/// Checks a tenant name.
+pub fn validate_name(name: &str) -> Result<(), TenantError> {
+    let ok = (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
+    if ok { Ok(()) } else { Err(TenantError::Name) }
+}
+
+/// A sustained request rate: `count` requests per `per`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rate {
+    /// Requests allowed…
+    pub count: u32,
+    /// …per this many seconds.
+    pub per_secs: u32,
+}
+
+impl Rate {
+    /// Parses `50/s`, `600/m`, `1000/h`.
+    pub fn parse(input: &str) -> Result<Self, TenantError> {
+        let (count, unit) = input.trim().split_once('/').ok_or(TenantError::Rate)?;
+        let count: u32 = count.trim().parse().map_err(|_| TenantError::Rate)?;
+        let per_secs = match unit.trim() {
+            "s" | "sec" | "second" => 1,
+            "m" | "min" | "minute" => 60,
+            "h" | "hour" => 3600,
+            _ => return Err(TenantError::Rate),
+        };
+        if count == 0 {
+            return Err(TenantError::Rate);
+        }
+        Ok(Self { count, per_secs })
+    }
+
+    /// Time between two requests at this rate.
+    pub fn interval(self) -> Duration {
+        Duration::from_secs(u64::from(self.per_secs)) / self.count
+    }
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let unit = match self.per_secs {
+            1 => "s",
+            60 => "m",
+            _ => "h",
+        };
+        write!(f, "{}/{unit}", self.count)
+    }
+}
+
+/// A stored token: everything but the secret itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenRecord {
+    /// Public identifier, `tok_` + 12 hex digits of the hash.
+    pub id: String,
+    /// SHA-256 of the token.
+    pub hash: [u8; 32],
+    /// The tenant it acts for.
+    pub tenant: String,
+    /// May read and list, but not create or delete.
+    pub read_only: bool,
+    /// Creation time.
+    pub created_at: UnixTime,
+    /// After this the token is refused (`None`: never).
+    pub expires_at: Option<UnixTime>,
+}
+
+impl TokenRecord {
+    /// Makes a new secret token for `tenant`; returns the secret (shown once) and its record.
+    pub fn generate(
+        tenant: &str,
+        read_only: bool,
+        now: UnixTime,
+        expires_at: Option<UnixTime>,
+    ) -> Result<(String, Self), getrandom::Error> {
+        let mut raw = [0u8; 20];
+        getrandom::fill(&mut raw)?;
+        let secret = format!("snip_{}", hex(&raw));
+        let hash = hash_token(&secret);
+        let record = Self {
+            id: token_id(&hash),
+            hash,
+            tenant: tenant.to_owned(),
+            read_only,
+            created_at: now,
+            expires_at,
+        };
+        Ok((secret, record))
+    }
+
+    /// Whether the token is past its expiry at `now`.
+    pub fn is_expired(&self, now: UnixTime) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+}
+
+/// The public ID of a token hash.
+pub fn token_id(hash: &[u8; 32]) -> String {
+    format!("tok_{}", hex(&hash[..6]))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rates parse in the three units and refuse zero and garbage.
+    #[test]
+    fn rates() {
+        assert_eq!(
+            Rate::parse("50/s"),
+            Ok(Rate {
+                count: 50,
+                per_secs: 1
+            })
+        );
+        assert_eq!(
+            Rate::parse("600/m").unwrap().interval(),
+            Duration::from_millis(100)
+        );
+        assert_eq!(Rate::parse("10/h").unwrap().to_string(), "10/h");
+        for bad in ["", "50", "0/s", "x/s", "5/d", "-1/s"] {
+            assert_eq!(Rate::parse(bad), Err(TenantError::Rate), "{bad}");
+        }
+    }
+
+    /// Tenant names are a restricted, URL-safe alphabet.
+    #[test]
+    fn names() {
+        assert!(validate_name("team-a_1").is_ok());
+        for bad in ["", "Team", "a b", "a/b", &"x".repeat(65)] {
+            assert_eq!(validate_name(bad), Err(TenantError::Name), "{bad}");
+        }
+    }
+
+    /// Generated tokens are unique, prefixed, and their record holds only the hash.
+    #[test]
+    fn tokens() {
+        let (a, ra) = TokenRecord::generate("t", false, 0, None).unwrap();
+        let (b, rb) = TokenRecord::generate("t", true, 0, Some(5)).unwrap();
+        assert_ne!(a, b);
+        assert!(a.starts_with("snip_") && a.len() == 45);
+        assert_eq!(ra.hash, hash_token(&a));
+        assert!(ra.id.starts_with("tok_") && ra.id.len() == 16);
+        assert!(rb.is_expired(5) && !rb.is_expired(4) && !ra.is_expired(u64::MAX));
+    }
+}

@@ -1,0 +1,313 @@
+//! The admin API under `/api/admin`, protected by the admin token
+//! (`--admin-token`); `snip admin …` drives it. Changes apply to the next
+//! request: tenants and tokens are read from the store on every request.
+//!
+//! | route | does |
+//! |---|---|
+//! | `POST /api/admin/tenants` | create a tenant and its first token |
+//! | `GET /api/admin/tenants` | list tenants with usage |
+//! | `PATCH /api/admin/tenants/{name}` | change limits (`null` removes one) |
+//! | `DELETE /api/admin/tenants/{name}` | delete (refused while it owns pastes) |
+//! | `POST /api/admin/tenants/{name}/tokens` | create a token |
+//! | `GET /api/admin/tenants/{name}/tokens` | list its tokens |
+//! | `DELETE /api/admin/tokens/{id}` | revoke a token |
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch};
+use bytes::Bytes;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::SharedState;
+use super::auth::check_admin;
+use super::errors::ApiError;
+use crate::core::Ttl;
+use crate::core::paste::{self, rfc3339};
+use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
+use crate::store::Usage;
+
+/// The admin routes.
+pub fn routes() -> Router<SharedState> {
+    Router::new()
+        .route("/api/admin/tenants", get(list_tenants).post(create_tenant))
+        .route(
+            "/api/admin/tenants/{name}",
+            patch(update_tenant).delete(delete_tenant),
+        )
+        .route(
+            "/api/admin/tenants/{name}/tokens",
+            get(list_tokens).post(create_token),
+        )
+        .route("/api/admin/tokens/{id}", delete(revoke_token))
+}
+
+/// Tenant settings as sent by the admin CLI.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewTenant {
+    name: String,
+    max_bytes: Option<u64>,
+    max_paste_bytes: Option<u64>,
+    rate: Option<String>,
+    burst: Option<u32>,
+}
+
+/// A change of settings: an absent field stays, `null` removes the limit.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TenantChange {
+    #[serde(default, deserialize_with = "present")]
+    max_bytes: Option<Option<u64>>,
+    #[serde(default, deserialize_with = "present")]
+    max_paste_bytes: Option<Option<u64>>,
+    #[serde(default, deserialize_with = "present")]
+    rate: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    burst: Option<Option<u32>>,
+}
+
+/// Distinguishes a field sent as `null` (`Some(None)`) from one not sent (`None`).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct NewToken {
+    #[serde(default)]
+    read_only: bool,
+    /// A lifetime like `30d`, or absent for none.
+    expires: Option<String>,
+}
+
+/// A tenant as the admin sees it.
+#[derive(Serialize)]
+struct TenantView {
+    name: String,
+    created_at: String,
+    max_bytes: Option<u64>,
+    max_paste_bytes: Option<u64>,
+    rate: Option<String>,
+    burst: Option<u32>,
+    usage: Usage,
+}
+
+#[derive(Serialize)]
+struct TokenView {
+    id: String,
+    tenant: String,
+    read_only: bool,
+    created_at: String,
+    expires_at: Option<String>,
+    /// Only in the answer to a create: the secret, shown this once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token: Option<String>,
+}
+
+impl TokenView {
+    fn new(record: TokenRecord, secret: Option<String>) -> Self {
+        Self {
+            id: record.id,
+            tenant: record.tenant,
+            read_only: record.read_only,
+            created_at: rfc3339(record.created_at),
+            expires_at: record.expires_at.map(rfc3339),
+            token: secret,
+        }
+    }
+}
+
+fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    (status, axum::Json(value)).into_response()
+}
+
+fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))
+}
+
+fn parse_rate(rate: Option<String>) -> Result<Option<Rate>, ApiError> {
+    rate.map(|r| Rate::parse(&r).map_err(|e| ApiError::bad_request(e.to_string())))
+        .transpose()
+}
+
+async fn view(state: &SharedState, tenant: Tenant) -> Result<TenantView, ApiError> {
+    let usage = state.store.owner_usage(&tenant.name).await?;
+    Ok(TenantView {
+        created_at: rfc3339(tenant.created_at),
+        rate: tenant.rate.map(|r| r.to_string()),
+        name: tenant.name,
+        max_bytes: tenant.max_bytes,
+        max_paste_bytes: tenant.max_paste_bytes,
+        burst: tenant.burst,
+        usage,
+    })
+}
+
+async fn issue_token(
+    state: &SharedState,
+    tenant: &str,
+    request: NewToken,
+) -> Result<TokenView, ApiError> {
+    let now = paste::now();
+    let expires_at = match request.expires.as_deref().map(Ttl::parse) {
+        None => None,
+        Some(Ok(ttl)) => ttl.expires_at(now),
+        Some(Err(_)) => {
+            return Err(ApiError::bad_request(
+                "expires must be a duration like 30d, or never",
+            ));
+        }
+    };
+    let (secret, record) = TokenRecord::generate(tenant, request.read_only, now, expires_at)
+        .map_err(|_| ApiError::internal())?;
+    state.store.create_token(record.clone()).await?;
+    tracing::info!(tenant, token_id = %record.id, read_only = record.read_only, "token created");
+    Ok(TokenView::new(record, Some(secret)))
+}
+
+async fn create_tenant(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    check_admin(&state, &headers)?;
+    let request: NewTenant = parse_body(&body)?;
+    tenant::validate_name(&request.name).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let tenant = Tenant {
+        name: request.name,
+        created_at: paste::now(),
+        max_bytes: request.max_bytes,
+        max_paste_bytes: request.max_paste_bytes,
+        rate: parse_rate(request.rate)?,
+        burst: request.burst,
+    };
+    state.store.create_tenant(tenant.clone()).await?;
+    tracing::info!(tenant = %tenant.name, "tenant created");
+    let token = issue_token(&state, &tenant.name, NewToken::default()).await?;
+    let answer = serde_json::json!({ "tenant": view(&state, tenant).await?, "token": token });
+    Ok(json(StatusCode::CREATED, &answer))
+}
+
+async fn list_tenants(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    check_admin(&state, &headers)?;
+    let mut views = Vec::new();
+    for tenant in state.store.tenants().await? {
+        views.push(view(&state, tenant).await?);
+    }
+    Ok(json(StatusCode::OK, &views))
+}
+
+async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
+    state
+        .store
+        .tenant(name)
+        .await?
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_tenant", "no such tenant"))
+}
+
+async fn update_tenant(
+    State(state): State<SharedState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    check_admin(&state, &headers)?;
+    let change: TenantChange = parse_body(&body)?;
+    let mut tenant = existing(&state, &name).await?;
+    if let Some(v) = change.max_bytes {
+        tenant.max_bytes = v;
+    }
+    if let Some(v) = change.max_paste_bytes {
+        tenant.max_paste_bytes = v;
+    }
+    if let Some(v) = change.rate {
+        tenant.rate = parse_rate(v)?;
+    }
+    if let Some(v) = change.burst {
+        tenant.burst = v;
+    }
+    state.store.update_tenant(tenant.clone()).await?;
+    tracing::info!(tenant = %name, "tenant limits changed");
+    Ok(json(StatusCode::OK, &view(&state, tenant).await?))
+}
+
+async fn delete_tenant(
+    State(state): State<SharedState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    check_admin(&state, &headers)?;
+    if state.store.delete_tenant(&name).await? {
+        tracing::info!(tenant = %name, "tenant deleted");
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_tenant",
+            "no such tenant",
+        ))
+    }
+}
+
+async fn create_token(
+    State(state): State<SharedState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    check_admin(&state, &headers)?;
+    let request: NewToken = if body.is_empty() {
+        NewToken::default()
+    } else {
+        parse_body(&body)?
+    };
+    existing(&state, &name).await?;
+    Ok(json(
+        StatusCode::CREATED,
+        &issue_token(&state, &name, request).await?,
+    ))
+}
+
+async fn list_tokens(
+    State(state): State<SharedState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    check_admin(&state, &headers)?;
+    existing(&state, &name).await?;
+    let tokens: Vec<TokenView> = state
+        .store
+        .tokens(&name)
+        .await?
+        .into_iter()
+        .map(|t| TokenView::new(t, None))
+        .collect();
+    Ok(json(StatusCode::OK, &tokens))
+}
+
+async fn revoke_token(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    check_admin(&state, &headers)?;
+    if state.store.revoke_token(&id).await? {
+        tracing::info!(token_id = %id, "token revoked");
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_such_token",
+            "no such token",
+        ))
+    }
+}

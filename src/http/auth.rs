@@ -1,0 +1,261 @@
+//! Who is calling: the client IP (honouring trusted proxies), the tenant behind
+//! a bearer token, and the rate limit that applies to them.
+//!
+//! [`authenticate`] runs before every paste route and leaves a [`Caller`] in the
+//! request's extensions. A request with a bad token is refused (`401`), never
+//! downgraded to anonymous, so a revoked token cannot keep reading.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use ipnet::IpNet;
+use subtle::ConstantTimeEq;
+
+use super::SharedState;
+use super::errors::ApiError;
+use super::ratelimit::{Limit, Verdict};
+use crate::core::paste::{self, hash_token};
+use crate::core::tenant::Tenant;
+
+/// What anonymous (token-less) clients may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum AnonymousPolicy {
+    /// Create and read.
+    #[default]
+    Allowed,
+    /// Read only.
+    ReadOnly,
+    /// Nothing: every paste route needs a token.
+    Off,
+}
+
+/// Authentication settings.
+#[derive(Debug, Clone, Default)]
+pub struct AuthConfig {
+    /// What anonymous clients may do.
+    pub anonymous: AnonymousPolicy,
+    /// Peers whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<IpNet>,
+    /// SHA-256 of the admin token; `None` disables the admin API.
+    pub admin_token_hash: Option<[u8; 32]>,
+}
+
+/// The caller of a request, as established by [`authenticate`].
+#[derive(Debug, Clone)]
+pub enum Caller {
+    /// No token.
+    Anonymous,
+    /// A valid token of a tenant.
+    Tenant {
+        /// The tenant's current settings.
+        tenant: Tenant,
+        /// The token's public ID.
+        token_id: String,
+        /// Whether the token may only read.
+        read_only: bool,
+    },
+}
+
+impl Caller {
+    /// The tenant's name, if any.
+    pub fn tenant_name(&self) -> Option<&str> {
+        match self {
+            Self::Anonymous => None,
+            Self::Tenant { tenant, .. } => Some(&tenant.name),
+        }
+    }
+
+    /// Whether this caller owns pastes of `owner`.
+    pub fn owns(&self, owner: Option<&str>) -> bool {
+        owner.is_some() && self.tenant_name() == owner
+    }
+
+    /// Refuses callers that may not write (read-only tokens, anonymous when not allowed).
+    pub fn check_can_write(&self, anonymous: AnonymousPolicy) -> Result<(), ApiError> {
+        match self {
+            Self::Tenant {
+                read_only: true, ..
+            } => Err(ApiError::forbidden("this token is read-only")),
+            Self::Tenant { .. } => Ok(()),
+            Self::Anonymous if anonymous == AnonymousPolicy::Allowed => Ok(()),
+            Self::Anonymous => Err(ApiError::unauthorized(
+                "anonymous pastes are disabled on this server; send Authorization: Bearer TOKEN",
+            )),
+        }
+    }
+}
+
+/// The client's address: the peer, or the forwarded client when the peer is a trusted proxy.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub IpAddr);
+
+/// Determines the client IP. Walks `X-Forwarded-For` from the right, skipping
+/// trusted proxies, so a client cannot spoof its address by prepending entries.
+pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr {
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let forwarded = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .collect::<Vec<_>>();
+    let mut client = peer;
+    for hop in forwarded.iter().rev() {
+        match hop.parse::<IpAddr>() {
+            Ok(ip) => {
+                client = ip;
+                if !is_trusted(&ip) {
+                    break;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    client
+}
+
+/// Middleware: establishes the [`Caller`] and [`ClientIp`], and applies rate limits.
+pub async fn authenticate(
+    State(state): State<SharedState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let peer = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
+    let ip = client_ip(peer, request.headers(), &state.auth.trusted_proxies);
+    let caller = match caller(&state, request.headers()).await {
+        Ok(caller) => caller,
+        Err(e) => return e.into_response(),
+    };
+    let verdict = match &caller {
+        Caller::Anonymous => state.rate_limits.check_ip(ip),
+        Caller::Tenant { tenant, .. } => {
+            let own = tenant.rate.map(|rate| Limit::new(rate, tenant.burst));
+            state.rate_limits.check_tenant(&tenant.name, own)
+        }
+    };
+    if let Verdict::Limited { limit, retry_after } = verdict {
+        let mut response = ApiError::rate_limited(retry_after).into_response();
+        let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+        let headers = response.headers_mut();
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+        headers.insert("ratelimit-limit", HeaderValue::from(limit));
+        headers.insert("ratelimit-remaining", HeaderValue::from(0));
+        return response;
+    }
+    if matches!(caller, Caller::Anonymous) && state.auth.anonymous == AnonymousPolicy::Off {
+        return ApiError::unauthorized(
+            "this server needs a token: send Authorization: Bearer TOKEN",
+        )
+        .into_response();
+    }
+    request.extensions_mut().insert(ClientIp(ip));
+    request.extensions_mut().insert(caller);
+    let mut response = next.run(request).await;
+    if let Verdict::Allowed { limit, remaining } = verdict {
+        let headers = response.headers_mut();
+        headers.insert("ratelimit-limit", HeaderValue::from(limit));
+        headers.insert("ratelimit-remaining", HeaderValue::from(remaining));
+    }
+    response
+}
+
+/// The bearer token of a request, if it sends one. A malformed `Authorization` is an error.
+fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let value = value
+        .to_str()
+        .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
+    match value.split_once(' ') {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
+            Ok(Some(token.trim()))
+        }
+        _ => Err(ApiError::unauthorized(
+            "Authorization must be: Bearer TOKEN",
+        )),
+    }
+}
+
+async fn caller(state: &SharedState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let Some(token) = bearer(headers)? else {
+        return Ok(Caller::Anonymous);
+    };
+    let record = state
+        .store
+        .token(&hash_token(token))
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("unknown or revoked token"))?;
+    if record.is_expired(paste::now()) {
+        return Err(ApiError::unauthorized("this token has expired"));
+    }
+    let tenant = state
+        .store
+        .tenant(&record.tenant)
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("unknown or revoked token"))?;
+    Ok(Caller::Tenant {
+        tenant,
+        token_id: record.id,
+        read_only: record.read_only,
+    })
+}
+
+/// Checks the admin token of a request, in constant time.
+pub fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(expected) = &state.auth.admin_token_hash else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "admin_disabled",
+            "the admin API is disabled; start the server with --admin-token",
+        ));
+    };
+    let token = bearer(headers)?.ok_or_else(|| {
+        ApiError::unauthorized("the admin API needs Authorization: Bearer ADMIN_TOKEN")
+    })?;
+    if bool::from(hash_token(token).ct_eq(expected)) {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden("wrong admin token"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn xff(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-forwarded-for", HeaderValue::from_str(value).unwrap());
+        headers
+    }
+
+    /// Forwarded addresses are believed only from trusted peers, and only up to the first untrusted hop.
+    #[test]
+    fn forwarded_for() {
+        let proxy: IpAddr = "10.0.0.5".parse().unwrap();
+        let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
+        let headers = xff("6.6.6.6, 203.0.113.7, 10.0.0.9");
+        assert_eq!(
+            client_ip(proxy, &headers, &trusted),
+            "203.0.113.7".parse::<IpAddr>().unwrap()
+        );
+        let stranger: IpAddr = "198.51.100.1".parse().unwrap();
+        assert_eq!(client_ip(stranger, &headers, &trusted), stranger);
+        assert_eq!(client_ip(proxy, &HeaderMap::new(), &trusted), proxy);
+        assert_eq!(client_ip(proxy, &xff("garbage"), &trusted), proxy);
+        assert_eq!(client_ip(proxy, &headers, &[]), proxy);
+    }
+}

@@ -1,0 +1,71 @@
+//! `GET /api/pastes`: the caller's pastes, newest first, paginated by cursor.
+
+use axum::extract::{RawQuery, State};
+use axum::{Extension, Json};
+use serde::Serialize;
+
+use super::SharedState;
+use super::auth::Caller;
+use super::errors::ApiError;
+use super::meta::MetaView;
+use crate::core::paste;
+use crate::store::ListQuery;
+
+/// Default and largest page sizes.
+const DEFAULT_LIMIT: usize = 50;
+const MAX_LIMIT: usize = 500;
+
+/// One page of the listing.
+#[derive(Serialize)]
+pub struct ListView {
+    pastes: Vec<MetaView>,
+    next_cursor: Option<String>,
+}
+
+/// Lists the calling tenant's pastes. Query: `limit` (1–500), `cursor`, `name_prefix`.
+pub async fn list(
+    State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<ListView>, ApiError> {
+    let owner = caller.tenant_name().ok_or_else(|| {
+        ApiError::unauthorized("listing needs a tenant token: Authorization: Bearer TOKEN")
+    })?;
+    let query = parse_query(raw.as_deref())?;
+    let page = state.store.list(owner, &query, paste::now()).await?;
+    Ok(Json(ListView {
+        pastes: page.pastes.into_iter().map(MetaView::from).collect(),
+        next_cursor: page.next_cursor,
+    }))
+}
+
+fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
+    let mut query = ListQuery {
+        limit: DEFAULT_LIMIT,
+        ..ListQuery::default()
+    };
+    for (key, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        match key.as_ref() {
+            "limit" => {
+                query.limit = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=MAX_LIMIT).contains(n))
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!(
+                            "limit must be a number from 1 to {MAX_LIMIT}"
+                        ))
+                    })?;
+            }
+            "cursor" => query.cursor = Some(value.into_owned()).filter(|c| !c.is_empty()),
+            "name_prefix" => query.name_prefix = Some(value.into_owned()).filter(|p| !p.is_empty()),
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                return Err(ApiError::bad_request(format!(
+                    "unknown parameter {shown:?}; known: limit, cursor, name_prefix"
+                )));
+            }
+        }
+    }
+    Ok(query)
+}

@@ -1,0 +1,210 @@
+//! Request rate limits: one bucket per tenant, one per client IP for anonymous
+//! requests (GCRA via `governor`).
+//!
+//! A tenant's bucket is rebuilt when its configured rate changes, so an admin's
+//! change applies to the next request. Limits live in this process: with
+//! several instances each enforces its own share (see the README).
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::middleware::StateInformationMiddleware;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+
+use crate::core::tenant::Rate;
+
+type DirectLimiter = RateLimiter<NotKeyed, InMemoryState, DefaultClock, StateInformationMiddleware>;
+type KeyedLimiter =
+    RateLimiter<IpAddr, DefaultKeyedStateStore<IpAddr>, DefaultClock, StateInformationMiddleware>;
+
+/// The outcome of a rate check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// No limit applies.
+    Unlimited,
+    /// Allowed; `remaining` more requests fit in the burst right now.
+    Allowed {
+        /// The bucket size.
+        limit: u32,
+        /// Requests left in the burst.
+        remaining: u32,
+    },
+    /// Refused; retry after this long.
+    Limited {
+        /// The bucket size.
+        limit: u32,
+        /// Time until the next request would be allowed.
+        retry_after: Duration,
+    },
+}
+
+/// A rate and its burst, as configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// Sustained rate.
+    pub rate: Rate,
+    /// Bucket size (requests allowed back to back).
+    pub burst: u32,
+}
+
+impl Limit {
+    /// A limit with `burst`, or twice the per-second count (at least 1) when none is given.
+    pub fn new(rate: Rate, burst: Option<u32>) -> Self {
+        let default_burst = (rate.count / rate.per_secs).saturating_mul(2).max(1);
+        Self {
+            rate,
+            burst: burst.unwrap_or(default_burst).max(1),
+        }
+    }
+
+    fn quota(self) -> Quota {
+        let burst = NonZeroU32::new(self.burst).unwrap_or(NonZeroU32::MIN);
+        Quota::with_period(self.rate.interval())
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
+            .allow_burst(burst)
+    }
+}
+
+/// All the buckets of a server.
+pub struct RateLimits {
+    clock: DefaultClock,
+    per_ip: Option<(Limit, KeyedLimiter)>,
+    tenant_default: Option<Limit>,
+    tenants: Mutex<HashMap<String, (Limit, Arc<DirectLimiter>)>>,
+}
+
+impl RateLimits {
+    /// Buckets for anonymous clients by IP (`None`: unlimited) and the default for tenants.
+    pub fn new(per_ip: Option<Limit>, tenant_default: Option<Limit>) -> Self {
+        Self {
+            clock: DefaultClock::default(),
+            per_ip: per_ip.map(|l| (l, RateLimiter::keyed(l.quota()).with_middleware())),
+            tenant_default,
+            tenants: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Checks (and counts) one anonymous request from `ip`.
+    pub fn check_ip(&self, ip: IpAddr) -> Verdict {
+        let Some((limit, limiter)) = &self.per_ip else {
+            return Verdict::Unlimited;
+        };
+        self.verdict(
+            limit.burst,
+            limiter.check_key(&ip).map(|s| s.remaining_burst_capacity()),
+        )
+    }
+
+    /// Checks (and counts) one request of `tenant`, whose own limit (if any) overrides the default.
+    pub fn check_tenant(&self, tenant: &str, own: Option<Limit>) -> Verdict {
+        let Some(limit) = own.or(self.tenant_default) else {
+            return Verdict::Unlimited;
+        };
+        let limiter = {
+            let mut tenants = self.tenants.lock().unwrap_or_else(|p| p.into_inner());
+            match tenants.get(tenant) {
+                Some((current, limiter)) if *current == limit => limiter.clone(),
+                _ => {
+                    let limiter = Arc::new(RateLimiter::direct(limit.quota()).with_middleware());
+                    tenants.insert(tenant.to_owned(), (limit, limiter.clone()));
+                    limiter
+                }
+            }
+        };
+        self.verdict(
+            limit.burst,
+            limiter.check().map(|s| s.remaining_burst_capacity()),
+        )
+    }
+
+    fn verdict(
+        &self,
+        limit: u32,
+        outcome: Result<u32, governor::NotUntil<<DefaultClock as Clock>::Instant>>,
+    ) -> Verdict {
+        match outcome {
+            Ok(remaining) => Verdict::Allowed { limit, remaining },
+            Err(not_until) => Verdict::Limited {
+                limit,
+                retry_after: not_until.wait_time_from(self.clock.now()),
+            },
+        }
+    }
+
+    /// Forgets idle per-IP buckets, so memory does not grow with every client ever seen.
+    pub fn forget_idle(&self) {
+        if let Some((_, limiter)) = &self.per_ip {
+            limiter.retain_recent();
+            limiter.shrink_to_fit();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A burst is allowed, the next request is refused with a wait, other keys are unaffected.
+    #[test]
+    fn buckets_are_separate() {
+        let limit = Limit::new(Rate::parse("1/h").unwrap(), Some(3));
+        let limits = RateLimits::new(Some(limit), Some(limit));
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        for expected in [2, 1, 0] {
+            assert_eq!(
+                limits.check_ip(a),
+                Verdict::Allowed {
+                    limit: 3,
+                    remaining: expected
+                }
+            );
+        }
+        assert!(
+            matches!(limits.check_ip(a), Verdict::Limited { retry_after, .. } if retry_after > Duration::from_secs(3000))
+        );
+        assert!(matches!(limits.check_ip(b), Verdict::Allowed { .. }));
+        for _ in 0..3 {
+            assert!(matches!(
+                limits.check_tenant("t", None),
+                Verdict::Allowed { .. }
+            ));
+        }
+        assert!(matches!(
+            limits.check_tenant("t", None),
+            Verdict::Limited { .. }
+        ));
+        assert!(matches!(
+            limits.check_tenant("u", None),
+            Verdict::Allowed { .. }
+        ));
+    }
+
+    /// A changed tenant limit takes effect at once; no limit means unlimited.
+    #[test]
+    fn tenant_limit_changes_apply() {
+        let limits = RateLimits::new(None, None);
+        assert_eq!(limits.check_ip("::1".parse().unwrap()), Verdict::Unlimited);
+        assert_eq!(limits.check_tenant("t", None), Verdict::Unlimited);
+        let tight = Limit::new(Rate::parse("1/h").unwrap(), Some(1));
+        assert!(matches!(
+            limits.check_tenant("t", Some(tight)),
+            Verdict::Allowed { .. }
+        ));
+        assert!(matches!(
+            limits.check_tenant("t", Some(tight)),
+            Verdict::Limited { .. }
+        ));
+        let loose = Limit::new(Rate::parse("100/s").unwrap(), None);
+        assert!(matches!(
+            limits.check_tenant("t", Some(loose)),
+            Verdict::Allowed { limit: 200, .. }
+        ));
+    }
+}

@@ -1,0 +1,169 @@
+//! Tenants and tokens in the embedded store.
+//!
+//! Both are few and read on every authenticated request, so they live in
+//! memory (loaded at open) and are written through to two keyspaces
+//! (`tenants`: name → JSON, `tokens`: hash → JSON). Only one process opens the
+//! data dir, so the in-memory copy is authoritative: a revocation or a quota
+//! change is visible to the next request, without a restart.
+
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+use fjall::{Database, Keyspace, KeyspaceCreateOptions};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::super::StoreError;
+use crate::core::tenant::{Tenant, TokenRecord};
+
+/// The in-memory, write-through view of tenants and tokens.
+pub struct Accounts {
+    db: Database,
+    tenants_ks: Keyspace,
+    tokens_ks: Keyspace,
+    /// Held only for map operations and the one write batch that goes with them.
+    state: RwLock<State>,
+}
+
+#[derive(Default)]
+struct State {
+    tenants: HashMap<String, Tenant>,
+    tokens: HashMap<[u8; 32], TokenRecord>,
+}
+
+fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, StoreError> {
+    serde_json::to_vec(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn load<T: DeserializeOwned>(keyspace: &Keyspace, what: &str) -> Result<Vec<T>, StoreError> {
+    keyspace
+        .iter()
+        .map(|entry| {
+            let value = entry.value()?;
+            serde_json::from_slice(&value).map_err(|e| StoreError::Corrupt(format!("{what}: {e}")))
+        })
+        .collect()
+}
+
+impl Accounts {
+    /// Opens the keyspaces and loads everything into memory.
+    pub fn open(db: &Database) -> Result<Self, StoreError> {
+        let tenants_ks = db.keyspace("tenants", KeyspaceCreateOptions::default)?;
+        let tokens_ks = db.keyspace("tokens", KeyspaceCreateOptions::default)?;
+        let mut state = State::default();
+        for tenant in load::<Tenant>(&tenants_ks, "tenant")? {
+            state.tenants.insert(tenant.name.clone(), tenant);
+        }
+        for token in load::<TokenRecord>(&tokens_ks, "token")? {
+            state.tokens.insert(token.hash, token);
+        }
+        Ok(Self {
+            db: db.clone(),
+            tenants_ks,
+            tokens_ks,
+            state: RwLock::new(state),
+        })
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        let mut state = self.write();
+        if state.tenants.contains_key(&tenant.name) {
+            return Err(StoreError::TenantExists);
+        }
+        self.tenants_ks
+            .insert(tenant.name.as_str(), encode(&tenant)?)?;
+        state.tenants.insert(tenant.name.clone(), tenant);
+        Ok(())
+    }
+
+    pub fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        let mut state = self.write();
+        if !state.tenants.contains_key(&tenant.name) {
+            return Err(StoreError::NoSuchTenant);
+        }
+        self.tenants_ks
+            .insert(tenant.name.as_str(), encode(&tenant)?)?;
+        state.tenants.insert(tenant.name.clone(), tenant);
+        Ok(())
+    }
+
+    pub fn tenant(&self, name: &str) -> Option<Tenant> {
+        self.read().tenants.get(name).cloned()
+    }
+
+    pub fn tenants(&self) -> Vec<Tenant> {
+        let mut all: Vec<Tenant> = self.read().tenants.values().cloned().collect();
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        all
+    }
+
+    /// Deletes the tenant and all its tokens in one batch.
+    pub fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
+        let mut state = self.write();
+        if !state.tenants.contains_key(name) {
+            return Ok(false);
+        }
+        let hashes: Vec<[u8; 32]> = state
+            .tokens
+            .values()
+            .filter(|t| t.tenant == name)
+            .map(|t| t.hash)
+            .collect();
+        let mut batch = self.db.batch();
+        batch.remove(&self.tenants_ks, name);
+        for hash in &hashes {
+            batch.remove(&self.tokens_ks, hash.as_slice());
+        }
+        batch.commit()?;
+        state.tenants.remove(name);
+        for hash in hashes {
+            state.tokens.remove(&hash);
+        }
+        Ok(true)
+    }
+
+    pub fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
+        let mut state = self.write();
+        if !state.tenants.contains_key(&record.tenant) {
+            return Err(StoreError::NoSuchTenant);
+        }
+        self.tokens_ks
+            .insert(record.hash.as_slice(), encode(&record)?)?;
+        state.tokens.insert(record.hash, record);
+        Ok(())
+    }
+
+    pub fn token(&self, hash: &[u8; 32]) -> Option<TokenRecord> {
+        self.read().tokens.get(hash).cloned()
+    }
+
+    pub fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+        let mut state = self.write();
+        let Some(hash) = state.tokens.values().find(|t| t.id == id).map(|t| t.hash) else {
+            return Ok(false);
+        };
+        self.tokens_ks.remove(hash.as_slice())?;
+        state.tokens.remove(&hash);
+        Ok(true)
+    }
+
+    pub fn tokens(&self, tenant: &str) -> Vec<TokenRecord> {
+        let mut all: Vec<TokenRecord> = self
+            .read()
+            .tokens
+            .values()
+            .filter(|t| t.tenant == tenant)
+            .cloned()
+            .collect();
+        all.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+        all
+    }
+}
