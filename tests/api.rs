@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Server, client, create};
+use common::{Server, client};
 
 /// `curl --data-binary` style create prints a URL whose GET returns the bytes.
 #[tokio::test]
@@ -22,6 +22,13 @@ async fn create_then_read_round_trip() {
     assert!(url.ends_with('\n'));
     assert_eq!(url.trim_end(), location);
     assert!(url.starts_with(&server.url));
-    let body = client().get(url.trim_end()).send().await.unwrap().text().await.unwrap();
+    let body = client()
+        .get(url.trim_end())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert_eq!(body, "hello=world&x");
 }

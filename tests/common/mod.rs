@@ -1,6 +1,6 @@
 //! Test harness: starts the real `snip` binary on an ephemeral port with its
 //! own data dir, and talks to it over real HTTP.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -72,7 +72,10 @@ impl Server {
             Ok(url) => url,
             Err(_) => {
                 let _ = child.kill();
-                panic!("snip did not start; logs:\n{}", logs.lock().unwrap().join("\n"));
+                panic!(
+                    "snip did not start; logs:\n{}",
+                    logs.lock().unwrap().join("\n")
+                );
             }
         };
         Self {
@@ -98,7 +101,10 @@ impl Server {
 
     /// `SIGTERM`, then waits for a clean exit; returns whether it exited successfully.
     pub fn terminate(&mut self) -> bool {
-        let _ = Command::new("kill").arg("-TERM").arg(self.pid().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.pid().to_string())
+            .status();
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -166,7 +172,11 @@ pub fn client() -> reqwest::Client {
 }
 
 /// Creates a paste with query `options` and returns (id, delete token).
-pub async fn create(server: &Server, body: impl Into<reqwest::Body>, options: &str) -> (String, String) {
+pub async fn create(
+    server: &Server,
+    body: impl Into<reqwest::Body>,
+    options: &str,
+) -> (String, String) {
     let response = client()
         .post(server.at(&format!("/?{options}")))
         .header("accept", "application/json")
@@ -174,7 +184,12 @@ pub async fn create(server: &Server, body: impl Into<reqwest::Body>, options: &s
         .send()
         .await
         .unwrap();
-    assert_eq!(response.status(), 201, "create failed: {:?}", response.text().await);
+    assert_eq!(
+        response.status(),
+        201,
+        "create failed: {:?}",
+        response.text().await
+    );
     let json: serde_json::Value = response.json().await.unwrap();
     (
         json["id"].as_str().unwrap().to_owned(),
@@ -184,7 +199,9 @@ pub async fn create(server: &Server, body: impl Into<reqwest::Body>, options: &s
 
 /// Total size of the files under `dir`, in bytes.
 pub fn dir_size(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
     entries
         .filter_map(Result::ok)
         .map(|e| match e.file_type() {
