@@ -267,6 +267,14 @@ impl Inner {
         for keyspace in [&self.body, &self.meta, &self.expiry] {
             keyspace.rotate_memtable_and_wait()?;
             keyspace.major_compact()?;
+            // lsm-tree (3.1) deletes a blob file whose values are all dead only
+            // when the *next* compaction commits: the compaction that drops the
+            // last references records the file as dead, but picks the files to
+            // delete from the version before it. Without this second pass the
+            // bodies of swept pastes stayed on disk until some later compaction,
+            // which on an idle server never comes. It is cheap: the tree was
+            // just compacted, and with no tables left it only commits a version.
+            keyspace.major_compact()?;
         }
         Ok(())
     }
