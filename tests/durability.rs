@@ -15,7 +15,8 @@ struct Written {
     body: Vec<u8>,
 }
 
-/// Writes `count` unique pastes of varied sizes (up to ~4 KiB) from 32 concurrent tasks.
+/// Writes `count` unique pastes of varied sizes (up to ~4 KiB, and every 50th
+/// between 64 and 128 KiB, so stored as a file) from 32 concurrent tasks.
 async fn write_concurrently(server: &Server, count: usize) -> Vec<Written> {
     const TASKS: usize = 32;
     let http = client();
@@ -28,7 +29,11 @@ async fn write_concurrently(server: &Server, count: usize) -> Vec<Written> {
             let mut written = Vec::new();
             for index in (task..count).step_by(TASKS) {
                 let mut rng = XorShift(0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1));
-                let len = 1 + (rng.next_u64() % 4096) as usize;
+                let len = if index % 50 == 0 {
+                    (64 << 10) + (rng.next_u64() % (64 << 10)) as usize
+                } else {
+                    1 + (rng.next_u64() % 4096) as usize
+                };
                 // The index up front makes every body unique, whatever the PRNG does.
                 let mut body = format!("paste {index:05}\n").into_bytes();
                 body.extend(rng.bytes(len));
