@@ -88,7 +88,7 @@ async fn assert_serving(server: &Server) {
     assert_eq!((status, body.as_slice()), (200, b"still here".as_slice()));
 }
 
-/// Bodies over `--max-paste-size` get 413 whether they declare a Content-Length or arrive chunked; bodies at the limit pass.
+/// Bodies over `--max-paste-size` get 413 (and `Connection: close`) whether they declare a Content-Length or arrive chunked; bodies at the limit pass, also on the same client right after.
 #[tokio::test]
 async fn oversized_bodies_get_413() {
     let server = Server::start_with(&["--max-paste-size=1KiB"]);
@@ -101,6 +101,8 @@ async fn oversized_bodies_get_413() {
         .await
         .unwrap();
     assert_eq!(response.status(), 413, "with Content-Length");
+    // The body may be unread, so the connection must not be reused.
+    assert_eq!(response.headers()["connection"], "close");
     assert!(response.text().await.unwrap().contains("1024 bytes"));
     create_json(&http, &server.url, vec![b'a'; 1024], "").await;
 
@@ -112,6 +114,7 @@ async fn oversized_bodies_get_413() {
         .await
         .unwrap();
     assert_eq!(response.status(), 413, "chunked");
+    assert_eq!(response.headers()["connection"], "close");
     assert!(produced.load(Ordering::Relaxed) > 1024);
     let (at_limit, _) = Generated::new(1024, 100);
     create_json(&http, &server.url, reqwest::Body::wrap(at_limit), "").await;
@@ -241,6 +244,7 @@ async fn slow_clients_are_cut_off() {
     let text = String::from_utf8_lossy(&received);
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
     assert!(text.contains("did not arrive within 1 s"), "{text}");
+    assert!(text.contains("connection: close"), "{text}");
 
     assert_serving(&server).await;
 }
