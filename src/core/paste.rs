@@ -133,10 +133,16 @@ impl Ttl {
         Ok(Self::After(duration))
     }
 
-    /// The expiry time for a paste created at `now`.
+    /// The expiry time for a paste created during the second `now` (a [`now()`]
+    /// value, so rounded down).
+    ///
+    /// Rounded up to the next whole second, so that a paste lives at least its
+    /// TTL (at most one second more): a paste is expired once `now() >=
+    /// expires_at`, so `now + ttl` would give one created late in a second less
+    /// than its TTL, and a `ttl=1` paste could be gone before its creator read it.
     pub fn expires_at(self, now: UnixTime) -> Option<UnixTime> {
         match self {
-            Self::After(d) => Some(now.saturating_add(d.as_secs())),
+            Self::After(d) => Some(now.saturating_add(d.as_secs()).saturating_add(1)),
             Self::Never => None,
         }
     }
@@ -249,6 +255,39 @@ mod tests {
         }
         for bad in ["", "0", "-5", "soon", "1 parsec", "0s"] {
             assert_eq!(Ttl::parse(bad), Err(TtlError), "{bad:?}");
+        }
+    }
+
+    /// A paste created at any moment of second `now` is live for at least its whole TTL.
+    #[test]
+    fn expiry_is_never_early() {
+        let ttl = Ttl::After(Duration::from_secs(1));
+        let at = ttl.expires_at(1000).unwrap();
+        // Created at 1000.999 s, it must still be live at 1001.998 s (second 1001).
+        let meta = PasteMeta {
+            expires_at: Some(at),
+            ..test_meta()
+        };
+        assert!(!meta.is_expired(1001));
+        assert!(meta.is_expired(1002));
+        assert_eq!(Ttl::Never.expires_at(1000), None);
+    }
+
+    fn test_meta() -> PasteMeta {
+        PasteMeta {
+            id: "x".into(),
+            created_at: 0,
+            expires_at: None,
+            burn: false,
+            encrypted: false,
+            lang: None,
+            name: None,
+            content_type: TEXT_PLAIN.into(),
+            size: 0,
+            delete_token_hash: [0; 32],
+            owner: None,
+            visibility: Visibility::Unlisted,
+            redirect: None,
         }
     }
 

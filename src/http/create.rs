@@ -174,22 +174,52 @@ pub async fn create(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Response> {
+    let upload = read_upload(&state, &caller, query.as_deref(), &headers, body)
+        .await
+        .map_err(closing)?;
+    let (meta, token) = store_paste(&state, &caller, upload)
+        .await
+        .map_err(IntoResponse::into_response)?;
+    Ok(created_response(&state, &meta, &token, accepts(&headers)))
+}
+
+/// An error answered before the request body was read to its end: the client
+/// may still be sending it, so the connection cannot carry another request.
+/// hyper then drains the rest or closes the connection, depending on timing;
+/// without `Connection: close` a client would reuse the connection and its
+/// next request could fail with a connection error instead of an answer.
+fn closing(error: ApiError) -> Response {
+    let mut response = error.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// Checks the caller and the request, and reads the paste and its options from the body.
+async fn read_upload(
+    state: &SharedState,
+    caller: &Caller,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Upload, ApiError> {
     caller.check_can_write(state.auth.anonymous)?;
-    let options = CreateOptions::from_query(query.as_deref())?;
-    check_encoding(&headers)?;
-    let limit = match &caller {
+    let options = CreateOptions::from_query(query)?;
+    check_encoding(headers)?;
+    let limit = match caller {
         Caller::Tenant { tenant, .. } => tenant
             .max_paste_bytes
             .unwrap_or(state.limits.max_paste_bytes),
         Caller::Anonymous => state.limits.max_paste_bytes,
     };
-    let boundary = multipart_boundary(&headers)?;
+    let boundary = multipart_boundary(headers)?;
     let allowed = match boundary {
         Some(_) => limit.saturating_add(MULTIPART_OVERHEAD),
         None => limit,
     };
-    if content_length(&headers).is_some_and(|length| length > allowed) {
+    if content_length(headers).is_some_and(|length| length > allowed) {
         return Err(ApiError::too_large(limit));
     }
     let timeout = state.limits.body_timeout;
@@ -210,8 +240,7 @@ pub async fn create(
     if upload.body.len() as u64 > limit {
         return Err(ApiError::too_large(limit));
     }
-    let (meta, token) = store_paste(&state, &caller, upload).await?;
-    Ok(created_response(&state, &meta, &token, accepts(&headers)))
+    Ok(upload)
 }
 
 /// Room for multipart boundaries and headers on top of the paste size limit.

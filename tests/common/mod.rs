@@ -213,3 +213,76 @@ pub fn dir_size(dir: &Path) -> u64 {
         })
         .sum()
 }
+
+/// A tiny deterministic PRNG (xorshift64) for test bodies: incompressible, reproducible.
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// `len` random bytes.
+    pub fn bytes(&mut self, len: usize) -> Vec<u8> {
+        let mut out = vec![0u8; len];
+        for chunk in out.chunks_mut(8) {
+            let word = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&word[..chunk.len()]);
+        }
+        out
+    }
+}
+
+/// Creates a paste on a shared client and returns the create answer's JSON.
+pub async fn create_json(
+    client: &reqwest::Client,
+    server_url: &str,
+    body: impl Into<reqwest::Body>,
+    options: &str,
+) -> serde_json::Value {
+    let response = client
+        .post(format!("{server_url}/?{options}"))
+        .header("accept", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        201,
+        "create failed: {:?}",
+        response.text().await
+    );
+    response.json().await.unwrap()
+}
+
+/// GETs `path` and returns (status, body bytes).
+pub async fn get_bytes(client: &reqwest::Client, url: &str) -> (u16, Vec<u8>) {
+    let response = client.get(url).send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.bytes().await.unwrap().to_vec())
+}
+
+/// Disk space the files under `dir` really take (allocated blocks, as `du` counts),
+/// in bytes. Unlike [`dir_size`] it does not count the unwritten tail of a file
+/// the store preallocated with `set_len` (fjall does that to its 64 MiB journals).
+pub fn disk_usage(dir: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => disk_usage(&e.path()),
+            Ok(_) => e.metadata().map(|m| m.blocks() * 512).unwrap_or(0),
+            Err(_) => 0,
+        })
+        .sum()
+}

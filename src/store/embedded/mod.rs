@@ -8,6 +8,8 @@
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
 //! - `tenants`, `tokens`: see [`accounts`].
 //!
+//! Bodies of 64 KiB or more are files instead of `body` entries: see [`body_files`].
+//!
 //! A paste's entries are written and removed in one atomic write batch.
 //! Every batch is written to the journal and flushed to the OS before the call
 //! returns, so an acknowledged paste survives `kill -9` of the process. With
@@ -17,7 +19,7 @@
 //! fjall calls are made inline on the async runtime: reads are memory-speed in
 //! the common case (memtable or block cache) and a write is one buffered
 //! `write(2)`; sending each to a blocking thread would cost more than it saves.
-//! Slow work (sweeping, compaction, fsync) runs on blocking threads.
+//! Slow work (sweeping, compaction, fsync, body files) runs on blocking threads.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,8 +36,10 @@ use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod accounts;
+mod body_files;
 
 use accounts::Accounts;
+use body_files::{BodyFiles, is_file_backed};
 
 /// How far a write must have gone before it is acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -85,8 +89,9 @@ struct Inner {
     /// Live bytes and pastes per owner, for quotas. Locked only briefly, never across I/O
     /// other than the write batch that the reservation belongs to.
     usage: Mutex<HashMap<String, Usage>>,
-    /// Bytes swept since the last compaction.
+    /// Bytes swept from fjall (not from body files) since the last compaction.
     unreclaimed: AtomicU64,
+    files: BodyFiles,
     path: PathBuf,
 }
 
@@ -111,6 +116,7 @@ impl EmbeddedStore {
         let expiry = db.keyspace("expiry", KeyspaceCreateOptions::default)?;
         let owners = db.keyspace("owners", KeyspaceCreateOptions::default)?;
         let accounts = Accounts::open(&db)?;
+        let files = BodyFiles::open(dir, options.durability == Durability::Fsync)?;
         let inner = Inner {
             db,
             meta,
@@ -123,9 +129,19 @@ impl EmbeddedStore {
             max_bytes: options.max_bytes,
             usage: Mutex::new(HashMap::new()),
             unreclaimed: AtomicU64::new(0),
+            files,
             path: dir.to_path_buf(),
         };
         inner.count_usage()?;
+        let orphans = inner
+            .files
+            .remove_orphans(|id| Ok(inner.meta.contains_key(id)?))?;
+        if orphans > 0 {
+            tracing::info!(
+                orphans,
+                "deleted body files of pastes that were never stored"
+            );
+        }
         let inner = Arc::new(inner);
         let group_commit = (options.durability == Durability::Fsync).then(|| {
             let db = inner.db.clone();
@@ -149,6 +165,21 @@ impl EmbeddedStore {
             Some(gc) => gc.wait_durable().await,
             None => Ok(()),
         }
+    }
+
+    /// Runs `work` on a blocking thread when it touches a body file, inline otherwise.
+    async fn run<T: Send + 'static>(
+        &self,
+        file_io: bool,
+        work: impl FnOnce(&Inner) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        if !file_io {
+            return work(&self.inner);
+        }
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || work(&inner))
+            .await
+            .map_err(|e| StoreError::Backend(format!("store task failed: {e}")))?
     }
 }
 
@@ -174,15 +205,19 @@ impl Inner {
         decode_meta(id.as_bytes(), &raw).map(Some)
     }
 
-    fn read_live(&self, id: &str, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        let Some(meta) = self.read_meta(id)?.filter(|m| !m.is_expired(now)) else {
-            return Ok(None);
+    fn read_live_meta(&self, id: &str, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
+        Ok(self.read_meta(id)?.filter(|m| !m.is_expired(now)))
+    }
+
+    /// The body of a paste whose metadata was read (blocking if it is a file).
+    /// `None` if a concurrent take or delete removed it meanwhile.
+    fn read_body(&self, meta: PasteMeta) -> Result<Option<Paste>, StoreError> {
+        let body = if is_file_backed(meta.size) {
+            self.files.read(&meta.id, meta.size)?.map(Bytes::from)
+        } else {
+            self.body.get(meta.id.as_str())?.map(Bytes::from)
         };
-        // A concurrent take or delete may remove the body after we read the meta.
-        Ok(self.body.get(id)?.map(|body| Paste {
-            meta,
-            body: Bytes::from(body),
-        }))
+        Ok(body.map(|body| Paste { meta, body }))
     }
 
     /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
@@ -198,6 +233,9 @@ impl Inner {
         }
         batch.commit()?;
         self.release(meta);
+        if is_file_backed(meta.size) {
+            self.files.remove(&meta.id);
+        }
         Ok(())
     }
 
@@ -237,7 +275,13 @@ impl Inner {
         }
     }
 
-    fn put(&self, meta: &PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
+    /// Stores a paste; `body` is `None` when it is already in its file.
+    fn put(
+        &self,
+        meta: &PasteMeta,
+        body: Option<Bytes>,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
         let encoded = serde_json::to_vec(meta).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         let _guard = self.lock_id(&meta.id);
         if self.meta.contains_key(meta.id.as_str())? {
@@ -246,7 +290,9 @@ impl Inner {
         self.reserve(meta, limits)?;
         let mut batch = self.db.batch();
         batch.insert(&self.meta, meta.id.as_str(), encoded);
-        batch.insert(&self.body, meta.id.as_str(), body);
+        if let Some(body) = body {
+            batch.insert(&self.body, meta.id.as_str(), body);
+        }
         if let Some(at) = meta.expires_at {
             batch.insert(&self.expiry, expiry_key(at, &meta.id), []);
         }
@@ -261,9 +307,34 @@ impl Inner {
         Ok(())
     }
 
+    /// Blocking: writes the body file, then stores the paste (removing the file if that fails).
+    fn put_file_backed(
+        &self,
+        meta: &PasteMeta,
+        body: &[u8],
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        // Not atomic (put reserves for real), but spares writing a file that would be refused.
+        if let Some(limit) = self.max_bytes
+            && self.used.load(Ordering::Relaxed).saturating_add(meta.size) > limit
+        {
+            return Err(StoreError::Full { limit });
+        }
+        self.files.write(&meta.id, body)?;
+        self.put(meta, None, limits).inspect_err(|e| {
+            // IdTaken means the file we "wrote" was refused before writing; keep theirs.
+            if !matches!(e, StoreError::IdTaken) {
+                self.files.remove(&meta.id);
+            }
+        })
+    }
+
     fn take(&self, id: &str, now: UnixTime) -> Result<Option<Paste>, StoreError> {
         let _guard = self.lock_id(id);
-        let Some(paste) = self.read_live(id, now)? else {
+        let Some(meta) = self.read_live_meta(id, now)? else {
+            return Ok(None);
+        };
+        let Some(paste) = self.read_body(meta)? else {
             return Ok(None);
         };
         self.remove(&paste.meta)?;
@@ -337,6 +408,8 @@ impl Inner {
             due.push((key, id.unwrap_or_default()));
         }
         let mut report = SweepReport::default();
+        // Body files are freed when unlinked; only fjall's space needs compacting.
+        let mut unreclaimed = 0;
         for (key, id) in due {
             let _guard = self.lock_id(&id);
             match self.read_meta(&id)? {
@@ -344,12 +417,15 @@ impl Inner {
                     self.remove(&meta)?;
                     report.removed += 1;
                     report.bytes += meta.size;
+                    if !is_file_backed(meta.size) {
+                        unreclaimed += meta.size;
+                    }
                 }
                 // An index entry whose paste is gone: drop it.
                 _ => self.expiry.remove(key)?,
             }
         }
-        let pending = self.unreclaimed.fetch_add(report.bytes, Ordering::Relaxed) + report.bytes;
+        let pending = self.unreclaimed.fetch_add(unreclaimed, Ordering::Relaxed) + unreclaimed;
         if pending >= RECLAIM_AFTER_BYTES {
             self.unreclaimed.store(0, Ordering::Relaxed);
             self.reclaim()?;
@@ -361,6 +437,14 @@ impl Inner {
     fn reclaim(&self) -> Result<(), StoreError> {
         for keyspace in [&self.body, &self.meta, &self.expiry, &self.owners] {
             keyspace.rotate_memtable_and_wait()?;
+            keyspace.major_compact()?;
+            // lsm-tree (3.1) deletes a blob file whose values are all dead only
+            // when the *next* compaction commits: the compaction that drops the
+            // last references records the file as dead, but picks the files to
+            // delete from the version before it. Without this second pass the
+            // bodies of swept pastes stayed on disk until some later compaction,
+            // which on an idle server never comes. It is cheap: the tree was
+            // just compacted.
             keyspace.major_compact()?;
         }
         Ok(())
@@ -435,12 +519,25 @@ fn decode_cursor(cursor: &str) -> Result<Vec<u8>, StoreError> {
 #[async_trait]
 impl Store for EmbeddedStore {
     async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
-        self.inner.put(&meta, body, limits)?;
+        if is_file_backed(meta.size) {
+            self.run(true, move |inner| {
+                inner.put_file_backed(&meta, &body, limits)
+            })
+            .await?;
+        } else {
+            self.inner.put(&meta, Some(body), limits)?;
+        }
         self.durable().await
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        self.inner.read_live(id.as_str(), now)
+        let Some(meta) = self.inner.read_live_meta(id.as_str(), now)? else {
+            return Ok(None);
+        };
+        self.run(is_file_backed(meta.size), move |inner| {
+            inner.read_body(meta)
+        })
+        .await
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
@@ -451,7 +548,15 @@ impl Store for EmbeddedStore {
     }
 
     async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        let paste = self.inner.take(id.as_str(), now)?;
+        // Peek at the size to know whether the take reads a file (it re-reads
+        // the metadata under the ID's lock).
+        let Some(meta) = self.inner.read_live_meta(id.as_str(), now)? else {
+            return Ok(None);
+        };
+        let id = id.as_str().to_owned();
+        let paste = self
+            .run(is_file_backed(meta.size), move |inner| inner.take(&id, now))
+            .await?;
         if paste.is_some() {
             // A revealed burn paste must not come back after a power loss.
             self.durable().await?;
@@ -548,5 +653,217 @@ impl Store for EmbeddedStore {
             .await
             .map_err(|e| StoreError::Backend(format!("close task failed: {e}")))??;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::paste::Visibility;
+    use body_files::FILE_BODY_BYTES;
+
+    fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
+        PasteMeta {
+            id: id.into(),
+            created_at: 1,
+            expires_at: Some(100),
+            burn: false,
+            encrypted: false,
+            lang: None,
+            name: None,
+            content_type: crate::core::paste::OCTET_STREAM.into(),
+            size: size as u64,
+            delete_token_hash: [0; 32],
+            owner: owner.map(str::to_owned),
+            visibility: Visibility::Unlisted,
+            redirect: None,
+        }
+    }
+
+    fn open(dir: &Path) -> EmbeddedStore {
+        let options = EmbeddedOptions {
+            durability: Durability::Os,
+            max_bytes: None,
+            cache_bytes: 1 << 20,
+        };
+        EmbeddedStore::open(dir, options).unwrap()
+    }
+
+    fn new_id() -> String {
+        PasteId::generate(12).unwrap().to_string()
+    }
+
+    fn id(text: &str) -> PasteId {
+        PasteId::parse(text).unwrap()
+    }
+
+    /// A large body is a file, not a fjall value; reading, taking and sweeping it work, and each removes the file.
+    #[tokio::test]
+    async fn large_bodies_are_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = open(tmp.path());
+        let big = FILE_BODY_BYTES as usize;
+        let ids: Vec<String> = (0..3).map(|_| new_id()).collect();
+        for (n, text) in ids.iter().enumerate() {
+            let body = Bytes::from(vec![n as u8; big]);
+            store
+                .put(meta(text, big, None), body, PutLimits::default())
+                .await
+                .unwrap();
+            assert!(store.inner.files.path(text).unwrap().is_file());
+            assert!(store.inner.body.get(text.as_str()).unwrap().is_none());
+        }
+        assert_eq!(store.used_bytes(), 3 * big as u64);
+        let got = store.get(&id(&ids[0]), 50).await.unwrap().unwrap();
+        assert_eq!(got.body, vec![0u8; big]);
+        let taken = store.take(&id(&ids[1]), 50).await.unwrap().unwrap();
+        assert_eq!(taken.body, vec![1u8; big]);
+        assert!(!store.inner.files.path(&ids[1]).unwrap().exists());
+        assert!(store.get(&id(&ids[1]), 50).await.unwrap().is_none());
+        let report = store.sweep(100, 10).await.unwrap();
+        assert_eq!(report.removed, 2);
+        for text in &ids {
+            assert!(!store.inner.files.path(text).unwrap().exists());
+        }
+        assert_eq!(store.used_bytes(), 0);
+    }
+
+    /// Opening the store deletes body files that belong to no paste and keeps the others.
+    #[tokio::test]
+    async fn orphan_files_are_deleted_on_open() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (kept, orphan) = (new_id(), new_id());
+        {
+            let store = open(tmp.path());
+            let big = FILE_BODY_BYTES as usize + 1;
+            let body = Bytes::from(vec![7; big]);
+            store
+                .put(meta(&kept, big, None), body, PutLimits::default())
+                .await
+                .unwrap();
+            store.inner.files.write(&orphan, b"half a paste").unwrap();
+            store.close().await.unwrap();
+        }
+        let store = open(tmp.path());
+        assert!(store.inner.files.path(&kept).unwrap().is_file());
+        assert!(!store.inner.files.path(&orphan).unwrap().exists());
+        assert!(store.get(&id(&kept), 50).await.unwrap().is_some());
+    }
+
+    /// Owner quotas hold under concurrent writers, and deleting frees quota; usage survives reopening.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn owner_quota_is_atomic() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Arc::new(open(tmp.path()));
+        let limits = PutLimits {
+            owner_max_bytes: Some(1000),
+        };
+        let tasks: Vec<_> = (0..64)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let text = new_id();
+                    let result = store
+                        .put(
+                            meta(&text, 100, Some("a")),
+                            Bytes::from(vec![1; 100]),
+                            limits,
+                        )
+                        .await;
+                    (text, result)
+                })
+            })
+            .collect();
+        let mut stored = Vec::new();
+        for task in tasks {
+            let (text, result) = task.await.unwrap();
+            match result {
+                Ok(()) => stored.push(text),
+                Err(StoreError::QuotaExceeded { limit: 1000 }) => {}
+                Err(e) => panic!("unexpected {e}"),
+            }
+        }
+        assert_eq!(stored.len(), 10);
+        assert_eq!(
+            store.owner_usage("a").await.unwrap(),
+            Usage {
+                bytes: 1000,
+                pastes: 10
+            }
+        );
+        assert!(store.delete(&id(&stored[0])).await.unwrap());
+        assert_eq!(store.owner_usage("a").await.unwrap().bytes, 900);
+        store.close().await.unwrap();
+        drop(store);
+        let reopened = open(tmp.path());
+        assert_eq!(
+            reopened.owner_usage("a").await.unwrap(),
+            Usage {
+                bytes: 900,
+                pastes: 9
+            }
+        );
+    }
+
+    /// Listing is per owner, newest first, paged by cursor, filtered by name prefix.
+    #[tokio::test]
+    async fn listing_pages() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = open(tmp.path());
+        let mut ids = Vec::new();
+        for n in 0..7u64 {
+            let text = new_id();
+            let mut m = meta(&text, 1, Some("a"));
+            m.created_at = 10 + n;
+            m.expires_at = None;
+            m.name = Some(if n % 2 == 0 {
+                format!("log-{n}")
+            } else {
+                format!("x-{n}")
+            });
+            store
+                .put(m, Bytes::from_static(b"x"), PutLimits::default())
+                .await
+                .unwrap();
+            ids.push(text);
+        }
+        store
+            .put(
+                meta(&new_id(), 1, Some("b")),
+                Bytes::from_static(b"x"),
+                PutLimits::default(),
+            )
+            .await
+            .unwrap();
+        let mut query = ListQuery {
+            limit: 3,
+            ..ListQuery::default()
+        };
+        let mut seen = Vec::new();
+        loop {
+            let page = store.list("a", &query, 50).await.unwrap();
+            seen.extend(page.pastes.iter().map(|m| m.id.clone()));
+            match page.next_cursor {
+                Some(cursor) => query.cursor = Some(cursor),
+                None => break,
+            }
+        }
+        ids.reverse();
+        assert_eq!(seen, ids);
+        let logs = ListQuery {
+            limit: 10,
+            name_prefix: Some("log-".into()),
+            ..ListQuery::default()
+        };
+        assert_eq!(store.list("a", &logs, 50).await.unwrap().pastes.len(), 4);
+        let bad = ListQuery {
+            limit: 3,
+            cursor: Some("nonsense".into()),
+            ..ListQuery::default()
+        };
+        assert!(matches!(
+            store.list("a", &bad, 50).await,
+            Err(StoreError::BadCursor)
+        ));
     }
 }

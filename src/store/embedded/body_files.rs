@@ -1,0 +1,191 @@
+//! Large paste bodies as plain files: `bodies/<first two ID characters>/<ID>`.
+//!
+//! fjall writes every value to its journal and only rotates (and so frees) a
+//! journal once it passes 64 MB: with large bodies in fjall, tens of MB of
+//! swept pastes stayed on disk however much was compacted. A file is gone the
+//! moment it is unlinked.
+//!
+//! Ordering makes crashes safe: a body file is written completely (with
+//! `fsync`, synced with its directories) before the batch that makes its paste
+//! exist, and unlinked after the batch that removes it. A crash can leave an
+//! orphan file, never a paste without its body; orphans are deleted at open.
+//!
+//! All functions here block; callers run them on blocking threads.
+
+use std::fs::{File, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+
+use crate::store::StoreError;
+
+/// Bodies of at least this many bytes are files rather than fjall values.
+/// Part of the on-disk format.
+pub const FILE_BODY_BYTES: u64 = 64 << 10;
+
+/// Whether a body of `size` bytes lives in a file.
+pub fn is_file_backed(size: u64) -> bool {
+    size >= FILE_BODY_BYTES
+}
+
+/// The directory of body files and how carefully to write them.
+pub struct BodyFiles {
+    dir: PathBuf,
+    fsync: bool,
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
+    StoreError::Backend(format!("{what} {}: {e}", path.display()))
+}
+
+/// `fsync` of a directory, so the entries created in it survive a power loss.
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_error("cannot sync directory", dir, e))
+}
+
+impl BodyFiles {
+    /// Creates `<data_dir>/bodies` if needed.
+    pub fn open(data_dir: &Path, fsync: bool) -> Result<Self, StoreError> {
+        let dir = data_dir.join("bodies");
+        std::fs::create_dir_all(&dir).map_err(|e| io_error("cannot create directory", &dir, e))?;
+        if fsync {
+            sync_dir(data_dir)?;
+        }
+        Ok(Self { dir, fsync })
+    }
+
+    /// The path of a body; refuses IDs that are not plain alphanumerics, so no
+    /// stored value can ever name another path.
+    pub fn path(&self, id: &str) -> Result<PathBuf, StoreError> {
+        let shard = id
+            .get(..2)
+            .filter(|_| id.len() >= 2 && id.bytes().all(|b| b.is_ascii_alphanumeric()))
+            .ok_or_else(|| StoreError::Corrupt(format!("invalid paste ID {id:?}")))?;
+        Ok(self.dir.join(shard).join(id))
+    }
+
+    /// Reads a body and checks its length; `None` if there is no file.
+    pub fn read(&self, id: &str, size: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        let path = self.path(id)?;
+        match std::fs::read(&path) {
+            Ok(body) if body.len() as u64 == size => Ok(Some(body)),
+            Ok(body) => Err(StoreError::Corrupt(format!(
+                "body file {} has {} bytes, not {size}",
+                path.display(),
+                body.len()
+            ))),
+            // Removed by a concurrent take or delete.
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_error("cannot read body file", &path, e)),
+        }
+    }
+
+    /// Writes a new body file; [`StoreError::IdTaken`] if one exists for this ID.
+    pub fn write(&self, id: &str, body: &[u8]) -> Result<(), StoreError> {
+        let path = self.path(id)?;
+        let shard = path.parent().unwrap_or(&self.dir).to_path_buf();
+        std::fs::create_dir_all(&shard)
+            .map_err(|e| io_error("cannot create directory", &shard, e))?;
+        let mut file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(StoreError::IdTaken),
+            Err(e) => return Err(io_error("cannot create body file", &path, e)),
+        };
+        let written = file
+            .write_all(body)
+            .and_then(|()| if self.fsync { file.sync_data() } else { Ok(()) });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&path);
+            return Err(io_error("cannot write body file", &path, e));
+        }
+        if self.fsync {
+            sync_dir(&shard)?;
+            sync_dir(&self.dir)?;
+        }
+        Ok(())
+    }
+
+    /// Unlinks a body file. A failure is only logged: the paste is gone either
+    /// way, and the file is removed as an orphan at the next open.
+    pub fn remove(&self, id: &str) {
+        let removed = self
+            .path(id)
+            .and_then(|path| match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != ErrorKind::NotFound => {
+                    Err(io_error("cannot delete body file", &path, e))
+                }
+                _ => Ok(()),
+            });
+        if let Err(e) = removed {
+            tracing::warn!(error = %e, "body file left behind");
+        }
+    }
+
+    /// Deletes files whose paste does not exist (`is_stored` says which do).
+    pub fn remove_orphans(
+        &self,
+        mut is_stored: impl FnMut(&str) -> Result<bool, StoreError>,
+    ) -> Result<usize, StoreError> {
+        let list = |dir: &Path| std::fs::read_dir(dir).map_err(|e| io_error("cannot list", dir, e));
+        let mut removed = 0;
+        for shard in list(&self.dir)? {
+            let shard = shard
+                .map_err(|e| io_error("cannot list", &self.dir, e))?
+                .path();
+            for file in list(&shard)? {
+                let file = file.map_err(|e| io_error("cannot list", &shard, e))?;
+                let stored = match file.file_name().to_str() {
+                    Some(id) => is_stored(id)?,
+                    None => false,
+                };
+                if !stored {
+                    std::fs::remove_file(file.path())
+                        .map_err(|e| io_error("cannot delete", &file.path(), e))?;
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// IDs that are not plain alphanumerics never become paths.
+    #[test]
+    fn paths_refuse_odd_ids() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = BodyFiles::open(tmp.path(), false).unwrap();
+        for bad in ["", "a", "../etc", "ab/cd", "ab.cd"] {
+            assert!(files.path(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// Write, read, refuse a second write of the same ID, remove, and collect orphans.
+    #[test]
+    fn file_lifecycle() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = BodyFiles::open(tmp.path(), true).unwrap();
+        files.write("abc123", b"hello").unwrap();
+        assert!(matches!(
+            files.write("abc123", b"again"),
+            Err(StoreError::IdTaken)
+        ));
+        assert_eq!(
+            files.read("abc123", 5).unwrap().as_deref(),
+            Some(&b"hello"[..])
+        );
+        assert!(matches!(
+            files.read("abc123", 6),
+            Err(StoreError::Corrupt(_))
+        ));
+        files.write("abc999", b"orphan").unwrap();
+        let removed = files.remove_orphans(|id| Ok(id == "abc123")).unwrap();
+        assert_eq!(removed, 1);
+        files.remove("abc123");
+        assert_eq!(files.read("abc123", 5).unwrap(), None);
+    }
+}

@@ -1,0 +1,201 @@
+//! Durability against a real server: what was acknowledged survives a clean
+//! restart and a `kill -9`, and what was deleted or burned stays gone.
+// Helpers outside #[test] functions panic on failure too, as tests should.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{Server, XorShift, client, create_json, get_bytes};
+
+/// One acknowledged paste: its ID and the exact bytes sent.
+struct Written {
+    id: String,
+    body: Vec<u8>,
+}
+
+/// Writes `count` unique pastes of varied sizes (up to ~4 KiB, and every 50th
+/// between 64 and 128 KiB, so stored as a file) from 32 concurrent tasks.
+async fn write_concurrently(server: &Server, count: usize) -> Vec<Written> {
+    const TASKS: usize = 32;
+    let http = client();
+    let url = Arc::new(server.url.clone());
+    let mut handles = Vec::new();
+    for task in 0..TASKS {
+        let http = http.clone();
+        let url = url.clone();
+        handles.push(tokio::spawn(async move {
+            let mut written = Vec::new();
+            for index in (task..count).step_by(TASKS) {
+                let mut rng = XorShift(0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1));
+                let len = if index % 50 == 0 {
+                    (64 << 10) + (rng.next_u64() % (64 << 10)) as usize
+                } else {
+                    1 + (rng.next_u64() % 4096) as usize
+                };
+                // The index up front makes every body unique, whatever the PRNG does.
+                let mut body = format!("paste {index:05}\n").into_bytes();
+                body.extend(rng.bytes(len));
+                let json = create_json(&http, &url, body.clone(), "").await;
+                assert_eq!(json["size"].as_u64(), Some(body.len() as u64));
+                written.push(Written {
+                    id: json["id"].as_str().unwrap().to_owned(),
+                    body,
+                });
+            }
+            written
+        }));
+    }
+    let mut all = Vec::new();
+    for handle in handles {
+        all.extend(handle.await.unwrap());
+    }
+    assert_eq!(all.len(), count);
+    all
+}
+
+/// Reads every paste back and checks it byte for byte.
+async fn assert_all_present(server: &Server, written: &[Written]) {
+    let http = client();
+    let mut missing = Vec::new();
+    for paste in written {
+        let (status, body) = get_bytes(&http, &server.at(&format!("/raw/{}", paste.id))).await;
+        if status != 200 {
+            missing.push(format!("{} answered {status}", paste.id));
+        } else if body != paste.body {
+            missing.push(format!("{} came back with different bytes", paste.id));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "{} of {} acknowledged pastes did not survive: {:?}\nlogs:\n{}",
+        missing.len(),
+        written.len(),
+        &missing[..missing.len().min(10)],
+        server.log_text()
+    );
+}
+
+/// Text and binary pastes (one holding all 256 byte values) survive a SIGTERM and restart byte for byte.
+#[tokio::test]
+async fn pastes_survive_clean_restart() {
+    let mut server = Server::start();
+    let http = client();
+    let all_bytes: Vec<u8> = (0..=255u8).collect();
+    let mut big = XorShift(42).bytes(1 << 20);
+    big.extend_from_slice(b"\nend");
+    let bodies: Vec<Vec<u8>> = vec![
+        b"hello, world\n".to_vec(),
+        "unicode: \u{e9}\u{e8} \u{1f600} \u{4e2d}\u{6587}\n"
+            .as_bytes()
+            .to_vec(),
+        all_bytes.clone(),
+        all_bytes.iter().rev().copied().collect(),
+        big,
+    ];
+    let mut written = Vec::new();
+    for body in bodies {
+        let json = create_json(&http, &server.url, body.clone(), "").await;
+        written.push(Written {
+            id: json["id"].as_str().unwrap().to_owned(),
+            body,
+        });
+    }
+    // A paste with a TTL and a name keeps its metadata too.
+    let json = create_json(&http, &server.url, "named", "ttl=1d&name=notes.txt").await;
+    let named = json["id"].as_str().unwrap().to_owned();
+    let expires_at = json["expires_at"].clone();
+
+    assert!(
+        server.terminate(),
+        "SIGTERM did not end snip cleanly:\n{}",
+        server.log_text()
+    );
+    server.restart();
+
+    assert_all_present(&server, &written).await;
+    let meta: serde_json::Value = http
+        .get(server.at(&format!("/api/pastes/{named}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(meta["name"], "notes.txt");
+    assert_eq!(meta["expires_at"], expires_at);
+}
+
+/// 1,000 pastes written by 32 concurrent clients are all there after a `kill -9` right after the last acknowledgement.
+#[tokio::test]
+async fn acknowledged_pastes_survive_kill9() {
+    let mut server = Server::start();
+    let written = write_concurrently(&server, 1000).await;
+    server.kill9();
+    server.restart();
+    assert_all_present(&server, &written).await;
+}
+
+/// With `--sync` (group commit), concurrently written pastes are all there after a `kill -9`.
+#[tokio::test]
+async fn acknowledged_pastes_survive_kill9_with_sync() {
+    let mut server = Server::start_with(&["--sync"]);
+    let written = write_concurrently(&server, 300).await;
+    server.kill9();
+    server.restart();
+    assert_all_present(&server, &written).await;
+}
+
+/// A deleted paste and a revealed burn paste stay gone after a `kill -9` and restart.
+#[tokio::test]
+async fn deletes_and_burns_survive_kill9() {
+    let mut server = Server::start();
+    let http = client();
+    let keep = create_json(&http, &server.url, "keep me", "").await;
+    let doomed = create_json(&http, &server.url, "delete me", "").await;
+    let burn = create_json(&http, &server.url, "read me once", "burn=true").await;
+    let keep_id = keep["id"].as_str().unwrap();
+    let doomed_id = doomed["id"].as_str().unwrap();
+    let burn_id = burn["id"].as_str().unwrap();
+
+    let deleted = http
+        .delete(server.at(&format!("/{doomed_id}")))
+        .header("x-delete-token", doomed["delete_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    let revealed = http
+        .post(server.at(&format!("/{burn_id}/reveal")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revealed.status(), 200);
+    assert_eq!(revealed.text().await.unwrap(), "read me once");
+
+    server.kill9();
+    server.restart();
+
+    let (status, body) = get_bytes(&http, &server.at(&format!("/raw/{keep_id}"))).await;
+    assert_eq!((status, body.as_slice()), (200, b"keep me".as_slice()));
+    for path in [
+        format!("/raw/{doomed_id}"),
+        format!("/api/pastes/{doomed_id}"),
+        format!("/{burn_id}"),
+        format!("/api/pastes/{burn_id}"),
+    ] {
+        let (status, _) = get_bytes(&http, &server.at(&path)).await;
+        assert_eq!(status, 404, "{path} came back after kill -9");
+    }
+    let again = http
+        .post(server.at(&format!("/{burn_id}/reveal")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        again.status(),
+        404,
+        "a burned paste could be revealed twice"
+    );
+}

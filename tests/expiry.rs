@@ -1,0 +1,155 @@
+//! Expiry against a real server: expired pastes are never served, the sweeper
+//! gives their disk space back, and the TTL limits are enforced.
+// Helpers outside #[test] functions panic on failure too, as tests should.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant, SystemTime};
+
+use common::{Server, XorShift, client, create_json, dir_size, disk_usage, get_bytes};
+
+/// A ttl=1 paste is served at first and answers 404 on every read route ~2 s later, long before any sweep.
+#[tokio::test]
+async fn expired_paste_is_not_served_before_sweep() {
+    let server = Server::start_with(&["--sweep-interval=1h"]);
+    let http = client();
+    let json = create_json(&http, &server.url, "short-lived", "ttl=1").await;
+    let id = json["id"].as_str().unwrap();
+    let routes = [
+        format!("/{id}"),
+        format!("/raw/{id}"),
+        format!("/api/pastes/{id}"),
+    ];
+    for route in &routes {
+        let (status, _) = get_bytes(&http, &server.at(route)).await;
+        assert_eq!(status, 200, "{route} right after creation");
+    }
+    // Expiry is in whole seconds, rounded up: a ttl=1 paste lives more than 1 s, at most 2 s.
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    for route in &routes {
+        let (status, _) = get_bytes(&http, &server.at(route)).await;
+        assert_eq!(status, 404, "{route} after expiry");
+    }
+    assert!(
+        !server.log_text().contains("swept expired pastes"),
+        "the sweeper ran, so this did not test read-time expiry"
+    );
+}
+
+/// Pastes the sweeper reported removing, from the server's log.
+fn swept_count(server: &Server) -> u64 {
+    server
+        .log_text()
+        .lines()
+        .filter(|line| line.contains("swept expired pastes"))
+        .filter_map(|line| {
+            let plain = strip_ansi(line);
+            let after = &plain[plain.find("removed=")? + "removed=".len()..];
+            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<u64>().ok()
+        })
+        .sum()
+}
+
+/// The text of a log line without its colour codes.
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // Skip to the end of the escape sequence (a letter).
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Writing ~50 MB of 1-second pastes and waiting for the sweeper shrinks the data dir to a fraction of its peak.
+#[tokio::test]
+async fn sweeper_reclaims_disk_space() {
+    const PASTES: usize = 200;
+    const SIZE: usize = 256 * 1024;
+    let server = Server::start_with(&["--sweep-interval=1s"]);
+    let http = client();
+    let mut rng = XorShift(0x5eed);
+    let baseline = disk_usage(&server.data_dir);
+    let mut peak = baseline;
+    let mut peak_apparent = dir_size(&server.data_dir);
+    for i in 0..PASTES {
+        // Incompressible bytes, so no compression can hide whether space comes back.
+        create_json(&http, &server.url, rng.bytes(SIZE), "ttl=1").await;
+        if i % 10 == 9 {
+            peak = peak.max(disk_usage(&server.data_dir));
+            peak_apparent = peak_apparent.max(dir_size(&server.data_dir));
+        }
+    }
+    let written = (PASTES * SIZE) as u64;
+    // The sweeper runs while we write, so the peak depends on timing; but the
+    // last 10 pastes written before a measurement (1 s of life at least) were there.
+    assert!(
+        peak >= 10 * SIZE as u64,
+        "the data dir never held the pastes (peak {peak} B)"
+    );
+
+    // Space is measured as allocated blocks (what du and df see): fjall
+    // preallocates its 64 MiB journal as a sparse file, which `dir_size`
+    // counts in full however little of it is written.
+    let started = Instant::now();
+    let mut now = disk_usage(&server.data_dir);
+    while (swept_count(&server) < PASTES as u64 || now >= peak / 4)
+        && started.elapsed() < Duration::from_secs(30)
+    {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        now = disk_usage(&server.data_dir);
+    }
+    eprintln!(
+        "wrote {written} B in {PASTES} pastes; data dir on disk: {baseline} B at start, \
+         peak {peak} B, {now} B {:.1} s after the last write \
+         (apparent size: peak {peak_apparent} B, now {} B)",
+        started.elapsed().as_secs_f64(),
+        dir_size(&server.data_dir)
+    );
+    assert_eq!(
+        swept_count(&server),
+        PASTES as u64,
+        "the sweeper did not remove every paste"
+    );
+    assert!(
+        now < peak / 4 && now < written / 4,
+        "the data dir did not shrink: {now} B on disk after the sweep, peak {peak} B\nlogs:\n{}",
+        server.log_text()
+    );
+    let (status, _) = get_bytes(&http, &server.at("/healthz")).await;
+    assert_eq!(status, 200);
+}
+
+/// `--max-ttl` refuses longer TTLs and `never`, and `--default-ttl` sets the expiry of pastes that ask for none.
+#[tokio::test]
+async fn ttl_limits_and_default() {
+    let server = Server::start_with(&["--max-ttl=1h", "--default-ttl=10m"]);
+    let http = client();
+    for ttl in ["2h", "never", "3601"] {
+        let response = http
+            .post(server.at(&format!("/?ttl={ttl}")))
+            .body("too long")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "ttl={ttl}");
+        let message = response.text().await.unwrap();
+        assert!(message.contains("at most 1h"), "ttl={ttl}: {message}");
+    }
+    create_json(&http, &server.url, "an hour", "ttl=1h").await;
+
+    let json = create_json(&http, &server.url, "default", "").await;
+    let expires = humantime::parse_rfc3339(json["expires_at"].as_str().unwrap()).unwrap();
+    let ahead = expires.duration_since(SystemTime::now()).unwrap().as_secs();
+    assert!((590..=610).contains(&ahead), "expires {ahead} s ahead");
+}

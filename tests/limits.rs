@@ -1,0 +1,289 @@
+//! Limits against a real server: paste size (with and without Content-Length),
+//! memory under a huge upload, the storage limit, slow clients, and shutdown
+//! with idle connections.
+// Helpers outside #[test] functions panic on failure too, as tests should.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hyper::body::{Body, Frame};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use common::{Server, client, create_json, get_bytes};
+
+/// A request body generated on the fly, never held in memory: `total` bytes in
+/// chunks of one shared buffer, sent chunked (it has no known length).
+struct Generated {
+    remaining: u64,
+    chunk: Bytes,
+    /// How many bytes were handed to the client so far.
+    produced: Arc<AtomicU64>,
+}
+
+impl Generated {
+    fn new(total: u64, chunk_size: usize) -> (Self, Arc<AtomicU64>) {
+        let produced = Arc::new(AtomicU64::new(0));
+        let body = Self {
+            remaining: total,
+            chunk: Bytes::from(vec![b'x'; chunk_size]),
+            produced: produced.clone(),
+        };
+        (body, produced)
+    }
+}
+
+impl Body for Generated {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, std::io::Error>>> {
+        let this = self.get_mut();
+        if this.remaining == 0 {
+            return Poll::Ready(None);
+        }
+        let n = this.remaining.min(this.chunk.len() as u64);
+        this.remaining -= n;
+        this.produced.fetch_add(n, Ordering::Relaxed);
+        Poll::Ready(Some(Ok(Frame::data(this.chunk.slice(..n as usize)))))
+    }
+}
+
+/// The server's address, for raw TCP clients.
+fn addr(server: &Server) -> String {
+    server.url.trim_start_matches("http://").to_owned()
+}
+
+/// Reads until the server closes the connection (or `limit` passes); returns what arrived.
+async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
+    let mut received = Vec::new();
+    let closed = tokio::time::timeout(limit, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    closed.ok().map(|()| received)
+}
+
+/// The server still creates and serves pastes.
+async fn assert_serving(server: &Server) {
+    let http = client();
+    let json = create_json(&http, &server.url, "still here", "").await;
+    let (status, body) = get_bytes(&http, json["raw_url"].as_str().unwrap()).await;
+    assert_eq!((status, body.as_slice()), (200, b"still here".as_slice()));
+}
+
+/// Bodies over `--max-paste-size` get 413 (and `Connection: close`) whether they declare a Content-Length or arrive chunked; bodies at the limit pass, also on the same client right after.
+#[tokio::test]
+async fn oversized_bodies_get_413() {
+    let server = Server::start_with(&["--max-paste-size=1KiB"]);
+    let http = client();
+
+    let response = http
+        .post(server.at("/"))
+        .body(vec![b'a'; 1025])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413, "with Content-Length");
+    // The body may be unread, so the connection must not be reused.
+    assert_eq!(response.headers()["connection"], "close");
+    assert!(response.text().await.unwrap().contains("1024 bytes"));
+    create_json(&http, &server.url, vec![b'a'; 1024], "").await;
+
+    let (chunked, produced) = Generated::new(4096, 256);
+    let response = http
+        .post(server.at("/"))
+        .body(reqwest::Body::wrap(chunked))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413, "chunked");
+    assert_eq!(response.headers()["connection"], "close");
+    assert!(produced.load(Ordering::Relaxed) > 1024);
+    let (at_limit, _) = Generated::new(1024, 100);
+    create_json(&http, &server.url, reqwest::Body::wrap(at_limit), "").await;
+
+    assert_serving(&server).await;
+}
+
+/// A 1 GiB chunked upload against the default 16 MiB limit is refused without the server's memory growing past ~100 MB.
+#[tokio::test]
+async fn huge_chunked_upload_is_refused_in_bounded_memory() {
+    const GIB: u64 = 1 << 30;
+    let server = Server::start();
+    let before = server.peak_rss_kib();
+    let (body, produced) = Generated::new(GIB, 64 * 1024);
+    let outcome = client()
+        .post(server.at("/"))
+        .body(reqwest::Body::wrap(body))
+        .send()
+        .await;
+    let sent = produced.load(Ordering::Relaxed);
+    match outcome {
+        Ok(response) => assert_eq!(response.status(), 413),
+        // The server may close the connection while the client is still sending.
+        Err(e) => eprintln!("upload ended with a client error: {e}"),
+    }
+    let peak = server.peak_rss_kib();
+    eprintln!(
+        "1 GiB upload: client produced {} MiB before the answer; server peak RSS {} KiB \
+         ({} KiB before)",
+        sent >> 20,
+        peak,
+        before
+    );
+    assert!(peak > 0, "could not read the server's VmHWM");
+    assert!(peak < 100 * 1024, "server peak RSS {peak} KiB");
+    assert!(
+        sent < GIB,
+        "the server read the whole 1 GiB before refusing it"
+    );
+    assert_serving(&server).await;
+}
+
+/// With `--max-storage=10KiB`, creates succeed up to the limit, then get 507 with a clear message, and work again after a delete.
+#[tokio::test]
+async fn storage_limit_507_until_something_is_deleted() {
+    let server = Server::start_with(&["--max-storage=10KiB"]);
+    let http = client();
+    let mut created = Vec::new();
+    for n in 0..10u8 {
+        created.push(create_json(&http, &server.url, vec![b'a' + n; 1024], "").await);
+    }
+    let response = http
+        .post(server.at("/"))
+        .body(vec![b'z'; 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 507);
+    let message = response.text().await.unwrap();
+    assert!(message.contains("storage limit"), "{message}");
+    // Also in JSON, with a code to match on.
+    let json: serde_json::Value = http
+        .post(server.at("/"))
+        .header("accept", "application/json")
+        .body("one more byte")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(json["error"]["code"], "storage_full");
+
+    let victim = &created[3];
+    let deleted = http
+        .delete(server.at(&format!("/{}", victim["id"].as_str().unwrap())))
+        .header("x-delete-token", victim["delete_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    create_json(&http, &server.url, vec![b'z'; 1024], "").await;
+    let response = http.post(server.at("/")).body("x").send().await.unwrap();
+    assert_eq!(response.status(), 507, "full again");
+}
+
+/// Clients that send nothing or stop mid-headers are disconnected after `--header-timeout`, one that stops mid-body gets 408 after `--body-timeout`, and the server keeps serving.
+#[tokio::test]
+async fn slow_clients_are_cut_off() {
+    let server = Server::start_with(&["--header-timeout=1s", "--body-timeout=1s"]);
+
+    let mut silent = TcpStream::connect(addr(&server)).await.unwrap();
+    let mut partial_headers = TcpStream::connect(addr(&server)).await.unwrap();
+    partial_headers
+        .write_all(b"POST / HTTP/1.1\r\nHost: snip\r\nContent-Type: text/plain\r\n")
+        .await
+        .unwrap();
+    let mut partial_body = TcpStream::connect(addr(&server)).await.unwrap();
+    partial_body
+        .write_all(b"POST / HTTP/1.1\r\nHost: snip\r\nContent-Length: 100\r\n\r\n0123456789")
+        .await
+        .unwrap();
+
+    let started = Instant::now();
+    let (silent_outcome, headers_outcome, body_outcome) = tokio::join!(
+        read_until_closed(&mut silent, Duration::from_secs(5)),
+        read_until_closed(&mut partial_headers, Duration::from_secs(5)),
+        read_until_closed(&mut partial_body, Duration::from_secs(5)),
+    );
+    eprintln!(
+        "the slow clients were all answered within {:?}",
+        started.elapsed()
+    );
+    for (what, outcome) in [
+        ("a client that never sent a byte", silent_outcome),
+        ("a client stuck in its headers", headers_outcome),
+    ] {
+        let received = outcome.unwrap_or_else(|| panic!("{what} was never disconnected"));
+        eprintln!("{what} got {:?}", String::from_utf8_lossy(&received));
+        assert!(
+            received.is_empty() || received.starts_with(b"HTTP/1.1 408"),
+            "{what}: {}",
+            String::from_utf8_lossy(&received)
+        );
+    }
+    let received = body_outcome.expect("a client stuck in its body was never answered");
+    let text = String::from_utf8_lossy(&received);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("did not arrive within 1 s"), "{text}");
+    assert!(text.contains("connection: close"), "{text}");
+
+    assert_serving(&server).await;
+}
+
+/// SIGTERM with an idle keep-alive connection (and one that never sent a byte) open still exits cleanly within the grace period.
+#[tokio::test]
+async fn idle_connections_do_not_block_shutdown() {
+    // A long header timeout, so that only shutdown can end the idle connections.
+    let mut server = Server::start_with(&["--header-timeout=5m"]);
+    let mut idle = TcpStream::connect(addr(&server)).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: snip\r\n\r\n")
+        .await
+        .unwrap();
+    let mut response = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !response.ends_with(b"ok\n") {
+        let n = idle.read(&mut buf).await.unwrap();
+        assert!(n > 0, "closed before answering");
+        response.extend_from_slice(&buf[..n]);
+    }
+    assert!(response.starts_with(b"HTTP/1.1 200"));
+    let mut silent = TcpStream::connect(addr(&server)).await.unwrap();
+    // Let the server accept both before the signal.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let started = Instant::now();
+    let clean = server.terminate();
+    let took = started.elapsed();
+    eprintln!("shutdown with idle connections took {took:?}");
+    assert!(clean, "snip did not exit cleanly:\n{}", server.log_text());
+    assert!(
+        !server.log_text().contains("did not finish"),
+        "shutdown waited out its grace period:\n{}",
+        server.log_text()
+    );
+    // The server's grace period is 10 s; terminate() would wait up to 20.
+    assert!(took < Duration::from_secs(10), "shutdown took {took:?}");
+    for stream in [&mut idle, &mut silent] {
+        let rest = read_until_closed(stream, Duration::from_secs(1)).await;
+        assert!(rest.is_some(), "a connection stayed open after exit");
+    }
+}
