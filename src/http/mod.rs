@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::http::{HeaderName, HeaderValue, header};
-use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::core::Ttl;
 use crate::store::Store;
 
+pub mod assets;
 mod create;
 mod delete;
 pub mod errors;
@@ -52,9 +52,15 @@ pub struct AppState {
 /// Shared handle to the state.
 pub type SharedState = Arc<AppState>;
 
-/// The CSP of HTML pages: only our own stylesheet, no script, no framing.
-pub const PAGE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
-     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// The CSP of HTML pages: nothing but snip's own scripts, styles, images and
+/// API, no inline script or style, no eval, no framing; `blob:` only for
+/// media decrypted or revealed in the browser. Trusted Types make any
+/// `innerHTML` from a plain string throw: the one policy (`snip`) is used
+/// only for highlight.js output and markup built from escaped text.
+pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
+     require-trusted-types-for 'script'; trusted-types snip";
 /// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
 pub const RAW_CSP: &str = "default-src 'none'; sandbox";
 
@@ -64,7 +70,7 @@ pub fn make_app(state: SharedState) -> Router {
         .route("/", get(create::form).post(create::create))
         .route("/new", get(create::form))
         .route("/healthz", get(healthz))
-        .route(pages::CSS_PATH, get(stylesheet))
+        .route("/assets/{file}", get(assets::serve))
         .route("/api/pastes/{id}", get(meta::metadata))
         .route("/raw/{id}", get(read::raw))
         .route("/download/{id}", get(read::download))
@@ -85,16 +91,6 @@ fn header_if_missing(name: HeaderName, value: &'static str) -> SetResponseHeader
 
 async fn healthz() -> &'static str {
     "ok\n"
-}
-
-async fn stylesheet() -> impl IntoResponse {
-    (
-        [
-            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
-            (header::CACHE_CONTROL, "public, max-age=3600"),
-        ],
-        pages::CSS,
-    )
 }
 
 async fn not_found() -> errors::ApiError {
