@@ -450,7 +450,7 @@ fn ttl_choices(state: &SharedState) -> (Vec<(String, String)>, String) {
         (None, Ttl::Never) => "never".to_owned(),
         (None, Ttl::After(d)) => {
             let value = d.as_secs().to_string();
-            let label = humantime::format_duration(d).to_string();
+            let label = ttl_label(d.as_secs());
             let at = choices
                 .iter()
                 .position(|(v, _)| {
@@ -462,4 +462,22 @@ fn ttl_choices(state: &SharedState) -> (Vec<(String, String)>, String) {
         }
     };
     (choices, default_value)
+}
+
+/// `3 days`, `90 minutes`, `1 week`: a lifetime in its largest whole unit.
+fn ttl_label(secs: u64) -> String {
+    let (n, unit) = [
+        (604_800, "week"),
+        (86_400, "day"),
+        (3_600, "hour"),
+        (60, "minute"),
+    ]
+    .into_iter()
+    .find(|(size, _)| secs.is_multiple_of(*size))
+    .map_or((secs, "second"), |(size, unit)| (secs / size, unit));
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
 }
