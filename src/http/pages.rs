@@ -284,12 +284,12 @@ fn describe(out: &mut String, meta: &PasteMeta, hidden: &str) {
 fn time(out: &mut String, t: paste::UnixTime) {
     let iso = paste::rfc3339(t);
     // 2026-11-23T09:35:47Z → 2026-11-23 09:35 UTC
-    let short = format!(
-        "{} {} UTC",
+    let _ = write!(
+        out,
+        "<time datetime=\"{iso}\">{} {} UTC</time>",
         iso.get(..10).unwrap_or(&iso),
         iso.get(11..16).unwrap_or("")
     );
-    let _ = write!(out, "<time datetime=\"{iso}\">{short}</time>");
 }
 
 /// `123 bytes`, `1.5 KiB`, `12 MiB`.

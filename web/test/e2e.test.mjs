@@ -161,6 +161,7 @@ describe('creating and viewing', () => {
     const link = await createInUi(page, 'line one\nline two\n', { name: 'notes.txt' });
     await page.goto(link);
     await page.click('#copy');
+    await page.waitForFunction(() => document.querySelector('#copy').textContent === 'Copied');
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'line one\nline two\n');
     await page.click('#clone');
     await page.waitForURL(`${server.url}/new`);
@@ -382,3 +383,63 @@ describe('error pages', () => {
     await context.close();
   });
 });
+
+describe('layout and weight', () => {
+  test('usable on a phone: nothing overflows sideways', async () => {
+    const { id } = await apiCreate(server, PYTHON, { lang: 'python' });
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await newPage({ colorScheme, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      for (const [path, name] of [
+        ['/new', 'new'],
+        [`/${id}`, 'view'],
+      ]) {
+        await page.goto(`${server.url}${path}`);
+        if (name === 'view') await page.waitForSelector('#code.hljs');
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${path} overflows by ${overflow}px`);
+        await shot(page, `phone-${name}-${colorScheme}`);
+      }
+      await context.close();
+    }
+  });
+
+  test('a view page weighs at most 150 KB compressed', async () => {
+    const body = 'x'.repeat(1000) + '\n' + PYTHON;
+    const { id } = await apiCreate(server, body.slice(0, 1024), { lang: 'python' });
+    const weights = {};
+    for (const path of [`/${id}`, '/new']) {
+      const { page, context } = await newPage();
+      const urls = new Set();
+      page.on('request', (r) => urls.add(r.url()));
+      await page.goto(`${server.url}${path}`);
+      await page.waitForLoadState('networkidle');
+      let total = 0;
+      const parts = [];
+      for (const url of urls) {
+        const { size, encoding } = await transferSize(url);
+        total += size;
+        parts.push(`${new URL(url).pathname} ${size} B ${encoding}`);
+      }
+      weights[path === '/new' ? 'new' : 'view'] = total;
+      console.log(`page weight of ${path === '/new' ? 'the new-paste page' : 'a 1 KiB paste view'}: ${total} bytes (${parts.join(', ')})`);
+      await context.close();
+    }
+    assert.ok(weights.view <= 150 * 1000, `view page weighs ${weights.view} bytes`);
+  });
+});
+
+/** Bytes on the wire for a GET with a browser's Accept-Encoding (no decompression). */
+async function transferSize(url) {
+  const http = await import('node:http');
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { accept: 'text/html,*/*', 'accept-encoding': 'gzip, deflate, br' } }, (response) => {
+        let size = 0;
+        response.on('data', (chunk) => {
+          size += chunk.length;
+        });
+        response.on('end', () => resolve({ size, encoding: response.headers['content-encoding'] || 'identity' }));
+      })
+      .on('error', reject);
+  });
+}

@@ -8,6 +8,9 @@ import { describe, test } from 'node:test';
 import * as envelope from '../src/envelope.js';
 import { repoRoot } from './server.mjs';
 
+// Node 18 has WebCrypto only as a module; the browser and Node 19+ have it global.
+if (!globalThis.crypto?.subtle) globalThis.crypto = (await import('node:crypto')).webcrypto;
+
 const text = (s) => new TextEncoder().encode(s);
 const FAST = { iterations: 1000 };
 
