@@ -10,7 +10,7 @@
 // - manifest.tsv: one line per file, `file<TAB>logical name<TAB>content type<TAB>etag`,
 //   which build.rs turns into the Rust asset table.
 //
-// highlight.js: the ~37 "common" languages are in the main bundle (auto-detection
+// highlight.js: the 36 "common" languages are in the main bundle (auto-detection
 // runs over them); each of the others is its own chunk, loaded only when a
 // paste names it.
 
