@@ -54,7 +54,8 @@ class PastePage {
     this.takeDeleteLink();
     this.setupDelete();
     try {
-      if (this.article.hasAttribute('data-burn')) {
+      if (this.article.hasAttribute('data-burn') && $('#reveal')) {
+        // Not revealed yet (a revealed burn paste comes back as a plain view).
         this.setupBurn();
       } else if (this.article.hasAttribute('data-encrypted')) {
         await this.openEncrypted(() => this.fetchRaw(`/raw/${this.id}`));

@@ -443,3 +443,62 @@ async function transferSize(url) {
       .on('error', reject);
   });
 }
+
+describe('more ways in', () => {
+  test('a delete link gives its holder the Delete button', async () => {
+    const created = await apiCreate(server, 'delete me');
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${created.id}#delete=${created.delete_token}`);
+    await page.waitForSelector('#delete:not([hidden])');
+    assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
+    await page.click('#delete');
+    await page.click('#delete');
+    await page.waitForSelector('text=Deleted');
+    assert.equal((await fetch(`${server.url}/raw/${created.id}`)).status, 404);
+    await context.close();
+  });
+
+  test('a dropped text file goes into the editor, named', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.evaluate(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['fn main() {}\n'], 'main.rs', { type: 'text/x-rust' }));
+      const form = document.querySelector('#new');
+      form.dispatchEvent(new DragEvent('dragenter', { dataTransfer: data, bubbles: true }));
+      form.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('#content').value === 'fn main() {}\n');
+    assert.equal(await page.inputValue('#name'), 'main.rs');
+    assert.equal(await page.inputValue('#lang'), 'rust');
+    await context.close();
+  });
+
+  test('an encrypted image is decrypted and shown inline', async () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await page.check('#encrypt');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    await page.goto(await page.inputValue('#result-url'));
+    const src = await page.$eval('figure.media img', (img) => img.decode().then(() => img.src));
+    assert.match(src, /^blob:/);
+    assert.equal(await page.textContent('.title'), 'dot.png');
+    await context.close();
+  });
+
+  test('a burn paste revealed without JavaScript, then viewed', async () => {
+    const { id } = await apiCreate(server, 'no script needed', { burn: 'true' });
+    const { page, context } = await newPage({ javaScriptEnabled: false });
+    await page.goto(`${server.url}/${id}`);
+    await page.click('#reveal button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'no script needed');
+    await context.close();
+  });
+});
