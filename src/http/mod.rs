@@ -8,15 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{HeaderName, HeaderValue, header};
-use axum::response::IntoResponse;
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
 use axum::routing::{get, post};
-use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::core::Ttl;
 use crate::store::Store;
 
 mod admin;
+pub mod assets;
 pub mod auth;
 mod create;
 mod delete;
@@ -63,9 +63,15 @@ pub struct AppState {
 /// Shared handle to the state.
 pub type SharedState = Arc<AppState>;
 
-/// The CSP of HTML pages: only our own stylesheet, no script, no framing.
-pub const PAGE_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
-     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// The CSP of HTML pages: nothing but snip's own scripts, styles, images and
+/// API, no inline script or style, no eval, no framing; `blob:` only for
+/// media decrypted or revealed in the browser. Trusted Types make any
+/// `innerHTML` from a plain string throw: the one policy (`snip`) is used
+/// only for highlight.js output and markup built from escaped text.
+pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
+     require-trusted-types-for 'script'; trusted-types snip";
 /// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
 pub const RAW_CSP: &str = "default-src 'none'; sandbox";
 
@@ -89,32 +95,33 @@ pub fn make_app(state: SharedState) -> Router {
         .merge(pastes)
         .merge(admin::routes())
         .route("/healthz", get(healthz))
-        .route(pages::CSS_PATH, get(stylesheet))
+        .route("/assets/{file}", get(assets::serve))
         .fallback(not_found)
         .with_state(state)
         .layer(axum::middleware::from_fn(errors::negotiate))
-        .layer(header_if_missing(header::CONTENT_SECURITY_POLICY, PAGE_CSP))
-        .layer(header_if_missing(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
-        .layer(header_if_missing(header::REFERRER_POLICY, "no-referrer"))
-        .layer(header_if_missing(header::X_FRAME_OPTIONS, "DENY"))
+        .layer(axum::middleware::map_response(security_headers))
 }
 
-fn header_if_missing(name: HeaderName, value: &'static str) -> SetResponseHeaderLayer<HeaderValue> {
-    SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
+/// Security headers on every response, in one pass (one middleware instead of
+/// a layer per header: measurably cheaper on the read path). A handler's own
+/// value (e.g. the raw CSP) wins.
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+    ] {
+        if !headers.contains_key(&name) {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
+    }
+    response
 }
 
 async fn healthz() -> &'static str {
     "ok\n"
-}
-
-async fn stylesheet() -> impl IntoResponse {
-    (
-        [
-            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
-            (header::CACHE_CONTROL, "public, max-age=3600"),
-        ],
-        pages::CSS,
-    )
 }
 
 async fn not_found() -> errors::ApiError {

@@ -1,152 +1,428 @@
 //! Server-rendered HTML pages: the paste view, the burn interstitial, the
 //! new-paste form and error pages.
 //!
-//! Pages carry no script and no inline style (the CSP forbids both); paste
+//! Every page works without JavaScript: the view carries the escaped text with
+//! numbered line anchors, the form posts to `/`. The one script
+//! ([`assets::APP_JS`], from `web/src/app.js`) enhances the page named by
+//! `<body data-page>`: highlighting, line selection, encryption, the editor.
+//!
+//! Pages have no inline script or style (the CSP forbids both) and paste
 //! content is always HTML-escaped, so it is shown as text and never rendered.
+//! Pages are written straight into one pre-sized `String`; nothing is
+//! compiled or looked up per request.
 
 use std::fmt::Write;
 
+use super::assets;
 use super::errors::ApiError;
 use crate::core::paste::{self, PasteMeta};
 
-/// The one stylesheet, compiled into the binary and served at [`CSS_PATH`].
-pub const CSS: &str = include_str!("../../web/snip.css");
-/// Where the stylesheet is served.
-pub const CSS_PATH: &str = "/assets/snip.css";
+/// Where the stylesheet is served (content-hashed).
+pub const CSS_PATH: &str = assets::CSS_PATH;
+
+/// Appends `text` to `out`, escaped for HTML element content and quoted attribute values.
+pub fn escape_into(out: &mut String, text: &str) {
+    let mut last = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[last..i]);
+        out.push_str(entity);
+        last = i + 1;
+    }
+    out.push_str(&text[last..]);
+}
 
 /// Escapes text for use in HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    escape_into(&mut out, text);
     out
 }
 
-fn layout(title: &str, main: &str) -> String {
-    format!(
+/// Which script behaviour a page gets (`<body data-page>`).
+#[derive(Clone, Copy)]
+enum Page {
+    View,
+    New,
+    Error,
+}
+
+fn head(out: &mut String, page: Page, title: &str) {
+    out.push_str(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <meta name=\"referrer\" content=\"no-referrer\">\
-         <title>{title} · snip</title><link rel=\"stylesheet\" href=\"{CSS_PATH}\"></head>\
-         <body><header><a class=\"brand\" href=\"/\">snip</a></header><main>{main}</main></body></html>\n",
-        title = escape(title),
-    )
+         <meta name=\"color-scheme\" content=\"light dark\"><title>",
+    );
+    escape_into(out, title);
+    let page = match page {
+        Page::View => "view",
+        Page::New => "new",
+        Page::Error => "error",
+    };
+    let _ = write!(
+        out,
+        " · snip</title><link rel=\"stylesheet\" href=\"{css}\">\
+         <link rel=\"icon\" href=\"{icon}\" type=\"image/svg+xml\">\
+         <script type=\"module\" src=\"{js}\"></script></head>\
+         <body data-page=\"{page}\"><a class=\"skip\" href=\"#main\">Skip to content</a>\
+         <header class=\"top\"><a class=\"brand\" href=\"/\">snip</a>\
+         <a class=\"new-link\" href=\"/new\">New paste</a></header><main id=\"main\">",
+        css = assets::SNIP_CSS,
+        icon = assets::ICON_SVG,
+        js = assets::APP_JS,
+    );
 }
 
-/// The paste view: escaped text with line anchors, or a download link for binary content.
-pub fn view(meta: &PasteMeta, body: &[u8]) -> String {
-    let id = escape(&meta.id);
-    let title = meta.name.as_deref().unwrap_or(&meta.id);
-    let mut main = String::new();
-    let _ = write!(
-        main,
-        "<nav class=\"actions\"><span class=\"title\">{}</span>\
-         <a href=\"/raw/{id}\">raw</a><a href=\"/download/{id}\">download</a></nav>",
-        escape(title)
+fn foot(out: &mut String) {
+    let _ = writeln!(
+        out,
+        "</main><footer>snip · <a href=\"{}\">third-party licences</a></footer></body></html>",
+        assets::LICENSES_TXT
     );
-    let _ = write!(main, "<p class=\"meta\">{}</p>", describe(meta));
+}
+
+/// How a paste page starts out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shell {
+    /// Readable now.
+    Open,
+    /// Burn after reading, not revealed yet.
+    Burn,
+}
+
+/// The paste view: escaped text with line anchors, media inline, or a download
+/// link; encrypted pastes are decrypted by the script.
+pub fn view(meta: &PasteMeta, body: &[u8]) -> String {
+    let mut out = String::with_capacity(2048 + body.len() + body.len() / 4);
+    paste_page(&mut out, meta, Shell::Open, body);
+    out
+}
+
+/// The interstitial shown for burn pastes: reading happens only on the
+/// button's `POST` (the script does it with `fetch` and shows the result).
+pub fn burn_interstitial(meta: &PasteMeta) -> String {
+    let mut out = String::with_capacity(4096);
+    paste_page(&mut out, meta, Shell::Burn, &[]);
+    out
+}
+
+fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8]) {
+    let title = match (&meta.name, meta.encrypted) {
+        (Some(name), false) => name.as_str(),
+        (_, true) => "Encrypted paste",
+        (None, false) => meta.id.as_str(),
+    };
+    head(out, Page::View, title);
+    let id = meta.id.as_str(); // IDs are from a fixed alphabet: nothing to escape.
+    let _ = write!(
+        out,
+        "<article class=\"paste\" id=\"paste\" data-id=\"{id}\""
+    );
+    for (key, value) in [
+        ("lang", meta.lang.as_deref()),
+        ("name", meta.name.as_deref()),
+        ("type", Some(meta.content_type.as_str())),
+    ] {
+        if let Some(value) = value {
+            let _ = write!(out, " data-{key}=\"");
+            escape_into(out, value);
+            out.push('"');
+        }
+    }
+    if let Some(expires) = meta.expires_at {
+        let _ = write!(out, " data-expires=\"{}\"", paste::rfc3339(expires));
+    }
+    if meta.burn {
+        out.push_str(" data-burn");
+    }
+    if meta.encrypted {
+        out.push_str(" data-encrypted");
+    }
+    out.push('>');
+
+    let hidden = if shell == Shell::Burn { " hidden" } else { "" };
+    let _ = write!(out, "<div class=\"bar\"{hidden}><h1 class=\"title\">");
+    escape_into(out, title);
+    out.push_str("</h1><nav class=\"actions\" aria-label=\"Paste actions\">");
+    if meta.encrypted || shell == Shell::Burn {
+        // The server has only ciphertext, or nothing until the reveal: the
+        // script offers the decrypted or revealed bytes instead.
+        out.push_str("<a class=\"btn\" id=\"download\" hidden>Download</a>");
+    } else {
+        let _ = write!(
+            out,
+            "<a class=\"btn\" href=\"/raw/{id}\">Raw</a><a class=\"btn\" id=\"download\" href=\"/download/{id}\">Download</a>"
+        );
+    }
+    out.push_str(
+        "<button type=\"button\" id=\"copy\" hidden>Copy</button>\
+         <button type=\"button\" id=\"clone\" hidden>New paste from this</button>\
+         <button type=\"button\" class=\"danger\" id=\"delete\" hidden>Delete</button></nav></div>",
+    );
+    describe(out, meta, hidden);
+    out.push_str(
+        "<p class=\"status\" id=\"status\" role=\"status\" aria-live=\"polite\" hidden></p>",
+    );
+
+    match shell {
+        Shell::Burn => {
+            let _ = write!(
+                out,
+                "<section class=\"burn\"><h1>Burn after reading</h1>\
+                 <p>This paste ({size}) will be destroyed as soon as it is revealed. \
+                 Nobody, including you, will be able to open this link again.</p>\
+                 <form method=\"post\" action=\"/{id}/reveal\" id=\"reveal\">\
+                 <button type=\"submit\" class=\"warn\">Reveal (it will be destroyed)</button></form>\
+                 </section>{unlock}<div id=\"content\"></div>",
+                size = human_size(meta.size),
+                unlock = if meta.encrypted { UNLOCK_FORM } else { "" },
+            );
+        }
+        Shell::Open if meta.encrypted => {
+            out.push_str(
+                "<noscript><p class=\"notice\">This paste is end-to-end encrypted: it is decrypted \
+                 in your browser with the key in the link, which needs JavaScript. \
+                 Or read it with <code>snip get URL#key</code>.</p></noscript>",
+            );
+            out.push_str(UNLOCK_FORM);
+            out.push_str("<div id=\"content\"></div>");
+        }
+        Shell::Open => content(out, meta, body),
+    }
+    out.push_str("</article>");
+    foot(out);
+}
+
+/// The password prompt of encrypted pastes, shown by the script when needed.
+const UNLOCK_FORM: &str = "<form class=\"unlock\" id=\"unlock\" hidden>\
+     <label for=\"password\">This paste is protected by a password:</label>\
+     <input type=\"password\" id=\"password\" autocomplete=\"current-password\" required>\
+     <button type=\"submit\" class=\"primary\">Decrypt</button></form>";
+
+/// The body of a readable, unencrypted paste.
+fn content(out: &mut String, meta: &PasteMeta, body: &[u8]) {
+    let id = meta.id.as_str();
+    let essence = meta.content_type.split(';').next().unwrap_or("");
     match std::str::from_utf8(body) {
-        _ if meta.encrypted => main.push_str(
-            "<p class=\"notice\">This paste is end-to-end encrypted. Open the full link \
-             (with its <code>#key</code>) in snip's web app, or read it with <code>snip get URL#key</code>.</p>",
-        ),
         Ok(text) if meta.content_type == paste::TEXT_PLAIN => {
-            main.push_str("<pre class=\"code\"><code>");
+            out.push_str(
+                "<div id=\"content\"><pre class=\"code\" id=\"code\" tabindex=\"0\"><code>",
+            );
             for (n, line) in text.lines().enumerate() {
                 let n = n + 1;
-                let _ = writeln!(
-                    main,
-                    "<span class=\"line\" id=\"L{n}\"><a class=\"ln\" href=\"#L{n}\">{n}</a>{}</span>",
-                    escape(line)
+                let _ = write!(
+                    out,
+                    "<span class=\"line\" id=\"L{n}\"><a class=\"ln\" href=\"#L{n}\">{n}</a><span class=\"lc\">"
                 );
+                escape_into(out, line);
+                out.push_str("</span>\n</span>");
             }
-            main.push_str("</code></pre>");
+            out.push_str("</code></pre></div>");
+        }
+        _ if essence.starts_with("image/") => {
+            let _ = write!(
+                out,
+                "<div id=\"content\"><figure class=\"media\"><img src=\"/raw/{id}\" alt=\""
+            );
+            escape_into(out, meta.name.as_deref().unwrap_or("image"));
+            out.push_str("\"></figure></div>");
+        }
+        _ if essence.starts_with("audio/") || essence.starts_with("video/") => {
+            let tag = if essence.starts_with("audio/") {
+                "audio"
+            } else {
+                "video"
+            };
+            let _ = write!(
+                out,
+                "<div id=\"content\"><figure class=\"media\"><{tag} controls preload=\"metadata\" src=\"/raw/{id}\"></{tag}></figure></div>"
+            );
         }
         _ => {
+            out.push_str("<div id=\"content\"><p class=\"notice\">This paste is a file (");
+            escape_into(out, meta.name.as_deref().unwrap_or(&meta.content_type));
             let _ = write!(
-                main,
-                "<p class=\"notice\">This paste is a {} file of {} bytes. <a href=\"/download/{id}\">Download it</a>.</p>",
-                escape(&meta.content_type),
-                meta.size
+                out,
+                ", {}). <a href=\"/download/{id}\">Download it</a>.</p></div>",
+                human_size(meta.size)
             );
         }
     }
-    layout(title, &main)
 }
 
-/// The interstitial shown for burn pastes: reading happens only on the button's POST.
-pub fn burn_interstitial(meta: &PasteMeta) -> String {
-    let main = format!(
-        "<section class=\"burn\"><h1>Burn after reading</h1>\
-         <p>This paste ({size} bytes) will be destroyed as soon as it is revealed. \
-         Nobody, including you, will be able to open this link again.</p>\
-         <form method=\"post\" action=\"/{id}/reveal\"><button type=\"submit\">Reveal (it will be destroyed)</button></form>\
-         </section>",
-        size = meta.size,
-        id = escape(&meta.id),
+/// The metadata line: size, language, creation and expiry (UTC; the script shows local time).
+fn describe(out: &mut String, meta: &PasteMeta, hidden: &str) {
+    let _ = write!(
+        out,
+        "<p class=\"meta\"{hidden}><span>{}</span><span class=\"lang\">",
+        human_size(meta.size)
     );
-    layout("Burn after reading", &main)
+    if let Some(lang) = &meta.lang {
+        escape_into(out, lang);
+    }
+    out.push_str("</span><span>created ");
+    time(out, meta.created_at);
+    out.push_str("</span><span>");
+    match meta.expires_at {
+        Some(t) => {
+            out.push_str("expires ");
+            time(out, t);
+        }
+        None => out.push_str("never expires"),
+    }
+    out.push_str("</span></p>");
+}
+
+fn time(out: &mut String, t: paste::UnixTime) {
+    let iso = paste::rfc3339(t);
+    // 2026-11-23T09:35:47Z → 2026-11-23 09:35 UTC
+    let _ = write!(
+        out,
+        "<time datetime=\"{iso}\">{} {} UTC</time>",
+        iso.get(..10).unwrap_or(&iso),
+        iso.get(11..16).unwrap_or("")
+    );
+}
+
+/// `123 bytes`, `1.5 KiB`, `12 MiB`.
+pub fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64;
+    let mut unit = "bytes";
+    for u in UNITS {
+        if value < 1024.0 {
+            break;
+        }
+        value /= 1024.0;
+        unit = u;
+    }
+    if value < 10.0 {
+        format!("{value:.1} {unit}")
+    } else {
+        format!("{value:.0} {unit}")
+    }
 }
 
 /// A friendly error page for browsers.
 pub fn error_page(error: &ApiError) -> String {
-    let heading = match error.status.as_u16() {
-        404 if error.code == "mistyped_id" => "This link looks mistyped",
-        404 => "Not found",
-        413 => "Too large",
-        429 => "Slow down",
-        _ => error.status.canonical_reason().unwrap_or("Error"),
+    let (heading, explanation) = match error.status.as_u16() {
+        404 if error.code == "mistyped_id" => (
+            "This link looks mistyped",
+            "The last character of every snip link checks the others, and this one does not \
+             match: a character was probably changed, dropped or swapped while copying. \
+             Check the link against the original.",
+        ),
+        404 if error.code == "not_found" || error.code == "malformed_id" => (
+            "Paste not found",
+            "There is no paste at this address. It may have expired, been deleted, or \
+             (burn after reading) already been read.",
+        ),
+        404 => ("Page not found", "There is nothing at this address."),
+        413 => ("Too large", "The paste is larger than this server accepts."),
+        429 => (
+            "Slow down",
+            "Too many requests came from you in a short time. Wait a moment, then try again.",
+        ),
+        _ => (error.status.canonical_reason().unwrap_or("Error"), ""),
     };
-    let main = format!(
-        "<section class=\"error\"><h1>{}</h1><p>{}</p><p><a href=\"/\">Create a new paste</a></p></section>",
-        escape(heading),
-        escape(&error.message)
-    );
-    layout(heading, &main)
+    let mut out = String::with_capacity(2048);
+    head(&mut out, Page::Error, heading);
+    out.push_str("<section class=\"error-page\"><h1>");
+    escape_into(&mut out, heading);
+    out.push_str("</h1>");
+    if !explanation.is_empty() {
+        let _ = write!(out, "<p>{explanation}</p>");
+    }
+    let _ = write!(out, "<p class=\"code-hint\">{} · ", error.status.as_u16());
+    escape_into(&mut out, &error.message);
+    out.push_str("</p><p><a href=\"/\">Create a new paste</a></p></section>");
+    foot(&mut out);
+    out
+}
+
+/// What the new-paste form offers.
+pub struct NewPasteOptions<'a> {
+    /// `(value, label)` of every lifetime the server allows.
+    pub ttl_choices: &'a [(String, String)],
+    /// The value preselected (the server's default lifetime).
+    pub default_ttl: &'a str,
+    /// The largest paste, in bytes.
+    pub max_paste_bytes: u64,
 }
 
 /// The new-paste form; works without JavaScript (a multipart POST to `/`).
-pub fn new_paste(ttl_choices: &[(&str, &str)]) -> String {
-    let mut options = String::new();
-    for (value, label) in ttl_choices {
-        let _ = write!(
-            options,
-            "<option value=\"{}\">{}</option>",
-            escape(value),
-            escape(label)
-        );
-    }
-    let main = format!(
-        "<form class=\"new\" method=\"post\" action=\"/\" enctype=\"multipart/form-data\">\
-         <textarea name=\"content\" rows=\"20\" required autofocus placeholder=\"Paste text here\"></textarea>\
+pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
+    let mut out = String::with_capacity(6144);
+    head(&mut out, Page::New, "New paste");
+    let _ = write!(
+        out,
+        "<h1 class=\"sr-only\">New paste</h1>\
+         <form class=\"new\" id=\"new\" method=\"post\" action=\"/\" enctype=\"multipart/form-data\" data-max-size=\"{max}\">\
+         <label for=\"content\" class=\"sr-only\">Paste content</label>\
+         <textarea id=\"content\" name=\"content\" required autofocus spellcheck=\"false\" \
+         autocapitalize=\"off\" autocomplete=\"off\" aria-describedby=\"editor-hint\" \
+         placeholder=\"Paste or type here, or drop a file\"></textarea>\
+         <div class=\"attachment\" id=\"attachment\" hidden><span>Attached:</span>\
+         <span class=\"file\" id=\"attachment-name\"></span>\
+         <button type=\"button\" id=\"attachment-remove\">Remove</button></div>\
          <div class=\"options\">\
-         <label>Expires <select name=\"ttl\">{options}</select></label>\
-         <label>Language <input name=\"lang\" size=\"10\" placeholder=\"auto\"></label>\
-         <label><input type=\"checkbox\" name=\"burn\" value=\"true\"> Burn after reading</label>\
-         <button type=\"submit\">Create paste</button></div></form>"
+         <label>Language <select name=\"lang\" id=\"lang\"><option value=\"\">Auto-detect</option></select></label>\
+         <label>File name <input name=\"name\" id=\"name\" size=\"14\" placeholder=\"optional\" autocomplete=\"off\"></label>\
+         <label>Expires <select name=\"ttl\" id=\"ttl\">",
+        max = options.max_paste_bytes,
     );
-    layout("New paste", &main)
-}
-
-fn describe(meta: &PasteMeta) -> String {
-    let mut parts = vec![format!("{} bytes", meta.size)];
-    if let Some(lang) = &meta.lang {
-        parts.push(escape(lang));
+    for (value, label) in options.ttl_choices {
+        out.push_str("<option value=\"");
+        escape_into(&mut out, value);
+        out.push('"');
+        if value == options.default_ttl {
+            out.push_str(" selected");
+        }
+        out.push('>');
+        escape_into(&mut out, label);
+        out.push_str("</option>");
     }
-    parts.push(format!("created {}", paste::rfc3339(meta.created_at)));
-    parts.push(match meta.expires_at {
-        Some(t) => format!("expires {}", paste::rfc3339(t)),
-        None => "never expires".to_owned(),
-    });
-    parts.join(" · ")
+    let _ = write!(
+        out,
+        "</select></label>\
+         <label><input type=\"checkbox\" name=\"burn\" id=\"burn\" value=\"true\"> Burn after reading</label>\
+         <label class=\"js-only\" hidden><input type=\"checkbox\" id=\"encrypt\"> Encrypt</label>\
+         <label class=\"password\" hidden><span class=\"sr-only\">Password (optional)</span>\
+         <input type=\"password\" id=\"password\" placeholder=\"Password (optional)\" autocomplete=\"new-password\" size=\"18\"></label>\
+         <label class=\"btn file-button js-only\" hidden>Attach file<input type=\"file\" id=\"file\"></label>\
+         <button type=\"button\" class=\"js-only\" id=\"paste-clipboard\" hidden>Paste from clipboard</button>\
+         <span class=\"submit\"><button type=\"submit\" class=\"primary\">Create paste</button>\
+         <kbd class=\"js-only\" hidden>Ctrl+Enter</kbd></span></div>\
+         <p class=\"hint js-only\" id=\"editor-hint\" hidden>Tab indents (Shift+Tab outdents); Esc then Tab leaves the editor. \
+         Up to {max}.</p>\
+         <p class=\"status\" id=\"form-status\" role=\"status\" aria-live=\"polite\" hidden></p></form>\
+         <section class=\"result\" id=\"result\" hidden aria-labelledby=\"result-title\">\
+         <h1 id=\"result-title\">Paste created</h1>\
+         <div class=\"url-row\"><label for=\"result-url\" class=\"sr-only\">Link</label>\
+         <input id=\"result-url\" readonly><button type=\"button\" class=\"primary\" id=\"copy-url\">Copy</button>\
+         <a class=\"btn\" id=\"open-url\">Open</a></div>\
+         <p id=\"result-note\" class=\"hint\"></p>\
+         <details><summary>Delete link</summary>\
+         <p class=\"hint\">Anyone with this link can delete the paste. This browser also remembers it, \
+         so the paste shows a Delete button here.</p>\
+         <div class=\"url-row\"><label for=\"delete-url\" class=\"sr-only\">Delete link</label>\
+         <input id=\"delete-url\" readonly><button type=\"button\" id=\"copy-delete\">Copy</button></div></details>\
+         <p><button type=\"button\" id=\"another\">New paste</button></p></section>",
+        max = human_size(options.max_paste_bytes),
+    );
+    foot(&mut out);
+    out
 }
 
 #[cfg(test)]
@@ -160,5 +436,15 @@ mod tests {
             escape(r#"<script>alert('x')</script>"><img src=x onerror=alert(1)>&"#),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x onerror=alert(1)&gt;&amp;"
         );
+        assert_eq!(escape("plain ünïcode"), "plain ünïcode");
+        assert_eq!(escape(""), "");
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(human_size(0), "0 bytes");
+        assert_eq!(human_size(1023), "1023 bytes");
+        assert_eq!(human_size(1536), "1.5 KiB");
+        assert_eq!(human_size(16 << 20), "16 MiB");
     }
 }

@@ -1,0 +1,203 @@
+//! The web GUI's server side: embedded assets (hashed names, precompression,
+//! validators, caching), the pages' CSP and markup, and browser error pages.
+//! The browser itself is tested in web/test/e2e.test.mjs.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+
+use common::{Server, client, create};
+use reqwest::StatusCode;
+
+async fn html(server: &Server, path: &str) -> reqwest::Response {
+    client()
+        .get(server.at(path))
+        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The asset paths a page references (`/assets/…` in `href` and `src`).
+fn asset_paths(page: &str) -> Vec<String> {
+    page.split("\"/assets/")
+        .skip(1)
+        .map(|rest| format!("/assets/{}", &rest[..rest.find('"').unwrap()]))
+        .collect()
+}
+
+/// Pages forbid inline script, inline style, eval and foreign origins.
+#[tokio::test]
+async fn pages_have_a_strict_csp() {
+    let server = Server::start();
+    let (id, _) = create(&server, "text", "").await;
+    let (burn, _) = create(&server, "text", "burn=true").await;
+    for path in [
+        "/".to_owned(),
+        "/new".to_owned(),
+        format!("/{id}"),
+        format!("/{burn}"),
+        "/2222222222222".to_owned(),
+    ] {
+        let page = html(&server, &path).await;
+        let csp = page.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        for part in [
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "frame-ancestors 'none'",
+            "require-trusted-types-for 'script'",
+        ] {
+            assert!(csp.contains(part), "{path}: {csp} lacks {part}");
+        }
+        assert!(!csp.contains("unsafe") && !csp.contains("http"), "{csp}");
+        let body = page.text().await.unwrap();
+        assert!(!body.contains("style=\""), "{path}: inline style");
+        assert!(!body.contains("<script>"), "{path}: inline script");
+        assert!(body.contains("<script type=\"module\" src=\"/assets/app-"));
+    }
+}
+
+/// Every asset a page references exists, is precompressed by Accept-Encoding,
+/// and is cached for a year under its content-hashed name.
+#[tokio::test]
+async fn assets_are_hashed_precompressed_and_cached() {
+    let server = Server::start();
+    let page = html(&server, "/new").await.text().await.unwrap();
+    let paths = asset_paths(&page);
+    assert!(paths.len() >= 4, "{paths:?}");
+    let http = client();
+    for path in &paths {
+        let plain = http.get(server.at(path)).send().await.unwrap();
+        assert_eq!(plain.status(), StatusCode::OK, "{path}");
+        assert_eq!(
+            plain.headers()["cache-control"],
+            "public, max-age=31536000, immutable"
+        );
+        assert_eq!(plain.headers()["vary"], "Accept-Encoding");
+        assert!(plain.headers().get("content-encoding").is_none());
+        let etag = plain.headers()["etag"].to_str().unwrap().to_owned();
+        assert!(etag.starts_with('"') && !etag.starts_with("W/"), "{etag}");
+        let size = plain.bytes().await.unwrap().len();
+        if path.ends_with(".svg") {
+            continue;
+        }
+        for (accept, coding) in [
+            ("gzip, deflate, br, zstd", "br"),
+            ("gzip", "gzip"),
+            ("br;q=0, gzip", "gzip"),
+        ] {
+            let packed = http
+                .get(server.at(path))
+                .header("accept-encoding", accept)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(packed.headers()["content-encoding"], coding, "{path}");
+            let packed_etag = packed.headers()["etag"].to_str().unwrap().to_owned();
+            assert_ne!(packed_etag, etag, "one strong ETag per representation");
+            assert!(packed.bytes().await.unwrap().len() < size);
+            let again = http
+                .get(server.at(path))
+                .header("accept-encoding", accept)
+                .header("if-none-match", &packed_etag)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+        }
+    }
+    let js = http
+        .get(server.at(paths.iter().find(|p| p.contains("/app-")).unwrap()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        js.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    // Stable names work too but are revalidated; unknown names are 404.
+    let stable = http.get(server.at("/assets/app.js")).send().await.unwrap();
+    assert_eq!(stable.status(), StatusCode::OK);
+    assert_eq!(stable.headers()["cache-control"], "public, no-cache");
+    let missing = http
+        .get(server.at("/assets/nope-AAAAAAAA.js"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+}
+
+/// The form offers only the lifetimes the server allows, preselecting its default.
+#[tokio::test]
+async fn form_offers_allowed_lifetimes() {
+    let server = Server::start_with(&["--max-ttl=1w", "--default-ttl=3d"]);
+    let page = html(&server, "/new").await.text().await.unwrap();
+    assert!(page.contains("<option value=\"1w\">"));
+    assert!(!page.contains("value=\"30d\"") && !page.contains("value=\"never\""));
+    assert!(page.contains("<option value=\"259200\" selected>3 days</option>"));
+    let open = Server::start();
+    let page = html(&open, "/").await.text().await.unwrap();
+    assert!(page.contains("<option value=\"never\" selected>Never</option>"));
+    assert!(page.contains("data-max-size=\"16777216\""));
+}
+
+/// The view carries what the script and a no-JS reader need.
+#[tokio::test]
+async fn view_markup() {
+    let server = Server::start();
+    let (id, _) = create(&server, "a\r\nb\n\nlast", "lang=rust&name=x.rs&ttl=1h").await;
+    let page = html(&server, &format!("/{id}")).await.text().await.unwrap();
+    assert!(page.contains("data-lang=\"rust\" data-name=\"x.rs\""));
+    assert!(page.contains("data-expires=\""));
+    assert!(page.contains("<span class=\"lc\">a</span>"), "CR stripped");
+    assert!(page.contains("id=\"L4\""));
+    assert!(!page.contains("id=\"L5\""));
+    assert!(page.contains("expires <time datetime=\""));
+
+    let (image, _) = create(&server, &b"\x89PNG\r\n\x1a\n"[..], "name=shot.png").await;
+    let page = html(&server, &format!("/{image}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains(&format!("<img src=\"/raw/{image}\" alt=\"shot.png\">")));
+
+    let (secret, _) = create(&server, "SNIP-ciphertext", "encrypted=true").await;
+    let page = html(&server, &format!("/{secret}"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("data-encrypted"));
+    assert!(page.contains("<noscript>"));
+    assert!(!page.contains("SNIP-ciphertext"));
+}
+
+/// Browsers get friendly 404 and 413 pages.
+#[tokio::test]
+async fn friendly_error_pages() {
+    let server = Server::start_with(&["--max-paste-size=10B"]);
+    let page = html(&server, "/2222222222222").await;
+    assert_eq!(page.status(), StatusCode::NOT_FOUND);
+    assert!(page.text().await.unwrap().contains("Paste not found"));
+    let too_big = client()
+        .post(server.at("/"))
+        .header("accept", "text/html")
+        .header("content-type", "multipart/form-data; boundary=b")
+        .body("--b\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nmore than ten bytes\r\n--b--\r\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let csp = too_big.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.contains("script-src 'self'"));
+    let body = too_big.text().await.unwrap();
+    assert!(body.contains("<h1>Too large</h1>"), "{body}");
+    assert!(body.contains("data-page=\"error\""));
+}

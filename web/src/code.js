@@ -1,0 +1,117 @@
+// Code blocks: lines with numbered anchors, highlighting, and line selection
+// (#L12, shift-click for #L12-L20), the same markup the server renders.
+
+import { $$, escapeHtml, trustedHtml } from './dom.js';
+import { buildFragment, parseFragment } from './fragment.js';
+import {
+  detectLanguage,
+  ensureLanguage,
+  highlightLines,
+  languageForFileName,
+  MAX_DETECT_CHARS,
+  MAX_HIGHLIGHT_BYTES,
+  resolveLanguage,
+} from './highlight.js';
+
+/** Detection below this relevance is a guess not worth showing. */
+const MIN_RELEVANCE = 5;
+
+/** Splits text into lines like Rust's str::lines (no empty last line, CRLF stripped). */
+export function textLines(text) {
+  const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+  if (body === '' && text === '') return [];
+  return body.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+}
+
+/** The text of a server-rendered code block. */
+export function codeText(pre) {
+  return $$('.lc', pre)
+    .map((node) => node.textContent)
+    .join('\n');
+}
+
+/**
+ * Renders `text` into `pre` (a `pre.code`), highlighted as `lang` or, when
+ * none is given, as the detected language. Returns the language used (or null).
+ */
+export async function renderCode(pre, text, lang, fileName) {
+  const lines = textLines(text);
+  const joined = lines.join('\n');
+  let language = resolveLanguage(lang) || languageForFileName(fileName);
+  let detected = false;
+  if (!language && joined.length <= MAX_DETECT_CHARS * 5) {
+    const guess = detectLanguage(joined);
+    if (guess.relevance >= MIN_RELEVANCE) {
+      language = guess.language;
+      detected = true;
+    }
+  }
+  let htmlLines = null;
+  if (language && language !== 'plaintext' && joined.length <= MAX_HIGHLIGHT_BYTES && (await ensureLanguage(language))) {
+    try {
+      htmlLines = highlightLines(joined, language);
+    } catch {
+      htmlLines = null;
+    }
+  }
+  if (!htmlLines || htmlLines.length !== lines.length) {
+    htmlLines = lines.map(escapeHtml);
+  }
+  let markup = '';
+  for (let i = 0; i < htmlLines.length; i++) {
+    const n = i + 1;
+    markup += `<span class="line" id="L${n}"><a class="ln" href="#L${n}">${n}</a><span class="lc">${htmlLines[i]}</span>\n</span>`;
+  }
+  let code = pre.querySelector('code');
+  if (!code) {
+    code = document.createElement('code');
+    pre.append(code);
+  }
+  code.innerHTML = trustedHtml(markup);
+  pre.classList.add('hljs');
+  if (language) pre.dataset.language = language;
+  return { language, detected };
+}
+
+/** Marks lines first..last and optionally scrolls the first into view. */
+export function selectLines(pre, range, scroll) {
+  for (const node of $$('.line.hl', pre)) node.classList.remove('hl');
+  if (!range) return;
+  const [first, last] = range;
+  for (let n = first; n <= last; n++) {
+    const line = pre.querySelector(`#L${n}`);
+    if (!line) break;
+    line.classList.add('hl');
+  }
+  const target = pre.querySelector(`#L${first}`);
+  if (scroll && target) target.scrollIntoView({ block: first === last ? 'center' : 'start' });
+}
+
+/**
+ * Clicks on line numbers select lines and write them into the fragment
+ * (keeping the key of an encrypted paste); the fragment's lines are
+ * selected on load and when it changes.
+ */
+export function enableLineLinks(pre) {
+  let anchor = null;
+  pre.addEventListener('click', (event) => {
+    const link = event.target.closest('a.ln');
+    if (!link || !pre.contains(link)) return;
+    event.preventDefault();
+    const n = Number(link.textContent);
+    const range = event.shiftKey && anchor !== null ? [Math.min(anchor, n), Math.max(anchor, n)] : [n, n];
+    if (!event.shiftKey) anchor = n;
+    const fragment = parseFragment();
+    fragment.lines = range;
+    fragment.deleteToken = null;
+    history.replaceState(history.state, '', buildFragment(fragment) || location.pathname + location.search);
+    selectLines(pre, range, false);
+  });
+  const fromFragment = (scroll) => {
+    const { lines } = parseFragment();
+    if (lines) anchor = lines[0];
+    selectLines(pre, lines, scroll);
+  };
+  window.addEventListener('hashchange', () => fromFragment(true));
+  fromFragment(true);
+}

@@ -1,0 +1,282 @@
+// snip's end-to-end encryption envelope, version 1 (docs/envelope.md), with WebCrypto.
+//
+// No DOM, no imports: the browser bundle and node's test runner use this
+// same module. The key lives only in the URL fragment; the server only ever
+// sees the envelope this module produces.
+
+const MAGIC = [0x53, 0x4e, 0x49, 0x50]; // "SNIP"
+export const VERSION = 1;
+export const HEADER_LEN = 38;
+export const TAG_LEN = 16;
+export const KEY_LEN = 32;
+export const SALT_LEN = 16;
+export const NONCE_LEN = 12;
+/** Iterations writers use with a password (docs/envelope.md: at least 600,000). */
+export const DEFAULT_ITERATIONS = 600000;
+/** Readers refuse envelopes asking for more (a denial-of-service guard). */
+export const MAX_ITERATIONS = 10000000;
+const FLAG_PASSWORD = 1;
+const META_FIELDS = ['lang', 'name', 'type'];
+
+/** Why an envelope could not be opened; `code` tells the cases apart. */
+export class EnvelopeError extends Error {
+  /**
+   * @param {'not_envelope'|'unsupported'|'password_required'|'auth_failed'|'malformed_plaintext'|'bad_key'|'too_many_iterations'} code
+   * @param {string} message
+   */
+  constructor(code, message) {
+    super(message);
+    this.name = 'EnvelopeError';
+    this.code = code;
+  }
+}
+
+function subtle() {
+  const c = globalThis.crypto;
+  if (!c || !c.subtle) {
+    throw new EnvelopeError(
+      'unsupported',
+      'this browser offers no WebCrypto here (it needs HTTPS, or http://localhost)',
+    );
+  }
+  return c.subtle;
+}
+
+/** `n` bytes from the platform CSPRNG. */
+export function randomBytes(n) {
+  const bytes = new Uint8Array(n);
+  globalThis.crypto.getRandomValues(bytes);
+  return bytes;
+}
+
+/** A fresh random 256-bit paste key. */
+export function generateKey() {
+  return randomBytes(KEY_LEN);
+}
+
+/** base64url without padding, as used in links. */
+export function encodeBase64Url(bytes) {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Decodes base64url (padding optional); throws `bad_key` on anything else. */
+export function decodeBase64Url(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
+    throw new EnvelopeError('bad_key', 'the key in the link is not valid base64url');
+  }
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** The key from a link fragment (43 base64url characters), or throws `bad_key`. */
+export function decodeKey(text) {
+  const key = decodeBase64Url(text.trim());
+  if (key.length !== KEY_LEN) {
+    throw new EnvelopeError('bad_key', 'the key in the link is incomplete (it must be 43 characters)');
+  }
+  return key;
+}
+
+/** The key as it appears in a link. */
+export function encodeKey(key) {
+  return encodeBase64Url(key);
+}
+
+export function hexToBytes(hex) {
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new Error('not hex');
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+export function bytesToHex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The AES key: K itself, or PBKDF2-HMAC-SHA256(K ‖ UTF-8(password), salt, iterations). */
+async function aesKey(key, password, salt, iterations, usage) {
+  let raw = key;
+  if (password !== null) {
+    const material = await subtle().importKey(
+      'raw',
+      concat(key, new TextEncoder().encode(password)),
+      'PBKDF2',
+      false,
+      ['deriveBits'],
+    );
+    const bits = await subtle().deriveBits(
+      { name: 'PBKDF2', hash: 'SHA-256', salt, iterations },
+      material,
+      256,
+    );
+    raw = new Uint8Array(bits);
+  }
+  return subtle().importKey('raw', raw, { name: 'AES-GCM' }, false, [usage]);
+}
+
+/** META as UTF-8 JSON: only the known string fields, in a fixed order. */
+export function encodeMeta(meta = {}) {
+  const clean = {};
+  for (const field of META_FIELDS) {
+    if (typeof meta[field] === 'string' && meta[field] !== '') clean[field] = meta[field];
+  }
+  return new TextEncoder().encode(JSON.stringify(clean));
+}
+
+/**
+ * Encrypts `content` (bytes) with `meta` ({lang, name, type}) under `key`.
+ *
+ * `options.password` (a non-empty string) adds PBKDF2; `iterations`, `salt`
+ * and `nonce` are for test vectors only: by default they are 600,000 and fresh
+ * random values.
+ * @returns {Promise<Uint8Array>} the envelope
+ */
+export async function encrypt(content, meta, key, options = {}) {
+  if (!(key instanceof Uint8Array) || key.length !== KEY_LEN) {
+    throw new EnvelopeError('bad_key', 'the key must be 32 bytes');
+  }
+  const password = options.password ? options.password : null;
+  const iterations = password === null ? 0 : (options.iterations ?? DEFAULT_ITERATIONS);
+  const salt = password === null ? new Uint8Array(SALT_LEN) : (options.salt ?? randomBytes(SALT_LEN));
+  const nonce = options.nonce ?? randomBytes(NONCE_LEN);
+  if (salt.length !== SALT_LEN || nonce.length !== NONCE_LEN) throw new Error('bad salt or nonce length');
+  if (password !== null && (iterations < 1 || iterations > MAX_ITERATIONS)) {
+    throw new Error('iterations out of range');
+  }
+
+  const header = new Uint8Array(HEADER_LEN);
+  const view = new DataView(header.buffer);
+  header.set(MAGIC, 0);
+  header[4] = VERSION;
+  header[5] = password === null ? 0 : FLAG_PASSWORD;
+  view.setUint32(6, iterations);
+  header.set(salt, 10);
+  header.set(nonce, 26);
+
+  const metaBytes = encodeMeta(meta);
+  const length = new Uint8Array(4);
+  new DataView(length.buffer).setUint32(0, metaBytes.length);
+  const plaintext = concat(length, metaBytes, content);
+
+  const cryptoKey = await aesKey(key, password, salt, iterations, 'encrypt');
+  const sealed = await subtle().encrypt(
+    { name: 'AES-GCM', iv: nonce, additionalData: header, tagLength: 128 },
+    cryptoKey,
+    plaintext,
+  );
+  return concat(header, new Uint8Array(sealed));
+}
+
+/**
+ * Reads an envelope's header without decrypting: whether a password is
+ * needed, and its parameters. Throws `not_envelope`, `unsupported` or
+ * `too_many_iterations`.
+ */
+export function inspect(envelope) {
+  const bytes = envelope instanceof Uint8Array ? envelope : new Uint8Array(envelope);
+  if (bytes.length < HEADER_LEN + TAG_LEN || MAGIC.some((b, i) => bytes[i] !== b)) {
+    throw new EnvelopeError('not_envelope', 'this is not a snip encrypted paste');
+  }
+  if (bytes[4] !== VERSION) {
+    throw new EnvelopeError(
+      'unsupported',
+      `this paste uses encryption format version ${bytes[4]}, which this version of snip cannot read`,
+    );
+  }
+  const flags = bytes[5];
+  if ((flags & ~FLAG_PASSWORD) !== 0) {
+    throw new EnvelopeError('unsupported', 'this paste uses encryption options this version of snip cannot read');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const iterations = view.getUint32(6);
+  const passwordRequired = (flags & FLAG_PASSWORD) !== 0;
+  if (passwordRequired && iterations > MAX_ITERATIONS) {
+    throw new EnvelopeError('too_many_iterations', `the paste asks for ${iterations} key-derivation rounds, more than the ${MAX_ITERATIONS} allowed`);
+  }
+  if (passwordRequired && iterations < 1) {
+    throw new EnvelopeError('not_envelope', 'this encrypted paste is damaged (zero key-derivation rounds)');
+  }
+  return {
+    bytes,
+    passwordRequired,
+    iterations,
+    salt: bytes.slice(10, 26),
+    nonce: bytes.slice(26, 38),
+  };
+}
+
+/**
+ * Decrypts an envelope with the link's key (and the password when the
+ * envelope needs one).
+ * @returns {Promise<{meta: {lang?: string, name?: string, type?: string}, content: Uint8Array}>}
+ */
+export async function decrypt(envelope, key, password) {
+  const info = inspect(envelope);
+  if (!(key instanceof Uint8Array) || key.length !== KEY_LEN) {
+    throw new EnvelopeError('bad_key', 'the key must be 32 bytes');
+  }
+  if (info.passwordRequired && !password) {
+    throw new EnvelopeError('password_required', 'this paste is protected by a password');
+  }
+  const cryptoKey = await aesKey(
+    key,
+    info.passwordRequired ? password : null,
+    info.salt,
+    info.iterations,
+    'decrypt',
+  );
+  let plaintext;
+  try {
+    plaintext = new Uint8Array(
+      await subtle().decrypt(
+        { name: 'AES-GCM', iv: info.nonce, additionalData: info.bytes.subarray(0, HEADER_LEN), tagLength: 128 },
+        cryptoKey,
+        info.bytes.subarray(HEADER_LEN),
+      ),
+    );
+  } catch {
+    throw new EnvelopeError(
+      'auth_failed',
+      info.passwordRequired
+        ? 'wrong password, or the link is incomplete or the paste was tampered with'
+        : 'wrong key: the link is incomplete, or the paste was tampered with',
+    );
+  }
+  return parsePlaintext(plaintext);
+}
+
+function parsePlaintext(plaintext) {
+  if (plaintext.length < 4) throw new EnvelopeError('malformed_plaintext', 'the decrypted data is malformed');
+  const metaLen = new DataView(plaintext.buffer, plaintext.byteOffset, 4).getUint32(0);
+  if (metaLen > plaintext.length - 4) {
+    throw new EnvelopeError('malformed_plaintext', 'the decrypted data is malformed (metadata length)');
+  }
+  let parsed;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(plaintext.subarray(4, 4 + metaLen)));
+  } catch {
+    throw new EnvelopeError('malformed_plaintext', 'the decrypted metadata is not JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new EnvelopeError('malformed_plaintext', 'the decrypted metadata is not a JSON object');
+  }
+  const meta = {};
+  for (const field of META_FIELDS) {
+    if (typeof parsed[field] === 'string') meta[field] = parsed[field];
+  }
+  return { meta, content: plaintext.slice(4 + metaLen) };
+}

@@ -1,0 +1,50 @@
+// Delete tokens of the pastes this browser created, kept in localStorage.
+// They never leave the browser except in the DELETE request itself.
+
+const KEY = 'snip.tokens';
+const MAX_ENTRIES = 1000;
+
+function load() {
+  try {
+    const value = JSON.parse(localStorage.getItem(KEY) || '{}');
+    return value && typeof value === 'object' ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+function save(all) {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(all));
+  } catch {
+    // Storage full or disabled: the creator still has the delete link on screen.
+  }
+}
+
+/** Remembers a paste's delete token (dropping expired entries). */
+export function remember(id, token, expiresAt) {
+  const all = load();
+  const now = Date.now();
+  for (const [key, entry] of Object.entries(all)) {
+    if (entry.expires && Date.parse(entry.expires) < now) delete all[key];
+  }
+  all[id] = { token, expires: expiresAt || null, created: new Date(now).toISOString() };
+  const ids = Object.keys(all);
+  if (ids.length > MAX_ENTRIES) {
+    ids.sort((a, b) => (all[a].created < all[b].created ? -1 : 1));
+    for (const old of ids.slice(0, ids.length - MAX_ENTRIES)) delete all[old];
+  }
+  save(all);
+}
+
+/** The token remembered for `id`, or null. */
+export function tokenFor(id) {
+  const entry = load()[id];
+  return entry && typeof entry.token === 'string' ? entry.token : null;
+}
+
+export function forget(id) {
+  const all = load();
+  delete all[id];
+  save(all);
+}

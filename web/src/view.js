@@ -1,0 +1,326 @@
+// The paste page: highlighting and line links for server-rendered text, the
+// burn reveal, in-browser decryption of encrypted pastes, and the actions
+// (copy, download, new paste from this, delete).
+
+import { codeText, enableLineLinks, renderCode } from './code.js';
+import { $, copyText, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
+import { decodeKey, decrypt, EnvelopeError, inspect } from './envelope.js';
+import { buildFragment, parseFragment } from './fragment.js';
+import { displayName } from './highlight.js';
+import { forget, remember, tokenFor } from './tokens.js';
+
+/** Media a browser only displays: shown inline from decrypted or revealed bytes. */
+const INLINE_IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp'];
+const INLINE_MEDIA = ['audio/mpeg', 'audio/ogg', 'audio/wav', 'audio/webm', 'video/mp4', 'video/webm', 'video/ogg'];
+
+export const CLONE_KEY = 'snip.clone';
+
+function essence(type) {
+  return (type || '').split(';')[0].trim().toLowerCase();
+}
+
+function decodeText(bytes) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+export async function initView() {
+  const article = $('#paste');
+  if (!article) return;
+  const page = new PastePage(article);
+  await page.start();
+}
+
+class PastePage {
+  constructor(article) {
+    this.article = article;
+    this.id = article.dataset.id;
+    this.meta = {
+      lang: article.dataset.lang || null,
+      name: article.dataset.name || null,
+      type: article.dataset.type || null,
+    };
+    this.status = $('#status');
+    this.fragment = parseFragment();
+    /** How to get the paste's text for copy and clone. */
+    this.text = null;
+  }
+
+  async start() {
+    localiseTimes(this.article);
+    this.takeDeleteLink();
+    this.setupDelete();
+    try {
+      if (this.article.hasAttribute('data-burn') && $('#reveal')) {
+        // Not revealed yet (a revealed burn paste comes back as a plain view).
+        this.setupBurn();
+      } else if (this.article.hasAttribute('data-encrypted')) {
+        await this.openEncrypted(() => this.fetchRaw(`/raw/${this.id}`));
+      } else {
+        await this.enhanceServerText();
+      }
+    } catch (error) {
+      say(this.status, error.message || String(error), 'error');
+    }
+  }
+
+  /** A delete link (#delete=TOKEN): remember the token, then drop it from the address bar. */
+  takeDeleteLink() {
+    if (!this.fragment.deleteToken) return;
+    remember(this.id, this.fragment.deleteToken, this.article.dataset.expires || null);
+    this.fragment.deleteToken = null;
+    history.replaceState(history.state, '', buildFragment(this.fragment) || location.pathname);
+  }
+
+  setupDelete() {
+    const button = $('#delete');
+    const token = tokenFor(this.id);
+    if (!button || !token) return;
+    show(button);
+    let armed = false;
+    button.addEventListener('click', async () => {
+      if (!armed) {
+        armed = true;
+        button.textContent = 'Click again to delete';
+        setTimeout(() => {
+          armed = false;
+          button.textContent = 'Delete';
+        }, 5000);
+        return;
+      }
+      button.disabled = true;
+      const response = await fetch(`/${this.id}`, {
+        method: 'DELETE',
+        headers: { 'x-delete-token': token, accept: 'application/json' },
+      }).catch(() => null);
+      if (response && (response.status === 204 || response.status === 404)) {
+        forget(this.id);
+        const done = el('section', { class: 'notice done' });
+        done.append(el('h1', {}, 'Deleted'), el('p', {}, 'The paste is gone from the server. '));
+        done.lastChild.append(el('a', { href: '/' }, 'Create a new paste'));
+        this.article.replaceChildren(done);
+      } else if (response && response.status === 403) {
+        forget(this.id);
+        button.hidden = true;
+        say(this.status, 'The server refused the delete token this browser had for the paste.', 'error');
+      } else {
+        button.disabled = false;
+        say(this.status, 'Could not delete the paste; try again.', 'error');
+      }
+    });
+  }
+
+  async fetchRaw(url, init) {
+    const response = await fetch(url, init);
+    if (response.status === 404) {
+      throw new Error('This paste is gone: it expired, was deleted, or was already revealed.');
+    }
+    if (!response.ok) throw new Error(`The server answered ${response.status} ${response.statusText}.`);
+    return { bytes: new Uint8Array(await response.arrayBuffer()), type: response.headers.get('content-type') };
+  }
+
+  /** Server-rendered text: highlight it and wire the line links. */
+  async enhanceServerText() {
+    const pre = $('#code');
+    const rawUrl = `/raw/${this.id}`;
+    this.setupActions({
+      text: async () => {
+        const response = await fetch(rawUrl);
+        return response.ok ? response.text() : codeText(pre);
+      },
+    });
+    if (!pre) return;
+    const { language, detected } = await renderCode(pre, codeText(pre), this.meta.lang, this.meta.name);
+    this.showLanguage(language, detected);
+    enableLineLinks(pre);
+  }
+
+  showLanguage(language, detected) {
+    const slot = $('.meta .lang', this.article);
+    if (!slot || !language) return;
+    slot.textContent = detected ? `${displayName(language)} (detected)` : displayName(language);
+  }
+
+  /** Copy, download and clone for content held in memory or on the server. */
+  setupActions({ text, bytes }) {
+    const copy = $('#copy');
+    const clone = $('#clone');
+    const download = $('#download');
+    if (text) {
+      show(copy);
+      show(clone);
+      copy.onclick = async () => {
+        flash(copy, (await copyText(await text())) ? 'Copied' : 'Copy failed');
+      };
+      clone.onclick = async () => {
+        const value = await text();
+        try {
+          sessionStorage.setItem(
+            CLONE_KEY,
+            JSON.stringify({
+              text: value,
+              lang: this.meta.lang,
+              name: this.meta.name,
+              encrypt: this.article.hasAttribute('data-encrypted'),
+            }),
+          );
+        } catch {
+          say(this.status, 'This paste is too large to copy into the editor.', 'error');
+          return;
+        }
+        location.href = '/new';
+      };
+    }
+    if (bytes && download) {
+      show(download);
+      download.removeAttribute('href');
+      download.setAttribute('role', 'button');
+      download.tabIndex = 0;
+      const save = (event) => {
+        event.preventDefault();
+        downloadBytes(bytes, this.meta.name || `${this.id}.${text ? 'txt' : 'bin'}`);
+      };
+      download.onclick = save;
+      download.onkeydown = (event) => {
+        if (event.key === 'Enter' || event.key === ' ') save(event);
+      };
+    }
+  }
+
+  /** Shows bytes held in memory (a revealed or decrypted paste) by their type. */
+  async showContent(bytes, meta) {
+    this.meta = { ...this.meta, ...meta };
+    const container = $('#content');
+    container.replaceChildren();
+    const type = essence(meta.type);
+    const name = meta.name || this.id;
+    if (meta.name) $('.title', this.article).textContent = meta.name;
+    if (INLINE_IMAGES.includes(type) || INLINE_MEDIA.includes(type)) {
+      const url = URL.createObjectURL(new Blob([bytes], { type }));
+      const figure = el('figure', { class: 'media' });
+      if (type.startsWith('image/')) figure.append(el('img', { src: url, alt: name }));
+      else figure.append(el(type.startsWith('audio/') ? 'audio' : 'video', { src: url, controls: true }));
+      container.append(figure);
+      this.setupActions({ bytes });
+      return;
+    }
+    const text = type === '' || type.startsWith('text/') ? decodeText(bytes) : null;
+    if (text === null) {
+      const notice = el('p', { class: 'notice' }, `This paste is a file (${name}, ${formatBytes(bytes.length)}). Use Download to save it.`);
+      container.append(notice);
+      this.setupActions({ bytes });
+      return;
+    }
+    const pre = el('pre', { class: 'code', id: 'code', tabindex: '0' });
+    container.append(pre);
+    const { language, detected } = await renderCode(pre, text, meta.lang, meta.name);
+    this.showLanguage(language, detected);
+    enableLineLinks(pre);
+    this.setupActions({ text: async () => text, bytes });
+  }
+
+  /** Burn after reading: nothing is read until the reader asks. */
+  setupBurn() {
+    const form = $('#reveal');
+    const encrypted = this.article.hasAttribute('data-encrypted');
+    if (encrypted && !this.fragment.key) {
+      form.querySelector('button').disabled = true;
+      say(
+        this.status,
+        'This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.',
+        'error',
+      );
+      return;
+    }
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const button = form.querySelector('button');
+      button.disabled = true;
+      button.textContent = 'Revealing…';
+      let revealed;
+      try {
+        revealed = await this.fetchRaw(`/${this.id}/reveal`, { method: 'POST', headers: { accept: '*/*' } });
+      } catch (error) {
+        show($('.burn', this.article), false);
+        say(this.status, error.message, 'error');
+        return;
+      }
+      show($('.burn', this.article), false);
+      show($('.bar', this.article));
+      const gone = el('p', { class: 'notice warn' }, 'This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.');
+      this.article.insertBefore(gone, $('#content'));
+      if (encrypted) {
+        await this.openEncrypted(async () => revealed);
+      } else {
+        await this.showContent(revealed.bytes, { ...this.meta, type: revealed.type });
+      }
+    });
+  }
+
+  /** Decrypts with the fragment's key, asking for the password when the envelope needs one. */
+  async openEncrypted(load) {
+    if (!this.fragment.key) {
+      throw new Error('This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.');
+    }
+    let key;
+    try {
+      key = decodeKey(this.fragment.key);
+    } catch {
+      throw new Error('The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.');
+    }
+    say(this.status, 'Decrypting…');
+    const { bytes } = await load();
+    let info;
+    try {
+      info = inspect(bytes);
+    } catch (error) {
+      throw new Error(error instanceof EnvelopeError ? `Cannot decrypt: ${error.message}.` : String(error));
+    }
+    const attempt = async (password) => {
+      try {
+        const { meta, content } = await decrypt(bytes, key, password);
+        say(this.status, '');
+        show($('#unlock'), false);
+        await this.showContent(content, { lang: meta.lang || null, name: meta.name || null, type: meta.type || '' });
+        return true;
+      } catch (error) {
+        if (error instanceof EnvelopeError && error.code === 'auth_failed' && password) {
+          say(this.status, 'Wrong password. Check it and try again.', 'error');
+          return false;
+        }
+        if (error instanceof EnvelopeError && error.code === 'auth_failed') {
+          throw new Error('This link\u2019s key does not open the paste: the link is incomplete or was changed. Copy the whole link again.');
+        }
+        throw new Error(error instanceof EnvelopeError ? `Cannot decrypt: ${error.message}.` : String(error));
+      }
+    };
+    if (!info.passwordRequired) {
+      await attempt(null);
+      return;
+    }
+    say(this.status, '');
+    const form = $('#unlock');
+    const input = $('#password');
+    show(form);
+    input.focus();
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const button = form.querySelector('button');
+      button.disabled = true;
+      say(this.status, 'Decrypting…');
+      try {
+        if (!(await attempt(input.value))) {
+          input.select();
+          input.focus();
+        }
+      } catch (error) {
+        say(this.status, error.message, 'error');
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
+}

@@ -1,0 +1,504 @@
+// End-to-end tests: headless Chromium (through playwright-core, never a
+// downloaded browser) against the real snip binary.
+//
+// Every page a test opens records its requests, console errors, page errors
+// and dialogs; after each test none may have left the server's origin and
+// none may be an error or a dialog. Screenshots of the main pages go to
+// target/e2e-screenshots (ignored by git).
+
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { decodeKey } from '../src/envelope.js';
+import { apiCreate, repoRoot, startServer } from './server.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const SHOTS = join(repoRoot, 'target', 'e2e-screenshots');
+mkdirSync(SHOTS, { recursive: true });
+
+let server;
+let browser;
+/** Pages opened by the current test, with what they recorded. */
+let opened = [];
+
+before(async () => {
+  server = await startServer();
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+afterEach(() => {
+  const pages = opened;
+  opened = [];
+  const origin = new URL(server.url).origin;
+  for (const record of pages) {
+    const foreign = record.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
+    assert.deepEqual(foreign, [], 'a request left the origin');
+    assert.deepEqual(record.dialogs, [], 'a dialog opened');
+    assert.deepEqual(record.errors, [], 'console or page errors');
+  }
+});
+
+/** A fresh page (own context) that records requests, errors and dialogs. */
+async function newPage(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, ...options });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url }).catch(() => {});
+  const page = await context.newPage();
+  const record = { requests: [], errors: [], dialogs: [], expectErrors: [] };
+  page.on('request', (request) => record.requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const text = message.text();
+    // Chromium logs every non-2xx fetch/navigation; tests that expect one say so.
+    if (/Failed to load resource: the server responded with a status of (404|403)/.test(text)) return;
+    record.errors.push(text);
+  });
+  page.on('pageerror', (error) => record.errors.push(`pageerror: ${error.message}`));
+  page.on('dialog', async (dialog) => {
+    record.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    await dialog.dismiss();
+  });
+  opened.push(record);
+  return { page, context, record };
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+const PYTHON = `import sys
+
+def greet(name: str) -> str:
+    """Say hello."""
+    # a comment
+    return f"hello {name}" * 2
+
+class Greeter:
+    def __init__(self):
+        self.count = 0
+
+if __name__ == "__main__":
+    print(greet(sys.argv[1]))
+`;
+
+/** Fills the editor and creates the paste; returns the link shown. */
+async function createInUi(page, content, { encrypt = false, password = '', burn = false, name = '' } = {}) {
+  await page.goto(`${server.url}/new`);
+  await page.fill('#content', content);
+  if (name) await page.fill('#name', name);
+  if (burn) await page.check('#burn');
+  if (encrypt) {
+    await page.check('#encrypt');
+    if (password) await page.fill('#password', password);
+  }
+  await page.click('button[type=submit]');
+  await page.waitForSelector('#result:not([hidden])', { timeout: 20000 });
+  return page.inputValue('#result-url');
+}
+
+describe('creating and viewing', () => {
+  test('a paste made in the editor is shown highlighted', async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await newPage({ colorScheme });
+      await page.goto(`${server.url}/new`);
+      await page.fill('#content', PYTHON);
+      // Auto-detection names the language while typing.
+      await page.waitForFunction(() => document.querySelector('#lang option[value=""]').textContent.includes('Python'));
+      await shot(page, `new-${colorScheme}`);
+      await page.keyboard.press('Control+Enter');
+      await page.waitForSelector('#result:not([hidden])');
+      await shot(page, `created-${colorScheme}`);
+      const link = await page.inputValue('#result-url');
+      assert.match(link, new RegExp(`^${server.url}/[0-9a-z]{13}$`));
+      await page.goto(link);
+      await page.waitForSelector('#code.hljs .hljs-keyword');
+      const keywords = await page.$$eval('#code .hljs-keyword', (nodes) => nodes.map((n) => n.textContent));
+      assert.ok(keywords.includes('def') && keywords.includes('class'), keywords.join(','));
+      assert.equal(await page.textContent('.meta .lang'), 'Python');
+      assert.equal(await page.$$eval('#code .line', (n) => n.length), PYTHON.split('\n').length - 1);
+      assert.ok(await page.isVisible('#delete'), 'the creator sees Delete');
+      await shot(page, `view-${colorScheme}`);
+      await context.close();
+    }
+  });
+
+  test('Tab indents in the editor and Esc, Tab leaves it', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.focus('#content');
+    await page.keyboard.type('if x:');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('y()');
+    assert.equal(await page.inputValue('#content'), 'if x:\n    y()');
+    await page.keyboard.press('Shift+Tab');
+    assert.equal(await page.inputValue('#content'), 'if x:\ny()');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Tab');
+    assert.notEqual(await page.evaluate(() => document.activeElement.id), 'content');
+    await context.close();
+  });
+
+  test('copy, new paste from this, and delete', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'line one\nline two\n', { name: 'notes.txt' });
+    await page.goto(link);
+    await page.click('#copy');
+    await page.waitForFunction(() => document.querySelector('#copy').textContent === 'Copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'line one\nline two\n');
+    await page.click('#clone');
+    await page.waitForURL(`${server.url}/new`);
+    assert.equal(await page.inputValue('#content'), 'line one\nline two\n');
+    assert.equal(await page.inputValue('#name'), 'notes.txt');
+    await page.goto(link);
+    await page.click('#delete');
+    await page.click('#delete');
+    await page.waitForSelector('text=Deleted');
+    const gone = await fetch(link.replace(/\/([^/]+)$/, '/raw/$1'));
+    assert.equal(gone.status, 404);
+    await context.close();
+  });
+
+  test('an attached image is shown inline, a binary file as a download', async () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await page.waitForSelector('#attachment:not([hidden])');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    await page.goto(await page.inputValue('#result-url'));
+    const natural = await page.$eval('figure.media img', (img) => img.decode().then(() => img.naturalWidth));
+    assert.equal(natural, 1);
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'blob.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 255, 1, 254]) });
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    await page.goto(await page.inputValue('#result-url'));
+    assert.match(await page.textContent('#content'), /blob\.bin/);
+    assert.ok(await page.isVisible('#content a[href^="/download/"]'));
+    await context.close();
+  });
+});
+
+describe('line links', () => {
+  test('click, shift-click a range, and load with #L3-L5', async () => {
+    const body = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n');
+    const { id } = await apiCreate(server, body);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    await page.click('#L3 a.ln');
+    assert.equal(new URL(page.url()).hash, '#L3');
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['L3']);
+    await page.click('#L6 a.ln', { modifiers: ['Shift'] });
+    assert.equal(new URL(page.url()).hash, '#L3-L6');
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['L3', 'L4', 'L5', 'L6']);
+    await page.goto(`${server.url}/${id}#L3-L5`);
+    await page.reload();
+    await page.waitForSelector('#code.hljs');
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['L3', 'L4', 'L5']);
+    await context.close();
+  });
+});
+
+describe('burn after reading', () => {
+  test('the interstitial reveals once, never on load', async () => {
+    const secret = 'the launch code is 0000';
+    const { id } = await apiCreate(server, secret, { burn: 'true' });
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await newPage({ colorScheme });
+      await page.goto(`${server.url}/${id}`);
+      await page.waitForSelector('#reveal button');
+      assert.ok(!(await page.content()).includes(secret));
+      await shot(page, `burn-${colorScheme}`);
+      await context.close();
+    }
+    // Loading the page (twice) consumed nothing.
+    assert.equal((await fetch(`${server.url}/api/pastes/${id}`)).status, 200);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.click('#reveal button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), secret);
+    assert.match(await page.textContent('article'), /destroyed on the server/);
+    await shot(page, 'burn-revealed-light');
+    assert.equal((await fetch(`${server.url}/api/pastes/${id}`)).status, 404);
+    await page.reload();
+    assert.match(await page.textContent('h1'), /Paste not found/);
+    await context.close();
+  });
+});
+
+describe('end-to-end encryption', () => {
+  test('round trip without a password; the server never sees text or key', async () => {
+    const secret = 'fn main() { println!("only the link holder reads this"); }';
+    const { page, context } = await newPage();
+    const link = await createInUi(page, secret, { encrypt: true, name: 'main.rs' });
+    const url = new URL(link);
+    assert.match(url.hash, /^#[A-Za-z0-9_-]{43}$/);
+    const id = url.pathname.slice(1);
+    const stored = Buffer.from(await (await fetch(`${server.url}/raw/${id}`)).arrayBuffer());
+    assert.equal(stored.subarray(0, 4).toString(), 'SNIP');
+    assert.ok(!stored.includes(Buffer.from('only the link holder')), 'plaintext on the server');
+    assert.ok(!stored.includes(Buffer.from('main.rs')), 'file name on the server');
+    assert.ok(!stored.includes(Buffer.from(url.hash.slice(1))), 'key text on the server');
+    assert.ok(!stored.includes(Buffer.from(decodeKey(url.hash.slice(1)))), 'key bytes on the server');
+    const meta = await (await fetch(`${server.url}/api/pastes/${id}`)).json();
+    assert.equal(meta.encrypted, true);
+    assert.equal(meta.name, null);
+    assert.equal(meta.lang, null);
+    const requests = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(link);
+    await page.waitForSelector('#code .hljs-keyword');
+    assert.equal(await page.textContent('#code .lc'), secret);
+    assert.equal(await page.textContent('.title'), 'main.rs');
+    assert.ok(requests.every((r) => !r.includes(url.hash.slice(1))), 'the key was sent in a request');
+    await shot(page, 'encrypted-view-light');
+    // Without the key: a clear message, no broken page.
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#status:not([hidden])');
+    assert.match(await page.textContent('#status'), /no key/);
+    await context.close();
+  });
+
+  test('with a password: a wrong one is refused clearly, the right one opens it', async () => {
+    const { page, context } = await newPage({ colorScheme: 'dark' });
+    const link = await createInUi(page, 'password-protected text', { encrypt: true, password: 'correct horse' });
+    await page.goto(link);
+    await page.waitForSelector('#unlock:not([hidden])');
+    await shot(page, 'encrypted-password-dark');
+    await page.fill('#password', 'wrong horse');
+    await page.click('#unlock button');
+    await page.waitForSelector('#status[data-kind=error]');
+    assert.match(await page.textContent('#status'), /Wrong password/);
+    assert.ok(await page.isVisible('#unlock'));
+    await page.fill('#password', 'correct horse');
+    await page.click('#unlock button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'password-protected text');
+    assert.ok(!(await page.isVisible('#unlock')));
+    await context.close();
+  });
+
+  test('an encrypted burn paste is revealed, then decrypted', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'burn and encrypt', { encrypt: true, burn: true });
+    await page.goto(link);
+    await page.click('#reveal button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'burn and encrypt');
+    await context.close();
+  });
+});
+
+describe('safety', () => {
+  const PAYLOAD = [
+    '<script>window.__pwned = 1; alert(1)</script>',
+    '"><img src=x onerror="window.__pwned = 2; alert(2)">',
+    "'><svg onload=alert(3)>",
+    '</code></pre><iframe src="javascript:alert(4)"></iframe>',
+  ].join('\n');
+
+  for (const [label, lang] of [
+    ['plain', null],
+    ['highlighted as HTML', 'html'],
+  ]) {
+    test(`markup in a paste is shown as text and runs nothing (${label})`, async () => {
+      const { id } = await apiCreate(server, PAYLOAD, lang ? { lang } : {});
+      const { page, context } = await newPage();
+      await page.goto(`${server.url}/${id}`);
+      await page.waitForSelector('#code.hljs');
+      await page.waitForTimeout(200);
+      assert.equal(await page.evaluate(() => window.__pwned), undefined);
+      assert.equal(await page.$$eval('#code img, #code svg, #code iframe, #code script', (n) => n.length), 0);
+      const shown = await page.$$eval('#code .lc', (nodes) => nodes.map((n) => n.textContent).join('\n'));
+      assert.equal(shown, PAYLOAD);
+      await context.close();
+    });
+  }
+
+  test('markup in an encrypted paste is shown as text and runs nothing', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, PAYLOAD, { encrypt: true, name: 'x.html' });
+    await page.goto(link);
+    await page.waitForSelector('#code .lc');
+    await page.waitForTimeout(200);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.equal(await page.$$eval('#code img, #code svg, #code iframe, #code script', (n) => n.length), 0);
+    assert.equal(await page.$$eval('#code .lc', (nodes) => nodes.map((n) => n.textContent).join('\n')), PAYLOAD);
+    await context.close();
+  });
+
+  test('without JavaScript a paste is still readable', async () => {
+    const { id } = await apiCreate(server, PYTHON);
+    const { page, context, record } = await newPage({ javaScriptEnabled: false });
+    await page.goto(`${server.url}/${id}`);
+    const shown = await page.$$eval('#code .lc', (nodes) => nodes.map((n) => n.textContent).join('\n'));
+    assert.equal(`${shown}\n`, PYTHON);
+    assert.ok(await page.isVisible('a[href^="/raw/"]'));
+    await shot(page, 'view-nojs-light');
+    assert.ok(record.requests.length > 0);
+    await context.close();
+  });
+});
+
+describe('error pages', () => {
+  test('not found, mistyped link', async () => {
+    const { id } = await apiCreate(server, 'x');
+    const last = id.at(-1);
+    const typo = id.slice(0, -2) + id.at(-1) + id.at(-2); // swap the last two characters
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await newPage({ colorScheme });
+      const response = await page.goto(`${server.url}/${typo === id ? id.slice(0, -1) + (last === '2' ? '3' : '2') : typo}`);
+      assert.equal(response.status(), 404);
+      assert.equal(await page.textContent('h1'), 'This link looks mistyped');
+      await shot(page, `error-mistyped-${colorScheme}`);
+      await context.close();
+    }
+    const { page, context } = await newPage();
+    const gone = await page.goto(`${server.url}/2222222222222`);
+    assert.equal(gone.status(), 404);
+    await context.close();
+  });
+});
+
+describe('layout and weight', () => {
+  test('usable on a phone: nothing overflows sideways', async () => {
+    const { id } = await apiCreate(server, PYTHON, { lang: 'python' });
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await newPage({ colorScheme, viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      for (const [path, name] of [
+        ['/new', 'new'],
+        [`/${id}`, 'view'],
+      ]) {
+        await page.goto(`${server.url}${path}`);
+        if (name === 'view') await page.waitForSelector('#code.hljs');
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${path} overflows by ${overflow}px`);
+        await shot(page, `phone-${name}-${colorScheme}`);
+      }
+      await context.close();
+    }
+  });
+
+  test('a view page weighs at most 150 KB compressed', async () => {
+    const body = 'x'.repeat(1000) + '\n' + PYTHON;
+    const { id } = await apiCreate(server, body.slice(0, 1024), { lang: 'python' });
+    const weights = {};
+    for (const path of [`/${id}`, '/new']) {
+      const { page, context } = await newPage();
+      const urls = new Set();
+      page.on('request', (r) => urls.add(r.url()));
+      await page.goto(`${server.url}${path}`);
+      await page.waitForLoadState('networkidle');
+      let total = 0;
+      const parts = [];
+      for (const url of urls) {
+        const { size, encoding } = await transferSize(url);
+        total += size;
+        parts.push(`${new URL(url).pathname} ${size} B ${encoding}`);
+      }
+      weights[path === '/new' ? 'new' : 'view'] = total;
+      console.log(`page weight of ${path === '/new' ? 'the new-paste page' : 'a 1 KiB paste view'}: ${total} bytes (${parts.join(', ')})`);
+      await context.close();
+    }
+    assert.ok(weights.view <= 150 * 1000, `view page weighs ${weights.view} bytes`);
+  });
+});
+
+/** Bytes on the wire for a GET with a browser's Accept-Encoding (no decompression). */
+async function transferSize(url) {
+  const http = await import('node:http');
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { accept: 'text/html,*/*', 'accept-encoding': 'gzip, deflate, br' } }, (response) => {
+        let size = 0;
+        response.on('data', (chunk) => {
+          size += chunk.length;
+        });
+        response.on('end', () => resolve({ size, encoding: response.headers['content-encoding'] || 'identity' }));
+      })
+      .on('error', reject);
+  });
+}
+
+describe('more ways in', () => {
+  test('a delete link gives its holder the Delete button', async () => {
+    const created = await apiCreate(server, 'delete me');
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${created.id}#delete=${created.delete_token}`);
+    await page.waitForSelector('#delete:not([hidden])');
+    assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
+    await page.click('#delete');
+    await page.click('#delete');
+    await page.waitForSelector('text=Deleted');
+    assert.equal((await fetch(`${server.url}/raw/${created.id}`)).status, 404);
+    await context.close();
+  });
+
+  test('a dropped text file goes into the editor, named', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.evaluate(() => {
+      const data = new DataTransfer();
+      data.items.add(new File(['fn main() {}\n'], 'main.rs', { type: 'text/x-rust' }));
+      const form = document.querySelector('#new');
+      form.dispatchEvent(new DragEvent('dragenter', { dataTransfer: data, bubbles: true }));
+      form.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('#content').value === 'fn main() {}\n');
+    assert.equal(await page.inputValue('#name'), 'main.rs');
+    assert.equal(await page.inputValue('#lang'), 'rust');
+    await context.close();
+  });
+
+  test('an encrypted image is decrypted and shown inline', async () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: png });
+    await page.check('#encrypt');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    await page.goto(await page.inputValue('#result-url'));
+    const src = await page.$eval('figure.media img', (img) => img.decode().then(() => img.src));
+    assert.match(src, /^blob:/);
+    assert.equal(await page.textContent('.title'), 'dot.png');
+    await context.close();
+  });
+
+  test('a burn paste revealed without JavaScript, then viewed', async () => {
+    const { id } = await apiCreate(server, 'no script needed', { burn: 'true' });
+    const { page, context } = await newPage({ javaScriptEnabled: false });
+    await page.goto(`${server.url}/${id}`);
+    await page.click('#reveal button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'no script needed');
+    await context.close();
+  });
+});

@@ -1,0 +1,117 @@
+// The envelope module (web/src/envelope.js) under node: round trips, header
+// checks, error cases, and every shared test vector in both directions.
+
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import * as envelope from '../src/envelope.js';
+import { repoRoot } from './server.mjs';
+
+// Node 18 has WebCrypto only as a module; the browser and Node 19+ have it global.
+if (!globalThis.crypto?.subtle) globalThis.crypto = (await import('node:crypto')).webcrypto;
+
+const text = (s) => new TextEncoder().encode(s);
+const FAST = { iterations: 1000 };
+
+describe('envelope round trips', () => {
+  test('without a password', async () => {
+    const key = envelope.generateKey();
+    const content = text('hello, 世界\n');
+    const sealed = await envelope.encrypt(content, { lang: 'rust', name: 'main.rs' }, key);
+    const info = envelope.inspect(sealed);
+    assert.equal(info.passwordRequired, false);
+    assert.equal(info.iterations, 0);
+    assert.deepEqual(info.salt, new Uint8Array(16));
+    assert.equal(sealed.length, envelope.HEADER_LEN + 4 + '{"lang":"rust","name":"main.rs"}'.length + content.length + 16);
+    const opened = await envelope.decrypt(sealed, key);
+    assert.deepEqual(opened.content, content);
+    assert.deepEqual(opened.meta, { lang: 'rust', name: 'main.rs' });
+  });
+
+  test('with a password (default 600,000 iterations)', async () => {
+    const key = envelope.generateKey();
+    const sealed = await envelope.encrypt(text('secret'), { type: 'text/plain' }, key, { password: 'hunter2' });
+    const info = envelope.inspect(sealed);
+    assert.equal(info.passwordRequired, true);
+    assert.equal(info.iterations, 600000);
+    assert.notDeepEqual(info.salt, new Uint8Array(16));
+    const opened = await envelope.decrypt(sealed, key, 'hunter2');
+    assert.equal(new TextDecoder().decode(opened.content), 'secret');
+    assert.deepEqual(opened.meta, { type: 'text/plain' });
+  });
+
+  test('binary content and empty metadata', async () => {
+    const key = envelope.generateKey();
+    const content = envelope.randomBytes(5000);
+    const sealed = await envelope.encrypt(content, {}, key);
+    const opened = await envelope.decrypt(sealed, key);
+    assert.deepEqual(opened.content, content);
+    assert.deepEqual(opened.meta, {});
+  });
+
+  test('fresh key, nonce and salt every time', async () => {
+    const key = envelope.generateKey();
+    const a = envelope.inspect(await envelope.encrypt(text('x'), {}, key, { password: 'p', ...FAST }));
+    const b = envelope.inspect(await envelope.encrypt(text('x'), {}, key, { password: 'p', ...FAST }));
+    assert.notDeepEqual(a.nonce, b.nonce);
+    assert.notDeepEqual(a.salt, b.salt);
+    assert.notDeepEqual(envelope.generateKey(), envelope.generateKey());
+  });
+
+  test('keys travel as 43 characters of base64url', () => {
+    const key = envelope.generateKey();
+    const encoded = envelope.encodeKey(key);
+    assert.match(encoded, /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(envelope.decodeKey(encoded), key);
+    assert.throws(() => envelope.decodeKey(encoded.slice(1)), { code: 'bad_key' });
+    assert.throws(() => envelope.decodeKey(`${encoded.slice(1)}!`), { code: 'bad_key' });
+  });
+});
+
+describe('envelope errors', () => {
+  test('wrong key, wrong or missing password, tampering', async () => {
+    const key = envelope.generateKey();
+    const sealed = await envelope.encrypt(text('secret'), {}, key, { password: 'right', ...FAST });
+    await assert.rejects(envelope.decrypt(sealed, key), { code: 'password_required' });
+    await assert.rejects(envelope.decrypt(sealed, key, 'wrong'), { code: 'auth_failed' });
+    await assert.rejects(envelope.decrypt(sealed, envelope.generateKey(), 'right'), { code: 'auth_failed' });
+    for (const offset of [5 + 1, 10, 26, 40, sealed.length - 1]) {
+      const bad = sealed.slice();
+      bad[offset] ^= 1;
+      await assert.rejects(envelope.decrypt(bad, key, 'right'), (e) => e instanceof envelope.EnvelopeError, `offset ${offset}`);
+    }
+    // Clearing the password flag (header is authenticated) fails too.
+    const noFlag = sealed.slice();
+    noFlag[5] = 0;
+    await assert.rejects(envelope.decrypt(noFlag, key, 'right'), { code: 'auth_failed' });
+  });
+
+  test('not an envelope, unknown version or flags, too many iterations', async () => {
+    const key = envelope.generateKey();
+    assert.throws(() => envelope.inspect(new Uint8Array(10)), { code: 'not_envelope' });
+    assert.throws(() => envelope.inspect(text('x'.repeat(100))), { code: 'not_envelope' });
+    const sealed = await envelope.encrypt(text('x'), {}, key);
+    const v2 = sealed.slice();
+    v2[4] = 2;
+    assert.throws(() => envelope.inspect(v2), { code: 'unsupported' });
+    const flags = sealed.slice();
+    flags[5] = 4;
+    assert.throws(() => envelope.inspect(flags), { code: 'unsupported' });
+    const greedy = sealed.slice();
+    greedy[5] = 1;
+    new DataView(greedy.buffer).setUint32(6, envelope.MAX_ITERATIONS + 1);
+    assert.throws(() => envelope.inspect(greedy), { code: 'too_many_iterations' });
+  });
+});
+
+// Shared vectors from the Rust implementation (docs/envelope.md, "Test vectors").
+const vectorsPath = join(repoRoot, 'tests/vectors/envelope.json');
+describe('shared test vectors', { skip: !existsSync(vectorsPath) && 'tests/vectors/envelope.json is not there yet' }, () => {
+  test('every vector, both directions', async () => {
+    const { checkVector, loadVectors } = await import('./vectors.mjs');
+    const vectors = loadVectors(readFileSync(vectorsPath, 'utf8'));
+    assert.ok(vectors.length > 0);
+    for (const vector of vectors) await checkVector(vector);
+  });
+});
