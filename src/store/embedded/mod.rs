@@ -62,6 +62,10 @@ pub struct EmbeddedOptions {
     pub cache_bytes: u64,
 }
 
+/// Largest memtable of one keyspace.
+const MEMTABLE_BYTES: u64 = 8 << 20;
+/// All journals together (fjall's minimum is 64 MiB).
+const MAX_JOURNAL_BYTES: u64 = 128 << 20;
 /// Number of lock stripes serialising writers of the same ID.
 const LOCK_STRIPES: usize = 64;
 /// After sweeping this many bytes, compact so the space returns to the file system.
@@ -103,18 +107,21 @@ impl EmbeddedStore {
         std::fs::create_dir_all(dir).map_err(|e| {
             StoreError::Backend(format!("cannot create data dir {}: {e}", dir.display()))
         })?;
+        // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
+        // global cap) let RSS reach ~250 MiB after a burst of writes; four
+        // keyspaces of 8 MiB bound the active memtables to 32 MiB.
         let db = Database::builder(dir.join("fjall"))
             .cache_size(options.cache_bytes)
             .worker_threads(2)
+            .max_journaling_size(MAX_JOURNAL_BYTES)
             .open()?;
-        let meta = db.keyspace("meta", KeyspaceCreateOptions::default)?;
+        let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
+        let meta = db.keyspace("meta", small)?;
         let body = db.keyspace("body", || {
-            KeyspaceCreateOptions::default()
-                .max_memtable_size(16 << 20)
-                .with_kv_separation(Some(KvSeparationOptions::default()))
+            small().with_kv_separation(Some(KvSeparationOptions::default()))
         })?;
-        let expiry = db.keyspace("expiry", KeyspaceCreateOptions::default)?;
-        let owners = db.keyspace("owners", KeyspaceCreateOptions::default)?;
+        let expiry = db.keyspace("expiry", small)?;
+        let owners = db.keyspace("owners", small)?;
         let accounts = Accounts::open(&db)?;
         let files = BodyFiles::open(dir, options.durability == Durability::Fsync)?;
         let inner = Inner {
