@@ -1,18 +1,16 @@
 //! Every error the HTTP API can answer, in one place.
 //!
 //! Handlers return [`ApiError`], which renders as one plain-text line. The
-//! [`negotiate`] middleware then re-renders it as JSON
+//! response middleware (`finish_response` in `http/mod.rs`) then re-renders it, through [`render_for`], as JSON
 //! (`{"error":{"code","message"}}`) for clients that accept JSON, or as a small
 //! HTML page for browsers, so handlers never look at `Accept` for errors.
 
 use std::borrow::Cow;
 
-use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::negotiate::{Accepts, accepts};
+use super::negotiate::Accepts;
 use super::pages;
 use crate::core::IdError;
 use crate::store::StoreError;
@@ -214,11 +212,9 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Middleware: renders errors for what the client accepts, and gives axum's own
+/// Renders an error response for what the client accepts, and gives axum's own
 /// bare `404`/`405` answers the same shape as ours.
-pub async fn negotiate(request: Request, next: Next) -> Response {
-    let wants = accepts(request.headers());
-    let response = next.run(request).await;
+pub fn render_for(wants: Accepts, response: Response) -> Response {
     let error = match response.extensions().get::<ApiError>() {
         Some(e) => e.clone(),
         None if response.status() == StatusCode::METHOD_NOT_ALLOWED => {

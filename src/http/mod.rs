@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::Request;
 use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, post};
 
@@ -98,14 +100,16 @@ pub fn make_app(state: SharedState) -> Router {
         .route("/assets/{file}", get(assets::serve))
         .fallback(not_found)
         .with_state(state)
-        .layer(axum::middleware::from_fn(errors::negotiate))
-        .layer(axum::middleware::map_response(security_headers))
+        .layer(axum::middleware::from_fn(finish_response))
 }
 
-/// Security headers on every response, in one pass (one middleware instead of
-/// a layer per header: measurably cheaper on the read path). A handler's own
-/// value (e.g. the raw CSP) wins.
-async fn security_headers(mut response: Response) -> Response {
+/// The one middleware every response passes: errors rendered for what the
+/// client accepts, then the security headers (a handler's own value, e.g. the
+/// raw CSP, wins). One layer rather than one per concern keeps the read path
+/// lean.
+async fn finish_response(request: Request, next: Next) -> Response {
+    let wants = negotiate::accepts(request.headers());
+    let mut response = errors::render_for(wants, next.run(request).await);
     let headers = response.headers_mut();
     for (name, value) in [
         (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
