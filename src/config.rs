@@ -44,9 +44,11 @@ pub struct Cli {
 pub enum Command {
     /// Run the server (the default).
     Serve(Box<ServeArgs>),
-    /// Create a paste from files or standard input and print its URL.
+    /// Create a paste from files or standard input and print its URL
+    /// (with --encrypt, the URL and its #key).
     Put(crate::cli::PutArgs),
-    /// Print a paste's raw bytes (revealing, and so destroying, a burn paste).
+    /// Print a paste's bytes, decrypted with the link's #key if it is encrypted
+    /// (revealing, and so destroying, a burn paste).
     Get(crate::cli::GetArgs),
     /// Delete a paste with its delete token.
     Delete(crate::cli::DeleteArgs),

@@ -3,7 +3,8 @@
 //! # Layout
 //!
 //! - [`core`]: no I/O. Paste IDs with their check character ([`core::id`]), the
-//!   paste model, TTLs and the content-type policy ([`core::paste`]).
+//!   paste model, TTLs and the content-type policy ([`core::paste`]), and the
+//!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`).
 //! - [`store`]: the [`store::Store`] trait every backend implements, and the
 //!   embedded fjall backend ([`store::embedded`]) with group commit for `--sync`.
 //! - [`http`]: the axum router ([`http::make_app`]), one module per feature

@@ -1,12 +1,18 @@
 //! The `snip put/get/delete` client: a thin layer over the HTTP API.
+//!
+//! With `put --encrypt` the client seals each paste in an envelope
+//! ([`crate::core::envelope`]) before upload and prints `URL#KEY`; the key
+//! never reaches the server. `get URL#KEY` opens it again.
 
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
+
+use crate::core::envelope::{self, EnvelopeError, Key};
 
 mod tokens;
 
@@ -35,6 +41,15 @@ pub struct PutArgs {
     /// File name [default: the file's own name].
     #[arg(long)]
     pub name: Option<String>,
+    /// Encrypt on this machine before uploading (lang and name too). The key is
+    /// only in the printed link, after the #; the server never sees it.
+    #[arg(long)]
+    pub encrypt: bool,
+    /// Also require a password to decrypt (implies --encrypt). Asked on the
+    /// terminal, or taken from the SNIP_PASSWORD environment variable; never
+    /// given on the command line, where other users could see it.
+    #[arg(long)]
+    pub password: bool,
     #[command(flatten)]
     pub server: ServerArg,
 }
@@ -42,7 +57,9 @@ pub struct PutArgs {
 /// `snip get`.
 #[derive(Debug, Clone, Args)]
 pub struct GetArgs {
-    /// The paste's URL (or bare ID, with --server).
+    /// The paste's URL (or bare ID, with --server), with its #key if it is
+    /// encrypted. A password, if one is needed, is taken from SNIP_PASSWORD or
+    /// asked on the terminal.
     pub url: String,
     #[command(flatten)]
     pub server: ServerArg,
@@ -121,6 +138,12 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             })
             .collect::<anyhow::Result<_>>()?
     };
+    let encrypt = args.encrypt || args.password;
+    let password = if args.password {
+        Some(new_password()?)
+    } else {
+        None
+    };
     for (file_name, body) in inputs {
         let mut query: Vec<(&str, String)> = Vec::new();
         if let Some(ttl) = &args.ttl {
@@ -129,12 +152,28 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         if args.burn {
             query.push(("burn", "true".into()));
         }
-        if let Some(lang) = &args.lang {
-            query.push(("lang", lang.clone()));
-        }
-        if let Some(name) = args.name.clone().or(file_name) {
-            query.push(("name", name));
-        }
+        let name = args.name.clone().or(file_name);
+        let (body, key) = if encrypt {
+            // Everything the paste says about itself goes inside the envelope.
+            let meta = envelope::Meta {
+                lang: args.lang.clone(),
+                name,
+                media_type: None,
+            };
+            let key = Key::generate().map_err(|e| anyhow!("no randomness for a key: {e}"))?;
+            let sealed = envelope::seal(&body, &meta, &key, password.as_deref())
+                .context("cannot encrypt the paste")?;
+            query.push(("encrypted", "true".into()));
+            (sealed, Some(key))
+        } else {
+            if let Some(lang) = &args.lang {
+                query.push(("lang", lang.clone()));
+            }
+            if let Some(name) = name {
+                query.push(("name", name));
+            }
+            (body, None)
+        };
         let response = client
             .post(base.clone())
             .query(&query)
@@ -155,15 +194,51 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
                 created.id
             );
         }
-        println!("{}", created.url);
+        match key {
+            Some(key) => println!("{}#{}", created.url, key.to_fragment()),
+            None => println!("{}", created.url),
+        }
     }
     Ok(())
 }
 
-/// `snip get`: writes the raw bytes to stdout, revealing a burn paste if needed.
+/// The server's metadata of a paste, as far as `get` needs it.
+#[derive(Debug, Deserialize)]
+struct PasteInfo {
+    encrypted: bool,
+}
+
+/// `snip get`: writes the raw bytes to stdout, revealing a burn paste if
+/// needed, and decrypting an encrypted paste with the link's key.
 pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     let client = client()?;
     let target = PasteUrl::parse(&args.url, &args.server.server)?;
+    // Ask first (this never burns): a burn paste must not be destroyed by a
+    // reader who cannot decrypt it.
+    let info: PasteInfo = check(
+        client
+            .get(target.endpoint("api/pastes/")?)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {}", target.base))?,
+    )
+    .await?
+    .json()
+    .await
+    .context("unexpected answer from the server")?;
+    let key = match (info.encrypted, target.fragment.as_deref()) {
+        (true, None) => bail!(
+            "the link has no #key: this paste is encrypted, and only the full link \
+             (with the part after #) can decrypt it"
+        ),
+        (true, Some(fragment)) => Some(Key::from_fragment(fragment)?),
+        (false, Some(_)) => {
+            eprintln!("snip: note: this paste is not encrypted; ignoring the # part of the link");
+            None
+        }
+        (false, None) => None,
+    };
     let response = client
         .get(target.endpoint("raw/")?)
         .send()
@@ -185,10 +260,80 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
         .bytes()
         .await
         .context("the download broke off")?;
+    let content = match key {
+        Some(key) => decrypt(&bytes, &key)?,
+        None => bytes.to_vec(),
+    };
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(&bytes)?;
+    stdout.write_all(&content)?;
     stdout.flush()?;
     Ok(())
+}
+
+/// Opens an envelope, getting a password from `SNIP_PASSWORD` or the terminal
+/// if it needs one. A typed password may be retried: the bytes are already here.
+fn decrypt(bytes: &[u8], key: &Key) -> anyhow::Result<Vec<u8>> {
+    let header = envelope::Header::parse(bytes)?;
+    if !header.needs_password() {
+        return Ok(envelope::open(bytes, key, None)?.1);
+    }
+    let interactive = std::io::stderr().is_terminal();
+    if let Some(password) = password_from_env()? {
+        match envelope::open(bytes, key, Some(&password)) {
+            // A burn paste is gone from the server by now: let a person retry.
+            Err(EnvelopeError::Decrypt) if interactive => {
+                eprintln!("snip: SNIP_PASSWORD is wrong (or the key is)");
+            }
+            result => return Ok(result?.1),
+        }
+    } else if !interactive {
+        bail!("this paste needs a password: set SNIP_PASSWORD, or run snip on a terminal");
+    }
+    let mut tries = 0;
+    loop {
+        let password = rpassword::prompt_password("Password: ")
+            .context("this paste needs a password, and it cannot be read from the terminal")?;
+        match envelope::open(bytes, key, Some(&password)) {
+            Err(EnvelopeError::Decrypt) if tries < 2 => {
+                tries += 1;
+                eprintln!("snip: wrong password (or key); try again");
+            }
+            result => return Ok(result?.1),
+        }
+    }
+}
+
+/// `SNIP_PASSWORD`, if set.
+fn password_from_env() -> anyhow::Result<Option<String>> {
+    match std::env::var("SNIP_PASSWORD") {
+        Ok(password) => Ok(Some(password)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => bail!("SNIP_PASSWORD is not valid UTF-8"),
+    }
+}
+
+/// The password for new pastes: `SNIP_PASSWORD`, or typed twice on the terminal.
+fn new_password() -> anyhow::Result<String> {
+    let password = match password_from_env()? {
+        Some(password) => password,
+        None => {
+            if !std::io::stderr().is_terminal() {
+                bail!("--password needs a terminal to ask for it, or SNIP_PASSWORD");
+            }
+            let password = rpassword::prompt_password("Password: ")
+                .context("cannot read the password from the terminal")?;
+            let again = rpassword::prompt_password("Password (again): ")
+                .context("cannot read the password from the terminal")?;
+            if again != password {
+                bail!("the passwords do not match");
+            }
+            password
+        }
+    };
+    if password.is_empty() {
+        bail!("the password is empty");
+    }
+    Ok(password)
 }
 
 /// `snip delete`: deletes with `--token` or the remembered token.
@@ -224,19 +369,26 @@ fn base_url(server: &str) -> anyhow::Result<Url> {
     Ok(url)
 }
 
-/// A paste named by URL (`http://host/ID`, `http://host/raw/ID`) or bare ID.
+/// A paste named by URL (`http://host/ID`, `http://host/raw/ID`) or bare ID,
+/// with the link's `#fragment` (an encrypted paste's key), if any.
 struct PasteUrl {
     base: Url,
     id: String,
+    fragment: Option<String>,
 }
 
 impl PasteUrl {
     fn parse(input: &str, server: &str) -> anyhow::Result<Self> {
-        let input = input.split('#').next().unwrap_or(input);
+        let (input, fragment) = match input.split_once('#') {
+            Some((rest, fragment)) => (rest, Some(fragment).filter(|f| !f.is_empty())),
+            None => (input, None),
+        };
+        let fragment = fragment.map(str::to_owned);
         if !input.contains("://") {
             return Ok(Self {
                 base: base_url(server)?,
                 id: input.trim_matches('/').to_owned(),
+                fragment,
             });
         }
         let mut url = Url::parse(input).with_context(|| format!("{input:?} is not a paste URL"))?;
@@ -258,7 +410,11 @@ impl PasteUrl {
             "{}/",
             segments.iter().map(|s| format!("/{s}")).collect::<String>()
         ));
-        Ok(Self { base: url, id })
+        Ok(Self {
+            base: url,
+            id,
+            fragment,
+        })
     }
 
     fn endpoint(&self, prefix: &str) -> anyhow::Result<Url> {

@@ -1,5 +1,7 @@
-//! The I/O-free core shared by the server and the CLI: IDs and the paste model.
+//! The I/O-free core shared by the server and the CLI: IDs, the paste model,
+//! and the end-to-end encryption envelope.
 
+pub mod envelope;
 pub mod id;
 pub mod paste;
 pub mod tenant;

@@ -1,0 +1,360 @@
+//! `snip put --encrypt` and `snip get URL#key` against a real server: round
+//! trips, passwords, and what the server gets to see.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::{Server, client};
+
+/// Runs `snip ARGS` against `server` with `stdin`, its own token directory and
+/// the given environment (`SNIP_PASSWORD` only if listed).
+fn snip(
+    server: &Server,
+    client_dir: &std::path::Path,
+    args: &[&str],
+    stdin: &[u8],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(args)
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", client_dir)
+        .env_remove("SNIP_PASSWORD")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs a command that must succeed and returns its stdout.
+fn ok(output: Output) -> Vec<u8> {
+    assert!(output.status.success(), "failed: {}", stderr(&output));
+    output.stdout
+}
+
+/// Runs a command that must fail and returns its stderr.
+fn fails(output: Output) -> String {
+    assert!(
+        !output.status.success(),
+        "succeeded unexpectedly: {:?}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    stderr(&output)
+}
+
+/// Splits a printed `URL#key` line into (url, id, key).
+fn split_link(stdout: &[u8]) -> (String, String, String) {
+    let line = String::from_utf8(stdout.to_vec()).unwrap();
+    let (url, key) = line.trim().split_once('#').expect("no #key in the link");
+    assert_eq!(key.len(), 43, "{key}");
+    let id = url.rsplit('/').next().unwrap().to_owned();
+    (url.to_owned(), id, key.to_owned())
+}
+
+async fn raw(server: &Server, id: &str) -> Vec<u8> {
+    let response = client()
+        .get(server.at(&format!("/raw/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    response.bytes().await.unwrap().to_vec()
+}
+
+async fn metadata(server: &Server, id: &str) -> serde_json::Value {
+    client()
+        .get(server.at(&format!("/api/pastes/{id}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Without a password: the link carries the key, get decrypts, and the server
+/// sees neither the content, the key, nor the name and language.
+#[tokio::test]
+async fn round_trip_without_password() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let content = "the launch code is 0000 — Grüße 🦀\n".as_bytes();
+    let put = snip(
+        &server,
+        dir.path(),
+        &[
+            "put",
+            "--encrypt",
+            "--lang",
+            "haskell",
+            "--name",
+            "launch-codes.hs",
+        ],
+        content,
+        &[],
+    );
+    let (url, id, key) = split_link(&ok(put));
+    assert!(url.starts_with(&server.url), "{url}");
+
+    let link = format!("{url}#{key}");
+    assert_eq!(
+        ok(snip(&server, dir.path(), &["get", &link], b"", &[])),
+        content
+    );
+    // The raw URL and the bare ID work with a key too.
+    let raw_link = format!("{}#{key}", server.at(&format!("/raw/{id}")));
+    assert_eq!(
+        ok(snip(&server, dir.path(), &["get", &raw_link], b"", &[])),
+        content
+    );
+    let bare = format!("{id}#{key}");
+    assert_eq!(
+        ok(snip(&server, dir.path(), &["get", &bare], b"", &[])),
+        content
+    );
+
+    let stored = raw(&server, &id).await;
+    assert!(stored.starts_with(b"SNIP\x01\x00"), "not an envelope");
+    for secret in [
+        &b"launch code"[..],
+        content,
+        key.as_bytes(),
+        b"launch-codes",
+        b"haskell",
+    ] {
+        assert!(
+            !contains(&stored, secret),
+            "{:?} is visible",
+            String::from_utf8_lossy(secret)
+        );
+    }
+    let key_bytes = snip::core::envelope::Key::from_fragment(&key).unwrap();
+    assert!(!contains(&stored, key_bytes.as_bytes()));
+
+    let meta = metadata(&server, &id).await;
+    assert_eq!(meta["encrypted"], true);
+    assert_eq!(meta["lang"], serde_json::Value::Null);
+    assert_eq!(meta["name"], serde_json::Value::Null);
+    assert_eq!(meta["content_type"], "application/octet-stream");
+    let logs = server.log_text();
+    assert!(!logs.contains(&key) && !logs.contains("launch"), "{logs}");
+}
+
+/// With a password: SNIP_PASSWORD seals and opens; a missing or wrong one fails clearly.
+#[tokio::test]
+async fn round_trip_with_password() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let content = b"password-protected plaintext";
+    let password = "correct horse battery staple";
+    let put = snip(
+        &server,
+        dir.path(),
+        &["put", "--password", "--name", "notes.txt"],
+        content,
+        &[("SNIP_PASSWORD", password)],
+    );
+    let (url, id, key) = split_link(&ok(put));
+    let link = format!("{url}#{key}");
+
+    let get = snip(
+        &server,
+        dir.path(),
+        &["get", &link],
+        b"",
+        &[("SNIP_PASSWORD", password)],
+    );
+    assert_eq!(ok(get), content);
+
+    let missing = fails(snip(&server, dir.path(), &["get", &link], b"", &[]));
+    assert!(missing.contains("this paste needs a password"), "{missing}");
+
+    let wrong = fails(snip(
+        &server,
+        dir.path(),
+        &["get", &link],
+        b"",
+        &[("SNIP_PASSWORD", "correct horse battery stapler")],
+    ));
+    assert!(
+        wrong.contains("wrong key or password, or the paste was tampered with"),
+        "{wrong}"
+    );
+
+    let stored = raw(&server, &id).await;
+    assert_eq!(stored[5], 1, "the password flag is not set");
+    assert_eq!(&stored[6..10], &600_000u32.to_be_bytes());
+    for secret in [&content[..], password.as_bytes(), key.as_bytes(), b"notes"] {
+        assert!(!contains(&stored, secret));
+    }
+    let meta = metadata(&server, &id).await;
+    assert_eq!(meta["encrypted"], true);
+    assert_eq!(meta["name"], serde_json::Value::Null);
+}
+
+/// A link without its key, or with a wrong or broken one, fails with a message saying so.
+#[tokio::test]
+async fn missing_or_wrong_key() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (url, _, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &["put", "--encrypt"],
+        b"secret",
+        &[],
+    )));
+
+    for link in [url.clone(), format!("{url}#")] {
+        let message = fails(snip(&server, dir.path(), &["get", &link], b"", &[]));
+        assert!(message.contains("the link has no #key"), "{message}");
+    }
+
+    let other_key = snip::core::envelope::Key::generate().unwrap().to_fragment();
+    let message = fails(snip(
+        &server,
+        dir.path(),
+        &["get", &format!("{url}#{other_key}")],
+        b"",
+        &[],
+    ));
+    assert!(message.contains("wrong key or password"), "{message}");
+
+    let message = fails(snip(
+        &server,
+        dir.path(),
+        &["get", &format!("{url}#{}", &key[..40])],
+        b"",
+        &[],
+    ));
+    assert!(message.contains("not a key"), "{message}");
+}
+
+/// A burn paste survives a get without the key, and is read once with it.
+#[tokio::test]
+async fn burn_and_encrypt() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (url, id, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &["put", "--encrypt", "--burn"],
+        b"read me once",
+        &[],
+    )));
+    let meta = metadata(&server, &id).await;
+    assert_eq!(
+        (meta["burn"].clone(), meta["encrypted"].clone()),
+        (true.into(), true.into())
+    );
+
+    let keyless = fails(snip(&server, dir.path(), &["get", &url], b"", &[]));
+    assert!(keyless.contains("#key"), "{keyless}");
+
+    let link = format!("{url}#{key}");
+    assert_eq!(
+        ok(snip(&server, dir.path(), &["get", &link], b"", &[])),
+        b"read me once"
+    );
+    let again = fails(snip(&server, dir.path(), &["get", &link], b"", &[]));
+    assert!(again.contains("no such paste"), "{again}");
+}
+
+/// Several files: one paste and one key each; lang and name stay out of the query.
+#[tokio::test]
+async fn several_files() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.rs");
+    let b = dir.path().join("b.py");
+    std::fs::write(&a, "fn a() {}").unwrap();
+    std::fs::write(&b, "def b(): pass").unwrap();
+    let out = ok(snip(
+        &server,
+        dir.path(),
+        &["put", "--encrypt", a.to_str().unwrap(), b.to_str().unwrap()],
+        b"",
+        &[],
+    ));
+    let lines: Vec<&[u8]> = out
+        .split(|&c| c == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let (url_a, id_a, key_a) = split_link(lines[0]);
+    let (url_b, id_b, key_b) = split_link(lines[1]);
+    assert_ne!(key_a, key_b);
+    for (id, url, key, content) in [
+        (&id_a, &url_a, &key_a, "fn a() {}"),
+        (&id_b, &url_b, &key_b, "def b(): pass"),
+    ] {
+        assert_eq!(metadata(&server, id).await["name"], serde_json::Value::Null);
+        let got = ok(snip(
+            &server,
+            dir.path(),
+            &["get", &format!("{url}#{key}")],
+            b"",
+            &[],
+        ));
+        assert_eq!(got, content.as_bytes());
+    }
+}
+
+/// The password is never a command-line value; --password without a way to ask for one fails.
+#[tokio::test]
+async fn password_is_never_an_argument() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let inline = snip(
+        &server,
+        dir.path(),
+        &["put", "--encrypt", "--password=hunter2"],
+        b"x",
+        &[],
+    );
+    assert!(!inline.status.success());
+
+    let message = fails(snip(&server, dir.path(), &["put", "--password"], b"x", &[]));
+    assert!(message.contains("SNIP_PASSWORD"), "{message}");
+
+    let message = fails(snip(
+        &server,
+        dir.path(),
+        &["put", "--password"],
+        b"x",
+        &[("SNIP_PASSWORD", "")],
+    ));
+    assert!(message.contains("empty"), "{message}");
+}
+
+/// A plain paste read with a stray #fragment is printed as it is, with a note.
+#[tokio::test]
+async fn plain_paste_with_fragment() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let url = String::from_utf8(ok(snip(&server, dir.path(), &["put"], b"plain", &[]))).unwrap();
+    let get = snip(
+        &server,
+        dir.path(),
+        &["get", &format!("{}#L3", url.trim())],
+        b"",
+        &[],
+    );
+    assert!(stderr(&get).contains("not encrypted"));
+    assert_eq!(ok(get), b"plain");
+}
