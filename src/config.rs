@@ -48,8 +48,14 @@ pub enum Command {
     Put(crate::cli::PutArgs),
     /// Print a paste's raw bytes (revealing, and so destroying, a burn paste).
     Get(crate::cli::GetArgs),
-    /// Delete a paste with its delete token.
+    /// Delete a paste with its delete token (or the tenant's API token).
     Delete(crate::cli::DeleteArgs),
+    /// List the tenant's pastes, newest first (needs SNIP_TOKEN).
+    List(crate::cli::ListArgs),
+    /// Make a short link that redirects to a URL and print it.
+    Shorten(crate::cli::ShortenArgs),
+    /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
+    Admin(crate::cli::admin::AdminArgs),
 }
 
 /// Options of the server.
