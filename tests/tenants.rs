@@ -288,6 +288,25 @@ async fn anonymous_ip_rate_limit() {
     );
 }
 
+/// Requests with a bad token count against the client's IP bucket, so token guessing is rate limited.
+#[tokio::test]
+async fn bad_tokens_are_rate_limited() {
+    let server = start(&["--ip-rate=1/h", "--ip-burst=2"]);
+    let guess = "snip_0000000000000000000000000000000000000000";
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(guess)).await,
+        401
+    );
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(guess)).await,
+        401
+    );
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(guess)).await,
+        429
+    );
+}
+
 /// Behind a trusted proxy each X-Forwarded-For client has its own bucket; otherwise they share the peer's.
 #[tokio::test]
 async fn trusted_proxy_buckets() {
