@@ -50,8 +50,14 @@ pub enum Command {
     /// Print a paste's bytes, decrypted with the link's #key if it is encrypted
     /// (revealing, and so destroying, a burn paste).
     Get(crate::cli::GetArgs),
-    /// Delete a paste with its delete token.
+    /// Delete a paste with its delete token (or the tenant's API token).
     Delete(crate::cli::DeleteArgs),
+    /// List the tenant's pastes, newest first (needs SNIP_TOKEN).
+    List(crate::cli::ListArgs),
+    /// Make a short link that redirects to a URL and print it.
+    Shorten(crate::cli::ShortenArgs),
+    /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
+    Admin(crate::cli::admin::AdminArgs),
 }
 
 /// Options of the server.

@@ -30,6 +30,9 @@ fn main() -> ExitCode {
             Some(Command::Put(args)) => snip::cli::put(args).await,
             Some(Command::Get(args)) => snip::cli::get(args).await,
             Some(Command::Delete(args)) => snip::cli::delete(args).await,
+            Some(Command::List(args)) => snip::cli::user::list(args).await,
+            Some(Command::Shorten(args)) => snip::cli::user::shorten(args).await,
+            Some(Command::Admin(args)) => snip::cli::admin::run(args).await,
         }
     });
     match result {

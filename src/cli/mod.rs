@@ -1,4 +1,6 @@
-//! The `snip put/get/delete` client: a thin layer over the HTTP API.
+//! The `snip` client commands: a thin layer over the HTTP API. `put`, `get`
+//! and `delete` live here, `list` and `shorten` in [`user`], the admin
+//! commands in [`admin`]. All send the tenant token of [`auth`] when there is one.
 //!
 //! With `put --encrypt` the client seals each paste in an envelope
 //! ([`crate::core::envelope`]) before upload and prints `URL#KEY`; the key
@@ -14,7 +16,13 @@ use serde::Deserialize;
 
 use crate::core::envelope::{self, EnvelopeError, Key};
 
+pub mod admin;
+pub mod auth;
 mod tokens;
+pub mod user;
+
+pub use auth::TokenArg;
+pub use user::{ListArgs, ShortenArgs};
 
 /// Where the client sends requests.
 #[derive(Debug, Clone, Args)]
@@ -50,8 +58,13 @@ pub struct PutArgs {
     /// given on the command line, where other users could see it.
     #[arg(long)]
     pub password: bool,
+    /// Private: only the tenant's tokens can read it (needs a token).
+    #[arg(long)]
+    pub private: bool,
     #[command(flatten)]
     pub server: ServerArg,
+    #[command(flatten)]
+    pub auth: TokenArg,
 }
 
 /// `snip get`.
@@ -63,6 +76,8 @@ pub struct GetArgs {
     pub url: String,
     #[command(flatten)]
     pub server: ServerArg,
+    #[command(flatten)]
+    pub auth: TokenArg,
 }
 
 /// `snip delete`.
@@ -70,11 +85,14 @@ pub struct GetArgs {
 pub struct DeleteArgs {
     /// The paste's URL (or bare ID, with --server).
     pub url: String,
-    /// The delete token [default: the one remembered when this user created the paste].
+    /// The delete token [default: the one remembered when this user created the
+    /// paste; without one, the tenant's API token deletes the tenant's own pastes].
     #[arg(long)]
     pub token: Option<String>,
     #[command(flatten)]
     pub server: ServerArg,
+    #[command(flatten)]
+    pub auth: TokenArg,
 }
 
 /// The server's JSON answer to a create.
@@ -95,7 +113,7 @@ struct ErrorDetail {
     message: String,
 }
 
-fn client() -> anyhow::Result<reqwest::Client> {
+pub(crate) fn client() -> anyhow::Result<reqwest::Client> {
     // rustls needs a process-wide crypto provider; a second install is a harmless no-op.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
@@ -105,7 +123,7 @@ fn client() -> anyhow::Result<reqwest::Client> {
 }
 
 /// Turns a non-success response into an error carrying the server's message.
-async fn check(response: reqwest::Response) -> anyhow::Result<reqwest::Response> {
+pub(crate) async fn check(response: reqwest::Response) -> anyhow::Result<reqwest::Response> {
     let status = response.status();
     if status.is_success() {
         return Ok(response);
@@ -121,6 +139,7 @@ async fn check(response: reqwest::Response) -> anyhow::Result<reqwest::Response>
 pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     let client = client()?;
     let base = base_url(&args.server.server)?;
+    let token = args.auth.token()?;
     let inputs: Vec<(Option<String>, Vec<u8>)> = if args.files.is_empty() {
         let mut body = Vec::new();
         std::io::stdin()
@@ -152,6 +171,9 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         if args.burn {
             query.push(("burn", "true".into()));
         }
+        if args.private {
+            query.push(("visibility", "private".into()));
+        }
         let name = args.name.clone().or(file_name);
         let (body, key) = if encrypt {
             // Everything the paste says about itself goes inside the envelope.
@@ -174,8 +196,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             }
             (body, None)
         };
-        let response = client
-            .post(base.clone())
+        let response = auth::authorize(client.post(base.clone()), token.as_deref())
             .query(&query)
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
@@ -213,15 +234,18 @@ struct PasteInfo {
 pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     let client = client()?;
     let target = PasteUrl::parse(&args.url, &args.server.server)?;
+    let token = args.auth.token()?;
     // Ask first (this never burns): a burn paste must not be destroyed by a
     // reader who cannot decrypt it.
     let info: PasteInfo = check(
-        client
-            .get(target.endpoint("api/pastes/")?)
-            .header(reqwest::header::ACCEPT, "application/json")
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {}", target.base))?,
+        auth::authorize(
+            client.get(target.endpoint("api/pastes/")?),
+            token.as_deref(),
+        )
+        .header(reqwest::header::ACCEPT, "application/json")
+        .send()
+        .await
+        .with_context(|| format!("cannot reach {}", target.base))?,
     )
     .await?
     .json()
@@ -239,16 +263,14 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
         }
         (false, None) => None,
     };
-    let response = client
-        .get(target.endpoint("raw/")?)
+    let response = auth::authorize(client.get(target.endpoint("raw/")?), token.as_deref())
         .send()
         .await
         .with_context(|| format!("cannot reach {}", target.base))?;
     let response = if response.status() == StatusCode::CONFLICT {
         // A burn paste: only an explicit reveal reads it (and destroys it).
         let reveal = target.base.join(&format!("{}/reveal", target.id))?;
-        client
-            .post(reveal)
+        auth::authorize(client.post(reveal), token.as_deref())
             .send()
             .await
             .context("cannot reveal the paste")?
@@ -341,14 +363,19 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     let client = client()?;
     let target = PasteUrl::parse(&args.url, &args.server.server)?;
     let url = target.endpoint("")?;
+    let api_token = args.auth.token()?;
     let token = match args.token {
-        Some(token) => token,
-        None => tokens::recall(url.as_str())?
-            .with_context(|| format!("no delete token remembered for {url}; pass --token"))?,
+        Some(token) => Some(token),
+        None => tokens::recall(url.as_str())?,
     };
-    let response = client
-        .delete(url.clone())
-        .header("x-delete-token", token)
+    if token.is_none() && api_token.is_none() {
+        bail!("no delete token remembered for {url}; pass --token (or an API token of its tenant)");
+    }
+    let mut request = auth::authorize(client.delete(url.clone()), api_token.as_deref());
+    if let Some(token) = token {
+        request = request.header("x-delete-token", token);
+    }
+    let response = request
         .send()
         .await
         .with_context(|| format!("cannot reach {}", target.base))?;
@@ -360,7 +387,7 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn base_url(server: &str) -> anyhow::Result<Url> {
+pub(crate) fn base_url(server: &str) -> anyhow::Result<Url> {
     let mut url = Url::parse(server).with_context(|| format!("{server:?} is not a server URL"))?;
     if !url.path().ends_with('/') {
         let path = format!("{}/", url.path());

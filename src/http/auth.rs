@@ -134,7 +134,14 @@ pub async fn authenticate(
     let ip = client_ip(peer, request.headers(), &state.auth.trusted_proxies);
     let caller = match caller(&state, request.headers()).await {
         Ok(caller) => caller,
-        Err(e) => return e.into_response(),
+        Err(e) => {
+            // A bad token counts against the client's IP like an anonymous
+            // request, so guessing tokens is as limited as anything else.
+            if let Verdict::Limited { limit, retry_after } = state.rate_limits.check_ip(ip) {
+                return limited(limit, retry_after);
+            }
+            return e.into_response();
+        }
     };
     let verdict = match &caller {
         Caller::Anonymous => state.rate_limits.check_ip(ip),
@@ -144,13 +151,7 @@ pub async fn authenticate(
         }
     };
     if let Verdict::Limited { limit, retry_after } = verdict {
-        let mut response = ApiError::rate_limited(retry_after).into_response();
-        let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
-        let headers = response.headers_mut();
-        headers.insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
-        headers.insert("ratelimit-limit", HeaderValue::from(limit));
-        headers.insert("ratelimit-remaining", HeaderValue::from(0));
-        return response;
+        return limited(limit, retry_after);
     }
     if matches!(caller, Caller::Anonymous) && state.auth.anonymous == AnonymousPolicy::Off {
         return ApiError::unauthorized(
@@ -166,6 +167,17 @@ pub async fn authenticate(
         headers.insert("ratelimit-limit", HeaderValue::from(limit));
         headers.insert("ratelimit-remaining", HeaderValue::from(remaining));
     }
+    response
+}
+
+/// `429` with `Retry-After` (whole seconds, at least 1) and the bucket's size.
+fn limited(limit: u32, retry_after: std::time::Duration) -> Response {
+    let mut response = ApiError::rate_limited(retry_after).into_response();
+    let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+    let headers = response.headers_mut();
+    headers.insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
+    headers.insert("ratelimit-limit", HeaderValue::from(limit));
+    headers.insert("ratelimit-remaining", HeaderValue::from(0));
     response
 }
 

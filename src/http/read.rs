@@ -8,7 +8,7 @@
 use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{Html, IntoResponse, Response};
 
 use super::auth::Caller;
 use super::errors::ApiError;
@@ -68,7 +68,7 @@ pub async fn view(
 ) -> Result<Response, ApiError> {
     let paste = load(&state, &caller, &id).await?;
     if let Some(target) = &paste.meta.redirect {
-        return Ok(Redirect::to(target).into_response());
+        return Ok(redirect(target));
     }
     let wants = accepts(&headers);
     if paste.meta.burn {
@@ -138,6 +138,15 @@ pub async fn reveal(
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(response)
+}
+
+/// A short link's answer: `302 Found`, what every link shortener sends (`303`
+/// is for answers to a POST, and `307`/`308` are not what clients expect here).
+fn redirect(target: &str) -> Response {
+    match HeaderValue::from_str(target) {
+        Ok(location) => (StatusCode::FOUND, [(header::LOCATION, location)]).into_response(),
+        Err(_) => ApiError::internal().into_response(),
+    }
 }
 
 fn page(html: String) -> Response {

@@ -1,0 +1,390 @@
+//! `snip admin …`: manage tenants and tokens through the admin API
+//! (`/api/admin`, see `src/http/admin.rs`). The admin token comes from
+//! `SNIP_ADMIN_TOKEN` or `--admin-token-file`, never from a plain flag.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use reqwest::{Method, Url};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::auth::secret;
+use super::{base_url, check, client};
+use crate::config::parse_size;
+use crate::core::tenant::Rate;
+
+/// `snip admin`.
+#[derive(Debug, Clone, Args)]
+pub struct AdminArgs {
+    #[command(subcommand)]
+    pub command: AdminCommand,
+    /// The snip server to talk to.
+    #[arg(
+        long,
+        env = "SNIP_SERVER",
+        default_value = "http://127.0.0.1:8000",
+        global = true
+    )]
+    pub server: String,
+    /// Read the admin token from this file [default: the SNIP_ADMIN_TOKEN environment variable].
+    #[arg(long, value_name = "PATH", global = true)]
+    pub admin_token_file: Option<PathBuf>,
+}
+
+/// What `snip admin` manages.
+#[derive(Debug, Clone, Subcommand)]
+pub enum AdminCommand {
+    /// Create, change, list and delete tenants.
+    #[command(subcommand)]
+    Tenant(TenantCommand),
+    /// Create, revoke and list API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+/// `snip admin tenant …`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum TenantCommand {
+    /// Create a tenant and print its first API token.
+    Create {
+        /// Tenant name: 1–64 characters of a-z, 0-9, _ and -.
+        name: String,
+        #[command(flatten)]
+        limits: Limits,
+    },
+    /// Change a tenant's limits (the value `none` removes one).
+    Update {
+        /// Tenant name.
+        name: String,
+        #[command(flatten)]
+        limits: Limits,
+    },
+    /// List tenants with their limits and usage.
+    List,
+    /// Delete a tenant that owns no pastes, and its tokens.
+    Delete {
+        /// Tenant name.
+        name: String,
+    },
+}
+
+/// `snip admin token …`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum TokenCommand {
+    /// Create an API token of a tenant and print it (it is shown only this once).
+    Create {
+        /// The tenant it acts for.
+        #[arg(long)]
+        tenant: String,
+        /// The token may read and list, but not create or delete.
+        #[arg(long)]
+        read_only: bool,
+        /// Lifetime, e.g. 30d or 12h [default: never expires].
+        #[arg(long)]
+        expires: Option<String>,
+    },
+    /// Revoke a token by its public ID (tok_…); it stops working at once.
+    Revoke {
+        /// The token's ID, as `token list` shows it.
+        token_id: String,
+    },
+    /// List a tenant's tokens (IDs only, never the secrets).
+    List {
+        /// The tenant.
+        #[arg(long)]
+        tenant: String,
+    },
+}
+
+/// A limit on the command line: a value, or `none` to remove it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting<T> {
+    /// Remove the limit.
+    Remove,
+    /// Set it.
+    Set(T),
+}
+
+impl<T: serde::Serialize> Setting<T> {
+    fn json(&self) -> Value {
+        match self {
+            Self::Remove => Value::Null,
+            Self::Set(v) => json!(v),
+        }
+    }
+}
+
+fn setting<T>(
+    input: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Setting<T>, String> {
+    if input.trim().eq_ignore_ascii_case("none") {
+        Ok(Setting::Remove)
+    } else {
+        parse(input).map(Setting::Set)
+    }
+}
+
+fn size_setting(input: &str) -> Result<Setting<u64>, String> {
+    setting(input, parse_size)
+}
+
+fn rate_setting(input: &str) -> Result<Setting<String>, String> {
+    setting(input, |s| {
+        Rate::parse(s)
+            .map(|r| r.to_string())
+            .map_err(|e| e.to_string())
+    })
+}
+
+fn burst_setting(input: &str) -> Result<Setting<u32>, String> {
+    setting(input, |s| {
+        s.trim()
+            .parse()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| "a burst is a number of requests, at least 1".to_owned())
+    })
+}
+
+/// A tenant's limits as flags.
+#[derive(Debug, Clone, Args)]
+pub struct Limits {
+    /// Bytes of live pastes the tenant may keep (e.g. 1GiB) [default: unlimited].
+    #[arg(long, value_parser = size_setting)]
+    pub max_bytes: Option<Setting<u64>>,
+    /// Largest single paste (e.g. 16MiB) [default: the server's --max-paste-size].
+    #[arg(long, value_parser = size_setting)]
+    pub max_paste_size: Option<Setting<u64>>,
+    /// Request rate: 50/s, 600/m, 1000/h [default: the server's --tenant-rate].
+    #[arg(long, value_parser = rate_setting)]
+    pub rate: Option<Setting<String>>,
+    /// Requests allowed in a burst above the rate [default: twice the per-second rate].
+    #[arg(long, value_parser = burst_setting)]
+    pub burst: Option<Setting<u32>>,
+}
+
+impl Limits {
+    /// The JSON fields of the flags given (`null` for `none`).
+    fn fields(&self) -> Map<String, Value> {
+        let mut fields = Map::new();
+        let mut add = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                fields.insert(key.to_owned(), value);
+            }
+        };
+        add("max_bytes", self.max_bytes.map(|s| s.json()));
+        add("max_paste_bytes", self.max_paste_size.map(|s| s.json()));
+        add("rate", self.rate.as_ref().map(Setting::json));
+        add("burst", self.burst.map(|s| s.json()));
+        fields
+    }
+}
+
+/// An admin API connection.
+struct Admin {
+    client: reqwest::Client,
+    base: Url,
+    token: String,
+}
+
+impl Admin {
+    fn new(args: &AdminArgs) -> anyhow::Result<Self> {
+        let token = secret(args.admin_token_file.as_deref(), "SNIP_ADMIN_TOKEN")?
+            .context("no admin token: set SNIP_ADMIN_TOKEN or pass --admin-token-file")?;
+        Ok(Self {
+            client: client()?,
+            base: base_url(&args.server)?,
+            token,
+        })
+    }
+
+    async fn call(&self, method: Method, path: &str, body: Option<Value>) -> anyhow::Result<Value> {
+        let url = self.base.join(path)?;
+        let mut request = self
+            .client
+            .request(method, url.clone())
+            .bearer_auth(&self.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {url}"))?;
+        let text = check(response).await?.text().await?;
+        if text.trim().is_empty() {
+            return Ok(Value::Null);
+        }
+        serde_json::from_str(&text).context("unexpected answer from the server")
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct TenantView {
+    name: String,
+    max_bytes: Option<u64>,
+    max_paste_bytes: Option<u64>,
+    rate: Option<String>,
+    burst: Option<u32>,
+    usage: UsageView,
+}
+
+#[derive(Debug, Deserialize)]
+struct UsageView {
+    bytes: u64,
+    pastes: u64,
+}
+
+impl TenantView {
+    fn describe(&self) -> String {
+        let or = |v: Option<String>, default: &str| v.unwrap_or_else(|| default.to_owned());
+        format!(
+            "{}\tpastes={}\tbytes={}\tmax-bytes={}\tmax-paste-size={}\trate={}\tburst={}",
+            self.name,
+            self.usage.pastes,
+            self.usage.bytes,
+            or(self.max_bytes.map(|b| b.to_string()), "none"),
+            or(self.max_paste_bytes.map(|b| b.to_string()), "server"),
+            or(self.rate.clone(), "server"),
+            or(self.burst.map(|b| b.to_string()), "default"),
+        )
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct TokenView {
+    id: String,
+    tenant: String,
+    read_only: bool,
+    created_at: String,
+    expires_at: Option<String>,
+    token: Option<String>,
+}
+
+impl TokenView {
+    fn describe(&self) -> String {
+        format!(
+            "{}\ttenant={}\t{}\tcreated={}\texpires={}",
+            self.id,
+            self.tenant,
+            if self.read_only {
+                "read-only"
+            } else {
+                "read-write"
+            },
+            self.created_at,
+            self.expires_at.as_deref().unwrap_or("never"),
+        )
+    }
+}
+
+/// Checks a name or ID that goes into a URL path, so it can only name one segment.
+fn segment(value: &str) -> anyhow::Result<&str> {
+    let ok = !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !ok {
+        bail!("{value:?} is not a tenant name or token ID (a-z, 0-9, _ and -)");
+    }
+    Ok(value)
+}
+
+fn parse<T: serde::de::DeserializeOwned>(value: Value) -> anyhow::Result<T> {
+    serde_json::from_value(value).context("unexpected answer from the server")
+}
+
+/// Prints a new token: the secret on stdout, its details on stderr.
+fn print_token(token: &TokenView) -> anyhow::Result<()> {
+    let Some(secret) = &token.token else {
+        bail!("the server did not return the new token");
+    };
+    println!("{secret}");
+    eprintln!("token {}", token.describe());
+    Ok(())
+}
+
+/// Runs `snip admin …`.
+pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
+    let admin = Admin::new(&args)?;
+    match args.command {
+        AdminCommand::Tenant(command) => tenant(&admin, command).await,
+        AdminCommand::Token(command) => token(&admin, command).await,
+    }
+}
+
+async fn tenant(admin: &Admin, command: TenantCommand) -> anyhow::Result<()> {
+    match command {
+        TenantCommand::Create { name, limits } => {
+            let mut body = limits.fields();
+            // On create, `none` is the same as leaving a limit out.
+            body.retain(|_, v| !v.is_null());
+            body.insert("name".into(), Value::String(name));
+            let answer = admin
+                .call(Method::POST, "api/admin/tenants", Some(Value::Object(body)))
+                .await?;
+            let tenant: TenantView = parse(answer["tenant"].clone())?;
+            let token: TokenView = parse(answer["token"].clone())?;
+            eprintln!("created tenant {}", tenant.describe());
+            print_token(&token)
+        }
+        TenantCommand::Update { name, limits } => {
+            let fields = limits.fields();
+            if fields.is_empty() {
+                bail!("nothing to change: give --max-bytes, --max-paste-size, --rate or --burst");
+            }
+            let path = format!("api/admin/tenants/{}", segment(&name)?);
+            let answer = admin
+                .call(Method::PATCH, &path, Some(Value::Object(fields)))
+                .await?;
+            let tenant: TenantView = parse(answer)?;
+            println!("{}", tenant.describe());
+            Ok(())
+        }
+        TenantCommand::List => {
+            let answer = admin.call(Method::GET, "api/admin/tenants", None).await?;
+            for tenant in parse::<Vec<TenantView>>(answer)? {
+                println!("{}", tenant.describe());
+            }
+            Ok(())
+        }
+        TenantCommand::Delete { name } => {
+            let path = format!("api/admin/tenants/{}", segment(&name)?);
+            admin.call(Method::DELETE, &path, None).await?;
+            eprintln!("deleted tenant {name} and its tokens");
+            Ok(())
+        }
+    }
+}
+
+async fn token(admin: &Admin, command: TokenCommand) -> anyhow::Result<()> {
+    match command {
+        TokenCommand::Create {
+            tenant,
+            read_only,
+            expires,
+        } => {
+            let path = format!("api/admin/tenants/{}/tokens", segment(&tenant)?);
+            let body = json!({ "read_only": read_only, "expires": expires });
+            let answer = admin.call(Method::POST, &path, Some(body)).await?;
+            print_token(&parse(answer)?)
+        }
+        TokenCommand::Revoke { token_id } => {
+            let path = format!("api/admin/tokens/{}", segment(&token_id)?);
+            admin.call(Method::DELETE, &path, None).await?;
+            eprintln!("revoked {token_id}");
+            Ok(())
+        }
+        TokenCommand::List { tenant } => {
+            let path = format!("api/admin/tenants/{}/tokens", segment(&tenant)?);
+            let answer = admin.call(Method::GET, &path, None).await?;
+            for token in parse::<Vec<TokenView>>(answer)? {
+                println!("{}", token.describe());
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! Where the client's secrets come from: the tenant token (`SNIP_TOKEN` or
+//! `--token-file`) and the admin token (`SNIP_ADMIN_TOKEN` or
+//! `--admin-token-file`). Secrets are never taken as plain command-line values,
+//! which other users could read from the process list.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+/// The tenant token of user-side commands.
+#[derive(Debug, Clone, Args)]
+pub struct TokenArg {
+    /// Read the API token from this file [default: the SNIP_TOKEN environment variable; none: anonymous].
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<PathBuf>,
+}
+
+impl TokenArg {
+    /// The token to send, if any: the file's, else `SNIP_TOKEN`'s.
+    pub fn token(&self) -> anyhow::Result<Option<String>> {
+        secret(self.token_file.as_deref(), "SNIP_TOKEN")
+    }
+}
+
+/// Reads a secret from `file`, else from the environment variable `env`.
+pub fn secret(file: Option<&Path>, env: &str) -> anyhow::Result<Option<String>> {
+    let value = match file {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+        None => match std::env::var(env) {
+            Ok(value) => value,
+            Err(std::env::VarError::NotPresent) => return Ok(None),
+            Err(e) => bail!("{env}: {e}"),
+        },
+    };
+    let value = value.trim();
+    if value.is_empty() {
+        return Ok(None);
+    }
+    if value.contains(char::is_whitespace) {
+        bail!("the token contains whitespace; it should be a single word");
+    }
+    Ok(Some(value.to_owned()))
+}
+
+/// Adds `Authorization: Bearer` when there is a token.
+pub fn authorize(request: reqwest::RequestBuilder, token: Option<&str>) -> reqwest::RequestBuilder {
+    match token {
+        Some(token) => request.bearer_auth(token),
+        None => request,
+    }
+}

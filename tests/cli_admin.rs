@@ -1,0 +1,211 @@
+//! The `snip admin`, `list` and `shorten` commands and the tenant token of the
+//! client, against a real server.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+#[path = "tenants/helpers.rs"]
+mod helpers;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use common::{Server, client};
+use helpers::{ADMIN, start};
+
+/// Runs `snip ARGS` against `server` with `env` set and `stdin` piped in.
+fn snip(server: &Server, dir: &Path, env: &[(&str, &str)], args: &[&str], stdin: &[u8]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_snip"));
+    command
+        .args(args)
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", dir)
+        .env_remove("SNIP_TOKEN")
+        .env_remove("SNIP_ADMIN_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Standard output, trimmed; panics (showing stderr) unless the command succeeded.
+fn ok(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// The admin commands create a tenant and tokens; a tenant token puts, lists and shortens; revocation stops it with a clear error.
+#[tokio::test]
+async fn admin_and_tenant_workflow() {
+    let server = start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let admin_env = [("SNIP_ADMIN_TOKEN", ADMIN)];
+    let create = snip(
+        &server,
+        dir.path(),
+        &admin_env,
+        &[
+            "admin",
+            "tenant",
+            "create",
+            "team",
+            "--max-bytes",
+            "1MiB",
+            "--rate",
+            "50/s",
+        ],
+        b"",
+    );
+    let token = ok(&create);
+    assert!(token.starts_with("snip_"), "{token}");
+    let details = String::from_utf8_lossy(&create.stderr);
+    assert!(
+        details.contains("team") && details.contains("1048576"),
+        "{details}"
+    );
+
+    let user = [("SNIP_TOKEN", token.as_str())];
+    let url = ok(&snip(
+        &server,
+        dir.path(),
+        &user,
+        &["put", "--private", "--name", "notes.txt"],
+        b"secret notes",
+    ));
+    assert!(url.starts_with(&server.url), "{url}");
+    assert_eq!(client().get(&url).send().await.unwrap().status(), 404);
+    let got = snip(&server, dir.path(), &user, &["get", &url], b"");
+    assert_eq!(ok(&got), "secret notes");
+
+    let listed = ok(&snip(&server, dir.path(), &user, &["list"], b""));
+    let id = url.rsplit('/').next().unwrap();
+    assert!(
+        listed.contains(id) && listed.contains("notes.txt") && listed.contains("12"),
+        "{listed}"
+    );
+
+    let short = ok(&snip(
+        &server,
+        dir.path(),
+        &user,
+        &["shorten", "https://example.com/long"],
+        b"",
+    ));
+    let response = client().get(&short).send().await.unwrap();
+    assert_eq!(response.status(), 302);
+    assert_eq!(response.headers()["location"], "https://example.com/long");
+
+    let tenants = ok(&snip(
+        &server,
+        dir.path(),
+        &admin_env,
+        &["admin", "tenant", "list"],
+        b"",
+    ));
+    assert!(
+        tenants.contains("team") && tenants.contains("pastes=2"),
+        "{tenants}"
+    );
+    let tokens = ok(&snip(
+        &server,
+        dir.path(),
+        &admin_env,
+        &["admin", "token", "list", "--tenant", "team"],
+        b"",
+    ));
+    let token_id = tokens.split_whitespace().next().unwrap().to_owned();
+    assert!(token_id.starts_with("tok_"), "{tokens}");
+    ok(&snip(
+        &server,
+        dir.path(),
+        &admin_env,
+        &["admin", "token", "revoke", &token_id],
+        b"",
+    ));
+
+    let refused = snip(&server, dir.path(), &user, &["list"], b"");
+    assert!(!refused.status.success());
+    let message = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        message.contains("401") && message.contains("revoked"),
+        "{message}"
+    );
+    let refused = snip(&server, dir.path(), &user, &["put"], b"more");
+    assert!(!refused.status.success());
+}
+
+/// Tokens from `admin token create` respect --read-only; limits change with `tenant update`, and `none` removes one.
+#[tokio::test]
+async fn admin_tokens_and_updates() {
+    let server = start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("admin-token");
+    std::fs::write(&token_file, format!("{ADMIN}\n")).unwrap();
+    let file_flag = format!("--admin-token-file={}", token_file.display());
+    let admin = |args: &[&str]| {
+        let mut all = vec!["admin"];
+        all.extend_from_slice(args);
+        all.push(&file_flag);
+        snip(&server, dir.path(), &[], &all, b"")
+    };
+    ok(&admin(&["tenant", "create", "ro", "--max-paste-size", "4"]));
+    let reader = ok(&admin(&[
+        "token",
+        "create",
+        "--tenant",
+        "ro",
+        "--read-only",
+        "--expires",
+        "30d",
+    ]));
+    let refused = snip(
+        &server,
+        dir.path(),
+        &[("SNIP_TOKEN", &reader)],
+        &["put"],
+        b"hi",
+    );
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("read-only"));
+
+    let writer = ok(&admin(&["token", "create", "--tenant", "ro"]));
+    let big = snip(
+        &server,
+        dir.path(),
+        &[("SNIP_TOKEN", &writer)],
+        &["put"],
+        b"12345",
+    );
+    assert!(String::from_utf8_lossy(&big.stderr).contains("413"));
+    let updated = ok(&admin(&[
+        "tenant",
+        "update",
+        "ro",
+        "--max-paste-size",
+        "none",
+    ]));
+    assert!(updated.contains("max-paste-size=server"), "{updated}");
+    ok(&snip(
+        &server,
+        dir.path(),
+        &[("SNIP_TOKEN", &writer)],
+        &["put"],
+        b"12345",
+    ));
+
+    let no_admin = snip(&server, dir.path(), &[], &["admin", "tenant", "list"], b"");
+    assert!(!no_admin.status.success());
+    assert!(String::from_utf8_lossy(&no_admin.stderr).contains("SNIP_ADMIN_TOKEN"));
+}

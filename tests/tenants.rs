@@ -1,0 +1,522 @@
+//! Multi-tenancy against a real server: isolation, quotas, rate limits,
+//! revocation, anonymous policies, listing, short links and the admin API.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+#[path = "tenants/helpers.rs"]
+mod helpers;
+
+use std::time::Duration;
+
+use reqwest::Method;
+use serde_json::json;
+
+use common::{Server, client};
+use helpers::{
+    ADMIN, admin, create, ids, list, request, start, status, tenant, token, try_create, update,
+};
+
+/// Who calls, in the isolation matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Who {
+    Anonymous,
+    A,
+    B,
+    AReadOnly,
+    ARevoked,
+    AExpired,
+}
+
+/// What they try, in the isolation matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Create,
+    ReadUnlisted,
+    ReadPrivate,
+    List,
+    DeleteWithoutToken,
+    MetaPrivate,
+}
+
+/// Every principal × operation gets exactly the status the code promises.
+#[tokio::test]
+async fn isolation_matrix() {
+    use Op::*;
+    use Who::*;
+    let server = start(&[]);
+    let a = tenant(&server, "team-a", json!({})).await;
+    let b = tenant(&server, "team-b", json!({})).await;
+    let (_, a_ro) = token(&server, "team-a", json!({ "read_only": true })).await;
+    let (revoked_id, a_revoked) = token(&server, "team-a", json!({})).await;
+    let (_, a_expired) = token(&server, "team-a", json!({ "expires": "1s" })).await;
+    let (code, _) = admin(
+        &server,
+        Method::DELETE,
+        &format!("/api/admin/tokens/{revoked_id}"),
+        None,
+    )
+    .await;
+    assert_eq!(code, 204);
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+
+    let unlisted = create(&server, Some(&a), "unlisted of A", "").await;
+    let private = create(&server, Some(&a), "private of A", "visibility=private").await;
+
+    let token_of = |who: Who| -> Option<&str> {
+        match who {
+            Anonymous => None,
+            A => Some(&a),
+            B => Some(&b),
+            AReadOnly => Some(&a_ro),
+            ARevoked => Some(&a_revoked),
+            AExpired => Some(&a_expired),
+        }
+    };
+    // Columns: Create, ReadUnlisted, ReadPrivate, List, DeleteWithoutToken, MetaPrivate.
+    let ops = [
+        Create,
+        ReadUnlisted,
+        ReadPrivate,
+        List,
+        DeleteWithoutToken,
+        MetaPrivate,
+    ];
+    let table: [(Who, [u16; 6]); 6] = [
+        (Anonymous, [201, 200, 404, 401, 403, 404]),
+        (A, [201, 200, 200, 200, 204, 200]),
+        (B, [201, 200, 404, 200, 403, 404]),
+        (AReadOnly, [403, 200, 200, 200, 403, 200]),
+        (ARevoked, [401, 401, 401, 401, 401, 401]),
+        (AExpired, [401, 401, 401, 401, 401, 401]),
+    ];
+    for (who, expected) in table {
+        for (op, want) in ops.into_iter().zip(expected) {
+            let token = token_of(who);
+            let got = match op {
+                Create => {
+                    let (code, _) = try_create(&server, token, "hello", "").await;
+                    code.as_u16()
+                }
+                ReadUnlisted => {
+                    status(&server, Method::GET, &format!("/raw/{unlisted}"), token).await
+                }
+                ReadPrivate => {
+                    status(&server, Method::GET, &format!("/raw/{private}"), token).await
+                }
+                List => status(&server, Method::GET, "/api/pastes", token).await,
+                DeleteWithoutToken => {
+                    // A fresh paste each time, so one successful delete does not change the next cell.
+                    let victim = create(&server, Some(&a), "victim", "").await;
+                    status(&server, Method::DELETE, &format!("/{victim}"), token).await
+                }
+                MetaPrivate => {
+                    status(
+                        &server,
+                        Method::GET,
+                        &format!("/api/pastes/{private}"),
+                        token,
+                    )
+                    .await
+                }
+            };
+            assert_eq!(got, want, "principal {who:?}, operation {op:?}");
+        }
+    }
+}
+
+/// A tenant's byte quota refuses the paste that would pass it with 507, and deleting or burning frees it.
+#[tokio::test]
+async fn quota_fill_delete_and_burn() {
+    let server = start(&[]);
+    let a = tenant(&server, "quota", json!({ "max_bytes": 1000 })).await;
+    let mut pastes = Vec::new();
+    for _ in 0..4 {
+        pastes.push(create(&server, Some(&a), vec![b'x'; 250], "").await);
+    }
+    let (code, answer) = try_create(&server, Some(&a), "y", "").await;
+    assert_eq!(code, 507);
+    assert!(
+        answer.to_string().contains("quota of 1000 bytes"),
+        "{answer}"
+    );
+
+    let code = status(
+        &server,
+        Method::DELETE,
+        &format!("/{}", pastes[0]),
+        Some(&a),
+    )
+    .await;
+    assert_eq!(code, 204);
+    let burn = create(&server, Some(&a), vec![b'b'; 250], "burn=true").await;
+    assert_eq!(try_create(&server, Some(&a), "y", "").await.0, 507);
+    let reveal = request(&server, Method::POST, &format!("/{burn}/reveal"), Some(&a))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reveal.status(), 200);
+    assert_eq!(
+        try_create(&server, Some(&a), vec![b'z'; 250], "").await.0,
+        201
+    );
+}
+
+/// Forty parallel 100-byte creates against a 1000-byte quota: exactly ten succeed.
+#[tokio::test]
+async fn quota_holds_under_concurrency() {
+    let server = start(&[]);
+    let a = tenant(&server, "busy", json!({ "max_bytes": 1000 })).await;
+    let mut tasks = Vec::new();
+    for _ in 0..40 {
+        let url = server.url.clone();
+        let a = a.clone();
+        tasks.push(tokio::spawn(async move {
+            client()
+                .post(format!("{url}/"))
+                .bearer_auth(a)
+                .body(vec![b'c'; 100])
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }));
+    }
+    let mut codes = Vec::new();
+    for task in tasks {
+        codes.push(task.await.unwrap());
+    }
+    assert_eq!(codes.iter().filter(|c| **c == 201).count(), 10, "{codes:?}");
+    assert_eq!(codes.iter().filter(|c| **c == 507).count(), 30, "{codes:?}");
+}
+
+/// Raising or removing the quota with the admin API applies to the very next request.
+#[tokio::test]
+async fn quota_change_applies_without_restart() {
+    let server = start(&[]);
+    let a = tenant(&server, "grow", json!({ "max_bytes": 100 })).await;
+    create(&server, Some(&a), vec![b'x'; 100], "").await;
+    assert_eq!(try_create(&server, Some(&a), "more", "").await.0, 507);
+    update(&server, "grow", json!({ "max_bytes": 200 })).await;
+    assert_eq!(try_create(&server, Some(&a), "more", "").await.0, 201);
+    update(&server, "grow", json!({ "max_bytes": 104 })).await;
+    assert_eq!(try_create(&server, Some(&a), "more", "").await.0, 507);
+    update(&server, "grow", json!({ "max_bytes": null })).await;
+    assert_eq!(try_create(&server, Some(&a), "more", "").await.0, 201);
+}
+
+/// A tenant's own paste size limit answers 413 above it, and other tenants keep the server's.
+#[tokio::test]
+async fn tenant_max_paste_size() {
+    let server = start(&[]);
+    let a = tenant(&server, "small", json!({ "max_paste_bytes": 10 })).await;
+    let b = tenant(&server, "large", json!({})).await;
+    assert_eq!(try_create(&server, Some(&a), "0123456789", "").await.0, 201);
+    let (code, answer) = try_create(&server, Some(&a), "0123456789a", "").await;
+    assert_eq!(code, 413);
+    assert!(answer.to_string().contains("10 bytes"), "{answer}");
+    assert_eq!(
+        try_create(&server, Some(&b), "0123456789a", "").await.0,
+        201
+    );
+}
+
+/// A tenant's burst passes with RateLimit headers, then 429 with Retry-After; another tenant is unaffected.
+#[tokio::test]
+async fn tenant_rate_limit() {
+    let server = start(&[]);
+    let a = tenant(&server, "chatty", json!({})).await;
+    let b = tenant(&server, "quiet", json!({})).await;
+    update(&server, "chatty", json!({ "rate": "5/s", "burst": 5 })).await;
+    let mut allowed = 0;
+    let mut limited = None;
+    for _ in 0..12 {
+        let response = request(&server, Method::GET, "/api/pastes", Some(&a))
+            .send()
+            .await
+            .unwrap();
+        if response.status() == 429 {
+            limited = Some(response);
+            break;
+        }
+        assert_eq!(response.status(), 200);
+        let headers = response.headers();
+        assert_eq!(headers["ratelimit-limit"], "5");
+        let remaining: u32 = headers["ratelimit-remaining"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(remaining < 5, "{remaining}");
+        allowed += 1;
+    }
+    // At 5/s a request may refill while the burst is sent; never fewer than the burst.
+    assert!((5..12).contains(&allowed), "{allowed} allowed");
+    let limited = limited.expect("never limited");
+    let retry: u64 = limited.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry >= 1, "{retry}");
+    assert_eq!(limited.headers()["ratelimit-remaining"], "0");
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(&b)).await,
+        200
+    );
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(&a)).await,
+        429
+    );
+}
+
+/// Anonymous clients are limited per IP: the burst passes, then 429.
+#[tokio::test]
+async fn anonymous_ip_rate_limit() {
+    let server = start(&["--ip-rate=2/s", "--ip-burst=3"]);
+    let id = common::create(&server, "hi", "").await.0;
+    let mut codes = Vec::new();
+    for _ in 0..6 {
+        codes.push(status(&server, Method::GET, &format!("/raw/{id}"), None).await);
+    }
+    assert!(codes.contains(&429), "{codes:?}");
+    let first_limited = codes.iter().position(|c| *c == 429).unwrap();
+    assert!(first_limited >= 2, "{codes:?}");
+    assert!(
+        codes[..first_limited].iter().all(|c| *c == 200),
+        "{codes:?}"
+    );
+}
+
+/// Requests with a bad token count against the client's IP bucket, so token guessing is rate limited.
+#[tokio::test]
+async fn bad_tokens_are_rate_limited() {
+    let server = start(&["--ip-rate=1/h", "--ip-burst=2"]);
+    let guess = "snip_0000000000000000000000000000000000000000";
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(guess)).await,
+        401
+    );
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(guess)).await,
+        401
+    );
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(guess)).await,
+        429
+    );
+}
+
+/// Behind a trusted proxy each X-Forwarded-For client has its own bucket; otherwise they share the peer's.
+#[tokio::test]
+async fn trusted_proxy_buckets() {
+    let get = |server: &Server, forwarded: &str| {
+        client()
+            .get(server.at("/api/pastes/zzzzzzzz"))
+            .header("x-forwarded-for", forwarded)
+            .send()
+    };
+    let trusting = start(&[
+        "--trusted-proxy=127.0.0.1/32",
+        "--ip-rate=1/h",
+        "--ip-burst=1",
+    ]);
+    assert_ne!(get(&trusting, "203.0.113.1").await.unwrap().status(), 429);
+    assert_eq!(get(&trusting, "203.0.113.1").await.unwrap().status(), 429);
+    assert_ne!(get(&trusting, "203.0.113.2").await.unwrap().status(), 429);
+
+    let direct = start(&["--ip-rate=1/h", "--ip-burst=1"]);
+    assert_ne!(get(&direct, "203.0.113.1").await.unwrap().status(), 429);
+    assert_eq!(get(&direct, "203.0.113.2").await.unwrap().status(), 429);
+}
+
+/// Revoking a token locks it out at once; a non-empty tenant cannot be deleted, an empty one can, and its tokens die.
+#[tokio::test]
+async fn revocation_and_tenant_delete() {
+    let server = start(&[]);
+    let first = tenant(&server, "leaving", json!({})).await;
+    let (id, second) = token(&server, "leaving", json!({})).await;
+    let paste = create(&server, Some(&second), "mine", "visibility=private").await;
+    assert_eq!(
+        status(
+            &server,
+            Method::GET,
+            &format!("/raw/{paste}"),
+            Some(&second)
+        )
+        .await,
+        200
+    );
+    let (code, _) = admin(
+        &server,
+        Method::DELETE,
+        &format!("/api/admin/tokens/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(code, 204);
+    assert_eq!(
+        status(
+            &server,
+            Method::GET,
+            &format!("/raw/{paste}"),
+            Some(&second)
+        )
+        .await,
+        401
+    );
+    assert_eq!(
+        status(&server, Method::GET, &format!("/raw/{paste}"), Some(&first)).await,
+        200
+    );
+
+    let (code, answer) = admin(&server, Method::DELETE, "/api/admin/tenants/leaving", None).await;
+    assert_eq!(code, 409, "{answer}");
+    assert_eq!(
+        status(&server, Method::DELETE, &format!("/{paste}"), Some(&first)).await,
+        204
+    );
+    let (code, answer) = admin(&server, Method::DELETE, "/api/admin/tenants/leaving", None).await;
+    assert_eq!(code, 204, "{answer}");
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(&first)).await,
+        401
+    );
+    assert_eq!(try_create(&server, Some(&first), "x", "").await.0, 401);
+}
+
+/// With --anonymous=read-only anonymous creates are refused (401) but reads work.
+#[tokio::test]
+async fn anonymous_read_only() {
+    let server = start(&["--anonymous=read-only"]);
+    let a = tenant(&server, "writer", json!({})).await;
+    let id = create(&server, Some(&a), "shared", "").await;
+    assert_eq!(try_create(&server, None, "anon", "").await.0, 401);
+    assert_eq!(
+        status(&server, Method::GET, &format!("/raw/{id}"), None).await,
+        200
+    );
+}
+
+/// With --anonymous=off even reading needs a token.
+#[tokio::test]
+async fn anonymous_off() {
+    let server = start(&["--anonymous=off"]);
+    let a = tenant(&server, "only", json!({})).await;
+    let id = create(&server, Some(&a), "closed", "").await;
+    assert_eq!(
+        status(&server, Method::GET, &format!("/raw/{id}"), None).await,
+        401
+    );
+    assert_eq!(try_create(&server, None, "anon", "").await.0, 401);
+    assert_eq!(
+        status(&server, Method::GET, &format!("/raw/{id}"), Some(&a)).await,
+        200
+    );
+}
+
+/// Listing is newest first, pages by cursor, filters by name prefix, refuses bad cursors, and shows private pastes to their owner only.
+#[tokio::test]
+async fn listing() {
+    let server = start(&[]);
+    let a = tenant(&server, "lister", json!({})).await;
+    let b = tenant(&server, "other", json!({})).await;
+    let mut created = Vec::new();
+    for i in 0..7 {
+        let options = format!(
+            "name=file{i}.txt{}",
+            if i == 3 { "&visibility=private" } else { "" }
+        );
+        created.push(create(&server, Some(&a), format!("paste {i}"), &options).await);
+        // Creation times (and so the order) have a resolution of one second.
+        tokio::time::sleep(Duration::from_millis(1050)).await;
+    }
+    create(&server, Some(&a), "log", "name=build.log").await;
+    create(&server, Some(&b), "b's", "name=file9.txt").await;
+
+    let mut seen = Vec::new();
+    let mut cursor = String::new();
+    let mut pages = 0;
+    loop {
+        let query = if cursor.is_empty() {
+            "limit=3&name_prefix=file".to_owned()
+        } else {
+            format!("limit=3&name_prefix=file&cursor={cursor}")
+        };
+        let page = list(&server, &a, &query).await;
+        pages += 1;
+        assert!(ids(&page).len() <= 3);
+        seen.extend(ids(&page));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = next.to_owned(),
+            None => break,
+        }
+        assert!(pages < 10, "cursor never ends");
+    }
+    let newest_first: Vec<String> = created.iter().rev().cloned().collect();
+    assert_eq!(seen, newest_first);
+    assert_eq!(pages, 3);
+
+    let all = list(&server, &a, "").await;
+    assert_eq!(ids(&all).len(), 8);
+    assert_eq!(all["pastes"][0]["name"], "build.log");
+    let others = list(&server, &b, "").await;
+    assert_eq!(ids(&others).len(), 1);
+    assert!(!ids(&others).contains(&created[3]));
+
+    let bad = request(&server, Method::GET, "/api/pastes?cursor=garbage", Some(&a))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+}
+
+/// A short link redirects to its http(s) target; other schemes and bodies are refused.
+#[tokio::test]
+async fn short_links() {
+    let server = start(&[]);
+    let (code, answer) = try_create(&server, None, "", "url=https://example.com/x").await;
+    assert_eq!(code, 201, "{answer}");
+    let id = answer["id"].as_str().unwrap();
+    let response = client()
+        .get(server.at(&format!("/{id}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 302);
+    assert_eq!(response.headers()["location"], "https://example.com/x");
+
+    for bad in ["url=javascript:alert(1)", "url=ftp://x"] {
+        assert_eq!(try_create(&server, None, "", bad).await.0, 400, "{bad}");
+    }
+    let with_body = try_create(&server, None, "body", "url=https://example.com/").await;
+    assert_eq!(with_body.0, 400);
+}
+
+/// The admin API answers 401 without a token, 403 with a wrong one, and 404 with a reason when it is off.
+#[tokio::test]
+async fn admin_api_auth() {
+    let server = start(&[]);
+    let url = server.at("/api/admin/tenants");
+    assert_eq!(client().get(&url).send().await.unwrap().status(), 401);
+    let wrong = client()
+        .get(&url)
+        .bearer_auth("not-the-admin-token-at-all")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 403);
+    let right = client().get(&url).bearer_auth(ADMIN).send().await.unwrap();
+    assert_eq!(right.status(), 200);
+
+    let off = Server::start();
+    let response = client()
+        .get(off.at("/api/admin/tenants"))
+        .bearer_auth(ADMIN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let text = response.text().await.unwrap();
+    assert!(text.contains("--admin-token"), "{text}");
+}
