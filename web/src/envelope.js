@@ -140,7 +140,8 @@ export function encodeMeta(meta = {}) {
 /**
  * Encrypts `content` (bytes) with `meta` ({lang, name, type}) under `key`.
  *
- * `options.password` (a non-empty string) adds PBKDF2; `iterations`, `salt`
+ * `options.password` (any string, even empty, as docs/envelope.md says; `null`
+ * or absent for none) adds PBKDF2; `iterations`, `salt`
  * and `nonce` are for test vectors only: by default they are 600,000 and fresh
  * random values.
  * @returns {Promise<Uint8Array>} the envelope
@@ -149,7 +150,7 @@ export async function encrypt(content, meta, key, options = {}) {
   if (!(key instanceof Uint8Array) || key.length !== KEY_LEN) {
     throw new EnvelopeError('bad_key', 'the key must be 32 bytes');
   }
-  const password = options.password ? options.password : null;
+  const password = typeof options.password === 'string' ? options.password : null;
   const iterations = password === null ? 0 : (options.iterations ?? DEFAULT_ITERATIONS);
   const salt = password === null ? new Uint8Array(SALT_LEN) : (options.salt ?? randomBytes(SALT_LEN));
   const nonce = options.nonce ?? randomBytes(NONCE_LEN);
@@ -229,7 +230,7 @@ export async function decrypt(envelope, key, password) {
   if (!(key instanceof Uint8Array) || key.length !== KEY_LEN) {
     throw new EnvelopeError('bad_key', 'the key must be 32 bytes');
   }
-  if (info.passwordRequired && !password) {
+  if (info.passwordRequired && typeof password !== 'string') {
     throw new EnvelopeError('password_required', 'this paste is protected by a password');
   }
   const cryptoKey = await aesKey(

@@ -7,12 +7,14 @@
 // target/e2e-screenshots (ignored by git).
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { decodeKey } from '../src/envelope.js';
-import { apiCreate, repoRoot, startServer } from './server.mjs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { apiCreate, repoRoot, snipBinary, startServer } from './server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = join(repoRoot, 'target', 'e2e-screenshots');
@@ -299,6 +301,42 @@ describe('end-to-end encryption', () => {
     await page.waitForSelector('#code .lc');
     assert.equal(await page.textContent('#code .lc'), 'password-protected text');
     assert.ok(!(await page.isVisible('#unlock')));
+    await context.close();
+  });
+
+  /** Runs the `snip` CLI against the test server; returns its stdout. */
+  function cli(args, { input = '', password } = {}) {
+    const env = { ...process.env, SNIP_SERVER: server.url, SNIP_CLIENT_DIR: mkdtempSync(join(tmpdir(), 'snip-cli-')) };
+    if (password !== undefined) env.SNIP_PASSWORD = password;
+    const run = spawnSync(snipBinary(), args, { input, env, encoding: 'utf8' });
+    assert.equal(run.status, 0, `snip ${args.join(' ')} failed: ${run.stderr}`);
+    return run.stdout;
+  }
+
+  test('browser-made ciphertext is decrypted by snip get, with and without a password', async () => {
+    const { page, context } = await newPage();
+    const plain = await createInUi(page, 'made in the browser, read by the CLI', { encrypt: true });
+    assert.equal(cli(['get', plain]), 'made in the browser, read by the CLI');
+    const locked = await createInUi(page, 'browser secret behind a password', { encrypt: true, password: 'pässwort 1' });
+    assert.equal(cli(['get', locked], { password: 'pässwort 1' }), 'browser secret behind a password');
+    await context.close();
+  });
+
+  test('CLI-made ciphertext (snip put --encrypt) is decrypted in the browser', async () => {
+    const link = cli(['put', '--encrypt', '--name', 'cli.py'], { input: 'print("made by the CLI")' }).trim();
+    assert.match(link, /#[A-Za-z0-9_-]{43}$/);
+    const { page, context } = await newPage();
+    await page.goto(link);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'print("made by the CLI")');
+    assert.equal(await page.textContent('.title'), 'cli.py');
+    const locked = cli(['put', '--password'], { input: 'CLI secret', password: 'hunter2 hunter2' }).trim();
+    await page.goto(locked);
+    await page.waitForSelector('#unlock:not([hidden])');
+    await page.fill('#password', 'hunter2 hunter2');
+    await page.click('#unlock button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'CLI secret');
     await context.close();
   });
 

@@ -36,7 +36,7 @@ export function snipBinary() {
 /** Starts snip with extra flags; resolves to {url, stop, logs}. */
 export async function startServer(args = []) {
   const dir = mkdtempSync(join(tmpdir(), 'snip-e2e-'));
-  const child = spawn(snipBinary(), ['serve', '--listen=127.0.0.1:0', `--data-dir=${join(dir, 'data')}`, ...args], {
+  const child = spawn(snipBinary(), ['serve', '--listen=127.0.0.1:0', `--data-dir=${join(dir, 'data')}`, '--ip-rate=off', ...args], {
     env: serverEnv(),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
