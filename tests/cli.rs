@@ -3,24 +3,13 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use common::{Server, client};
 
 /// Runs `snip ARGS` against `server` with `stdin`, with its own token directory.
 fn snip(server: &Server, client_dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
-        .args(args)
-        .env("SNIP_SERVER", &server.url)
-        .env("SNIP_CLIENT_DIR", client_dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    common::run_cli(server, client_dir, &[], args, stdin)
 }
 
 fn stdout(output: &Output) -> String {

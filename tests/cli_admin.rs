@@ -6,31 +6,15 @@ mod common;
 #[path = "tenants/helpers.rs"]
 mod helpers;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use common::{Server, client};
 use helpers::{ADMIN, start};
 
 /// Runs `snip ARGS` against `server` with `env` set and `stdin` piped in.
 fn snip(server: &Server, dir: &Path, env: &[(&str, &str)], args: &[&str], stdin: &[u8]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_snip"));
-    command
-        .args(args)
-        .env("SNIP_SERVER", &server.url)
-        .env("SNIP_CLIENT_DIR", dir)
-        .env_remove("SNIP_TOKEN")
-        .env_remove("SNIP_ADMIN_TOKEN")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let mut child = command.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    common::run_cli(server, dir, env, args, stdin)
 }
 
 /// Standard output, trimmed; panics (showing stderr) unless the command succeeded.

@@ -4,8 +4,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use common::{Server, client};
 
@@ -18,19 +17,7 @@ fn snip(
     stdin: &[u8],
     env: &[(&str, &str)],
 ) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
-        .args(args)
-        .env("SNIP_SERVER", &server.url)
-        .env("SNIP_CLIENT_DIR", client_dir)
-        .env_remove("SNIP_PASSWORD")
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    common::run_cli(server, client_dir, env, args, stdin)
 }
 
 fn stderr(output: &Output) -> String {

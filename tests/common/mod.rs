@@ -286,3 +286,31 @@ pub fn disk_usage(dir: &Path) -> u64 {
         })
         .sum()
 }
+
+/// Runs the `snip` CLI against `server` with `stdin` piped in, its own
+/// client directory (remembered delete tokens) and exactly the credentials in
+/// `env`: inherited `SNIP_TOKEN`, `SNIP_ADMIN_TOKEN` and `SNIP_PASSWORD` are removed.
+pub fn run_cli(
+    server: &Server,
+    client_dir: &Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+    stdin: &[u8],
+) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(args)
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", client_dir)
+        .env_remove("SNIP_TOKEN")
+        .env_remove("SNIP_ADMIN_TOKEN")
+        .env_remove("SNIP_PASSWORD")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
