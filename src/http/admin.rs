@@ -122,6 +122,10 @@ impl TokenView {
     }
 }
 
+fn no_such_tenant() -> ApiError {
+    ApiError::from(crate::store::StoreError::NoSuchTenant)
+}
+
 fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
     (status, axum::Json(value)).into_response()
 }
@@ -207,11 +211,7 @@ async fn list_tenants(
 }
 
 async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
-    state
-        .store
-        .tenant(name)
-        .await?
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_tenant", "no such tenant"))
+    state.store.tenant(name).await?.ok_or_else(no_such_tenant)
 }
 
 async fn update_tenant(
@@ -250,11 +250,7 @@ async fn delete_tenant(
         tracing::info!(tenant = %name, "tenant deleted");
         Ok(StatusCode::NO_CONTENT)
     } else {
-        Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "no_such_tenant",
-            "no such tenant",
-        ))
+        Err(no_such_tenant())
     }
 }
 

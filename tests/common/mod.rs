@@ -179,20 +179,7 @@ pub async fn create(
     body: impl Into<reqwest::Body>,
     options: &str,
 ) -> (String, String) {
-    let response = client()
-        .post(server.at(&format!("/?{options}")))
-        .header("accept", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        response.status(),
-        201,
-        "create failed: {:?}",
-        response.text().await
-    );
-    let json: serde_json::Value = response.json().await.unwrap();
+    let json = create_json(&client(), &server.url, body, options).await;
     (
         json["id"].as_str().unwrap().to_owned(),
         json["delete_token"].as_str().unwrap().to_owned(),
