@@ -19,7 +19,7 @@ use ipnet::IpNet;
 
 use crate::core::tenant::Rate;
 use crate::core::{Ttl, id};
-use crate::http::AnonymousPolicy;
+use crate::http::{AnonymousPolicy, ProxyConfig, ProxyHeaders};
 use crate::store::Durability;
 
 /// snip: a simple, fast, self-hosted pastebin.
@@ -138,9 +138,19 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_TENANT_BURST")]
     pub tenant_burst: Option<u32>,
 
-    /// Proxies (CIDR, comma-separated) whose X-Forwarded-For is believed [default: none].
+    /// Proxies (CIDR, comma-separated) whose forwarding headers (client IP,
+    /// scheme, host) and PROXY protocol headers are believed [default: none].
     #[arg(long, env = "SNIP_TRUSTED_PROXY", value_delimiter = ',')]
     pub trusted_proxy: Vec<IpNet>,
+
+    /// Which forwarding headers the trusted proxies set; the other family is ignored.
+    #[arg(long, env = "SNIP_PROXY_HEADERS", value_enum, default_value_t = ProxyHeaders::XForwarded)]
+    pub proxy_headers: ProxyHeaders,
+
+    /// Require a PROXY protocol (v1 or v2) header from a --trusted-proxy at the
+    /// start of every connection; connections without one are closed.
+    #[arg(long, env = "SNIP_PROXY_PROTOCOL", requires = "trusted_proxy")]
+    pub proxy_protocol: bool,
 
     /// Token that unlocks the admin API (/api/admin, `snip admin`) [default: admin API off].
     #[arg(long, env = "SNIP_ADMIN_TOKEN", hide_env_values = true)]
@@ -162,6 +172,14 @@ impl ServeArgs {
             Durability::Fsync
         } else {
             Durability::Os
+        }
+    }
+
+    /// Whose forwarding headers are believed, and which.
+    pub fn proxy_config(&self) -> ProxyConfig {
+        ProxyConfig {
+            trusted: self.trusted_proxy.clone(),
+            headers: self.proxy_headers,
         }
     }
 

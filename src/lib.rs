@@ -11,6 +11,7 @@
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
 //!   become statuses ([`http::errors`]).
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
+//! - [`proxy_protocol`]: the PROXY protocol header a TCP proxy may send first.
 //! - [`sweeper`]: deletes expired pastes in the background.
 //! - [`cli`]: the `snip put/get/delete` client.
 //! - [`config`]: flags, environment variables and the TOML file, parsed by clap.
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod config;
 pub mod core;
 pub mod http;
+pub mod proxy_protocol;
 pub mod server;
 pub mod store;
 pub mod sweeper;

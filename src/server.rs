@@ -17,12 +17,13 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
 use crate::config::ServeArgs;
 use crate::core::paste::hash_token;
-use crate::http::{AppState, AuthConfig, Limit, Limits, RateLimits, make_app};
+use crate::http::{AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_app};
+use crate::proxy_protocol;
 use crate::store::{EmbeddedOptions, EmbeddedStore, Store};
 use crate::sweeper;
 
@@ -30,10 +31,13 @@ use crate::sweeper;
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// Per-connection settings.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ConnOptions {
     /// Time allowed to send request headers, and to start the next request on a kept-alive connection.
     pub header_timeout: Duration,
+    /// With `Some`, every connection must start with a PROXY protocol header
+    /// from one of these proxies (also given `header_timeout` to arrive).
+    pub proxy_protocol: Option<Arc<ProxyConfig>>,
 }
 
 /// Runs `snip serve` until SIGINT or SIGTERM.
@@ -69,9 +73,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             body_timeout: args.body_timeout,
         },
         public_url,
+        url_follows_proxy: args.public_url.is_none(),
         auth: AuthConfig {
             anonymous: args.anonymous,
-            trusted_proxies: args.trusted_proxy.clone(),
+            proxy: args.proxy_config(),
             admin_token_hash: args.admin_token.as_ref().map(|t| hash_token(&t.0)),
         },
         rate_limits: RateLimits::new(
@@ -95,6 +100,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     );
     let options = ConnOptions {
         header_timeout: args.header_timeout,
+        proxy_protocol: args.proxy_protocol.then(|| Arc::new(args.proxy_config())),
     };
     run(listener, make_app(state), options, shutdown_signal()).await;
     forget.abort();
@@ -133,15 +139,27 @@ pub async fn run(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone().map_request(
-            move |mut req: axum::extract::Request<_>| {
-                req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
-                req
-            },
-        ));
-        let conn = http.serve_connection(TokioIo::new(stream), service);
-        let conn = graceful.watch(conn);
+        let app = app.clone();
+        let http = http.clone();
+        let watcher = graceful.watcher();
+        let options = options.clone();
         tokio::spawn(async move {
+            let (stream, peer) = match &options.proxy_protocol {
+                None => (stream, peer),
+                Some(proxies) => {
+                    match accept_proxied(stream, peer, proxies, options.header_timeout).await {
+                        Some(accepted) => accepted,
+                        None => return,
+                    }
+                }
+            };
+            let service = TowerToHyperService::new(app.map_request(
+                move |mut req: axum::extract::Request<_>| {
+                    req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
+                    req
+                },
+            ));
+            let conn = watcher.watch(http.serve_connection(TokioIo::new(stream), service));
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, %peer, "connection ended with an error");
             }
@@ -154,6 +172,23 @@ pub async fn run(
         .is_err()
     {
         tracing::warn!("some connections did not finish within {SHUTDOWN_GRACE:?}");
+    }
+}
+
+/// Reads the PROXY protocol header of a new connection: the stream and the
+/// client it names, or `None` (the connection is dropped, which closes it).
+async fn accept_proxied(
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    proxies: &ProxyConfig,
+    timeout: Duration,
+) -> Option<(TcpStream, SocketAddr)> {
+    match proxy_protocol::read_header(&mut stream, peer, proxies, timeout).await {
+        Ok(client) => Some((stream, client)),
+        Err(e) => {
+            tracing::warn!(%peer, "refused a connection: {e}");
+            None
+        }
     }
 }
 

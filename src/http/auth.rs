@@ -11,11 +11,11 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use ipnet::IpNet;
 use subtle::ConstantTimeEq;
 
 use super::SharedState;
 use super::errors::ApiError;
+use super::forwarded::{self, ProxyConfig};
 use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::Tenant;
@@ -37,8 +37,8 @@ pub enum AnonymousPolicy {
 pub struct AuthConfig {
     /// What anonymous clients may do.
     pub anonymous: AnonymousPolicy,
-    /// Peers whose `X-Forwarded-For` is believed.
-    pub trusted_proxies: Vec<IpNet>,
+    /// Whose forwarding headers are believed, and which.
+    pub proxy: ProxyConfig,
     /// SHA-256 of the admin token; `None` disables the admin API.
     pub admin_token_hash: Option<[u8; 32]>,
 }
@@ -92,36 +92,8 @@ impl Caller {
 #[derive(Debug, Clone, Copy)]
 pub struct ClientIp(pub IpAddr);
 
-/// Determines the client IP. Walks `X-Forwarded-For` from the right, skipping
-/// trusted proxies, so a client cannot spoof its address by prepending entries.
-pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[IpNet]) -> IpAddr {
-    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
-    if !is_trusted(&peer) {
-        return peer;
-    }
-    let forwarded = headers
-        .get_all("x-forwarded-for")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .collect::<Vec<_>>();
-    let mut client = peer;
-    for hop in forwarded.iter().rev() {
-        match hop.parse::<IpAddr>() {
-            Ok(ip) => {
-                client = ip;
-                if !is_trusted(&ip) {
-                    break;
-                }
-            }
-            Err(_) => break,
-        }
-    }
-    client
-}
-
-/// Middleware: establishes the [`Caller`] and [`ClientIp`], and applies rate limits.
+/// Middleware: establishes the [`Caller`], the [`ClientIp`] and the request's
+/// [`forwarded::Origin`], and applies rate limits.
 pub async fn authenticate(
     State(state): State<SharedState>,
     mut request: Request,
@@ -131,7 +103,8 @@ pub async fn authenticate(
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
-    let ip = client_ip(peer, request.headers(), &state.auth.trusted_proxies);
+    let origin = forwarded::resolve(peer, request.headers(), &state.auth.proxy);
+    let ip = origin.client;
     let caller = match caller(&state, request.headers()).await {
         Ok(caller) => caller,
         Err(e) => {
@@ -160,6 +133,7 @@ pub async fn authenticate(
         .into_response();
     }
     request.extensions_mut().insert(ClientIp(ip));
+    request.extensions_mut().insert(origin);
     request.extensions_mut().insert(caller);
     let mut response = next.run(request).await;
     if let Verdict::Allowed { limit, remaining } = verdict {
@@ -241,33 +215,5 @@ pub fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiEr
         Ok(())
     } else {
         Err(ApiError::forbidden("wrong admin token"))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn xff(value: &str) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        headers.insert("x-forwarded-for", HeaderValue::from_str(value).unwrap());
-        headers
-    }
-
-    /// Forwarded addresses are believed only from trusted peers, and only up to the first untrusted hop.
-    #[test]
-    fn forwarded_for() {
-        let proxy: IpAddr = "10.0.0.5".parse().unwrap();
-        let trusted: Vec<IpNet> = vec!["10.0.0.0/8".parse().unwrap()];
-        let headers = xff("6.6.6.6, 203.0.113.7, 10.0.0.9");
-        assert_eq!(
-            client_ip(proxy, &headers, &trusted),
-            "203.0.113.7".parse::<IpAddr>().unwrap()
-        );
-        let stranger: IpAddr = "198.51.100.1".parse().unwrap();
-        assert_eq!(client_ip(stranger, &headers, &trusted), stranger);
-        assert_eq!(client_ip(proxy, &HeaderMap::new(), &trusted), proxy);
-        assert_eq!(client_ip(proxy, &xff("garbage"), &trusted), proxy);
-        assert_eq!(client_ip(proxy, &headers, &[]), proxy);
     }
 }

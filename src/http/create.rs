@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::auth::Caller;
 use super::errors::ApiError;
+use super::forwarded::Origin;
 use super::negotiate::{Accepts, accepts};
 use super::{SharedState, pages};
 use crate::core::paste::{self, PasteMeta, Visibility};
@@ -171,6 +172,7 @@ impl Upload {
 pub async fn create(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
+    Extension(origin): Extension<Origin>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Body,
@@ -181,7 +183,8 @@ pub async fn create(
     let (meta, token) = store_paste(&state, &caller, upload)
         .await
         .map_err(IntoResponse::into_response)?;
-    Ok(created_response(&state, &meta, &token, accepts(&headers)))
+    let base = state.base_url(&origin);
+    Ok(created_response(&base, &meta, &token, accepts(&headers)))
 }
 
 /// An error answered before the request body was read to its end: the client
@@ -462,13 +465,8 @@ struct Created<'a> {
     size: u64,
 }
 
-fn created_response(
-    state: &SharedState,
-    meta: &PasteMeta,
-    token: &str,
-    wants: Accepts,
-) -> Response {
-    let url = format!("{}/{}", state.public_url, meta.id);
+fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -> Response {
+    let url = format!("{base}/{}", meta.id);
     let mut response = match wants {
         // A browser's plain form post: go and look at the new paste.
         Accepts::Html => (
@@ -480,7 +478,7 @@ fn created_response(
             let created = Created {
                 id: &meta.id,
                 url: url.clone(),
-                raw_url: format!("{}/raw/{}", state.public_url, meta.id),
+                raw_url: format!("{base}/raw/{}", meta.id),
                 delete_token: token,
                 expires_at: meta.expires_at.map(paste::rfc3339),
                 burn: meta.burn,
@@ -505,7 +503,11 @@ fn created_response(
 }
 
 /// `GET /` and `GET /new`: the new-paste form for browsers, usage for everyone else.
-pub async fn form(State(state): State<SharedState>, headers: HeaderMap) -> Response {
+pub async fn form(
+    State(state): State<SharedState>,
+    Extension(origin): Extension<Origin>,
+    headers: HeaderMap,
+) -> Response {
     if accepts(&headers) == Accepts::Html {
         let (choices, default) = ttl_choices(&state);
         let mut response = Html(pages::new_paste(&pages::NewPasteOptions {
@@ -519,7 +521,7 @@ pub async fn form(State(state): State<SharedState>, headers: HeaderMap) -> Respo
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         return response;
     }
-    let url = &state.public_url;
+    let url = state.base_url(&origin);
     format!(
         "snip: a pastebin\n\n\
          create:  cat file | curl --data-binary @- {url}/\n\

@@ -23,6 +23,7 @@ pub mod auth;
 mod create;
 mod delete;
 pub mod errors;
+pub mod forwarded;
 mod list;
 mod meta;
 pub mod negotiate;
@@ -31,6 +32,7 @@ pub mod ratelimit;
 mod read;
 
 pub use auth::{AnonymousPolicy, AuthConfig};
+pub use forwarded::{ProxyConfig, ProxyHeaders};
 pub use ratelimit::{Limit, RateLimits};
 
 /// Limits and defaults applied to requests.
@@ -56,6 +58,9 @@ pub struct AppState {
     pub limits: Limits,
     /// Base of every URL the server prints, without a trailing slash.
     pub public_url: String,
+    /// Whether printed URLs follow the scheme and host a trusted proxy reports
+    /// (no `--public-url` was given; an explicit one always wins).
+    pub url_follows_proxy: bool,
     /// Who may do what.
     pub auth: AuthConfig,
     /// Request rate buckets.
@@ -64,6 +69,17 @@ pub struct AppState {
 
 /// Shared handle to the state.
 pub type SharedState = Arc<AppState>;
+
+impl AppState {
+    /// The base of URLs printed in answer to a request from `origin`.
+    pub fn base_url(&self, origin: &forwarded::Origin) -> std::borrow::Cow<'_, str> {
+        if self.url_follows_proxy {
+            origin.base_url(&self.public_url)
+        } else {
+            std::borrow::Cow::Borrowed(&self.public_url)
+        }
+    }
+}
 
 /// The CSP of HTML pages: nothing but snip's own scripts, styles, images and
 /// API, no inline script or style, no eval, no framing; `blob:` only for

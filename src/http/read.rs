@@ -12,6 +12,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::auth::Caller;
 use super::errors::ApiError;
+use super::forwarded::Origin;
 use super::negotiate::{Accepts, accepts};
 use super::{RAW_CSP, SharedState, pages};
 use crate::core::paste::{self, PasteMeta};
@@ -53,8 +54,8 @@ async fn load(state: &SharedState, caller: &Caller, raw_id: &str) -> Result<Past
         .ok_or_else(ApiError::not_found)
 }
 
-fn burn_conflict(state: &SharedState, meta: &PasteMeta) -> ApiError {
-    ApiError::burn_conflict(&format!("{}/{}/reveal", state.public_url, meta.id))
+fn burn_conflict(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> ApiError {
+    ApiError::burn_conflict(&format!("{}/{}/reveal", state.base_url(origin), meta.id))
 }
 
 /// `GET /{id}`: the HTML page for browsers, the raw bytes for everyone else; a
@@ -63,6 +64,7 @@ fn burn_conflict(state: &SharedState, meta: &PasteMeta) -> ApiError {
 pub async fn view(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
+    Extension(origin): Extension<Origin>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -74,7 +76,7 @@ pub async fn view(
     if paste.meta.burn {
         return match wants {
             Accepts::Html => Ok(page(pages::burn_interstitial(&paste.meta))),
-            _ => Err(burn_conflict(&state, &paste.meta)),
+            _ => Err(burn_conflict(&state, &origin, &paste.meta)),
         };
     }
     match wants {
@@ -87,10 +89,11 @@ pub async fn view(
 pub async fn raw(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
+    Extension(origin): Extension<Origin>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &caller, &id).await?;
+    let paste = readable(&state, &caller, &origin, &id).await?;
     Ok(raw_response(paste, &headers, Disposition::Inline))
 }
 
@@ -98,18 +101,24 @@ pub async fn raw(
 pub async fn download(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
+    Extension(origin): Extension<Origin>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &caller, &id).await?;
+    let paste = readable(&state, &caller, &origin, &id).await?;
     Ok(raw_response(paste, &headers, Disposition::Attachment))
 }
 
 /// Loads a paste for a raw read, refusing burn pastes (they are only revealed).
-async fn readable(state: &SharedState, caller: &Caller, id: &str) -> Result<Paste, ApiError> {
+async fn readable(
+    state: &SharedState,
+    caller: &Caller,
+    origin: &Origin,
+    id: &str,
+) -> Result<Paste, ApiError> {
     let paste = load(state, caller, id).await?;
     if paste.meta.burn {
-        return Err(burn_conflict(state, &paste.meta));
+        return Err(burn_conflict(state, origin, &paste.meta));
     }
     Ok(paste)
 }

@@ -1,0 +1,523 @@
+//! Believing a reverse proxy: who the client is, and how and under which name
+//! it reached us, from `X-Forwarded-For`/`X-Forwarded-Proto` or the standard
+//! `Forwarded` header (RFC 7239).
+//!
+//! Nothing here is believed unless the direct peer is a `--trusted-proxy`.
+//! The hop list is walked from the right (the entry the peer appended) and the
+//! walk stops at the first hop that is not itself a trusted proxy, so a client
+//! cannot choose its address by sending a forged list: whatever it sends is
+//! left of the entry its proxy appends.
+//!
+//! Only one family of headers is read (`--proxy-headers`): a proxy that sets
+//! one family usually passes the other through from the client untouched, so
+//! believing both would let a client forge the one its proxy ignores.
+
+use std::borrow::Cow;
+use std::net::IpAddr;
+
+use axum::http::{HeaderMap, header};
+use ipnet::IpNet;
+
+/// Which forwarding headers a trusted proxy sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ProxyHeaders {
+    /// `X-Forwarded-For` and `X-Forwarded-Proto` (nginx, HAProxy, Traefik, Caddy).
+    #[default]
+    XForwarded,
+    /// `Forwarded` (RFC 7239): `for=`, `proto=`, `host=`.
+    Forwarded,
+}
+
+/// Whom to believe, and which headers.
+#[derive(Debug, Clone, Default)]
+pub struct ProxyConfig {
+    /// Peers whose forwarding headers are believed.
+    pub trusted: Vec<IpNet>,
+    /// The header family those peers set.
+    pub headers: ProxyHeaders,
+}
+
+impl ProxyConfig {
+    /// Whether `ip` is a trusted proxy.
+    pub fn trusts(&self, ip: IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.trusted.iter().any(|net| net.contains(&ip))
+    }
+}
+
+/// The scheme a client used to reach the outermost trusted proxy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// Plain HTTP.
+    Http,
+    /// HTTP over TLS.
+    Https,
+}
+
+impl Scheme {
+    fn parse(value: &str) -> Option<Self> {
+        let value = value.trim();
+        if value.eq_ignore_ascii_case("https") {
+            Some(Self::Https)
+        } else if value.eq_ignore_ascii_case("http") {
+            Some(Self::Http)
+        } else {
+            None
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Http => "http",
+            Self::Https => "https",
+        }
+    }
+}
+
+/// What a request's forwarding headers establish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The client's address: the peer, or the hop where the trusted chain ends.
+    pub client: IpAddr,
+    /// The scheme the client used, when a trusted proxy said.
+    pub scheme: Option<Scheme>,
+    /// The host (and port) the client asked for, when a trusted proxy passed it.
+    pub host: Option<String>,
+}
+
+impl Origin {
+    /// The base of printed URLs for this request: `default` (`--public-url` or
+    /// the listen address) with the scheme and host a trusted proxy reported.
+    pub fn base_url<'a>(&self, default: &'a str) -> Cow<'a, str> {
+        if self.scheme.is_none() && self.host.is_none() {
+            return Cow::Borrowed(default);
+        }
+        let (default_scheme, default_host) = default.split_once("://").unwrap_or(("http", default));
+        let scheme = self.scheme.map_or(default_scheme, |s| s.as_str());
+        let host = self.host.as_deref().unwrap_or(default_host);
+        Cow::Owned(format!("{scheme}://{host}"))
+    }
+}
+
+/// Establishes the [`Origin`] of a request from `peer`.
+pub fn resolve(peer: IpAddr, headers: &HeaderMap, config: &ProxyConfig) -> Origin {
+    let mut origin = Origin {
+        client: peer,
+        scheme: None,
+        host: None,
+    };
+    if !config.trusts(peer) {
+        return origin;
+    }
+    let hops = match config.headers {
+        ProxyHeaders::XForwarded => x_forwarded_hops(headers),
+        ProxyHeaders::Forwarded => forwarded_hops(headers).unwrap_or_default(),
+    };
+    // Walk from the right. Hop i was written by a proxy we trust (the peer,
+    // or the hop to its right), so its proto and host are believed; its
+    // `for` is believed too, and the walk goes on only while that is trusted.
+    let mut scheme = None;
+    let mut host = None;
+    for hop in hops.iter().rev() {
+        scheme = hop.proto.as_deref().and_then(Scheme::parse);
+        host = hop.host.as_deref().filter(|h| valid_host(h));
+        match hop.node.as_deref().and_then(parse_node) {
+            Some(ip) => {
+                origin.client = ip;
+                if !config.trusts(ip) {
+                    break;
+                }
+            }
+            // `unknown`, an obfuscated name or garbage: the client stays the
+            // trusted proxy that reported it.
+            None => break,
+        }
+    }
+    origin.scheme = match config.headers {
+        ProxyHeaders::Forwarded => scheme,
+        // Proxies set X-Forwarded-Proto rather than append to it: the value
+        // the peer sent (the rightmost) is the one it vouches for.
+        ProxyHeaders::XForwarded => {
+            last_value(headers, "x-forwarded-proto").and_then(Scheme::parse)
+        }
+    };
+    origin.host = host
+        .or_else(|| {
+            headers
+                .get(header::HOST)
+                .and_then(|v| v.to_str().ok())
+                .filter(|h| valid_host(h))
+        })
+        .map(str::to_ascii_lowercase);
+    origin
+}
+
+/// One proxy hop: what one proxy recorded about the connection it received.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Hop {
+    node: Option<String>,
+    proto: Option<String>,
+    host: Option<String>,
+}
+
+fn x_forwarded_hops(headers: &HeaderMap) -> Vec<Hop> {
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|node| Hop {
+            node: Some(node.trim().to_owned()),
+            ..Hop::default()
+        })
+        .collect()
+}
+
+/// The rightmost comma-separated value of a header, over all its lines.
+fn last_value<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .rfind(|v| !v.is_empty())
+}
+
+/// The hops of all `Forwarded` lines, or `None` if any line is malformed
+/// (then none of it is believed: the client is the peer).
+fn forwarded_hops(headers: &HeaderMap) -> Option<Vec<Hop>> {
+    let mut hops = Vec::new();
+    for line in headers.get_all(header::FORWARDED) {
+        parse_forwarded(line.to_str().ok()?, &mut hops)?;
+    }
+    Some(hops)
+}
+
+/// Parses one `Forwarded` value (RFC 7239 §4): elements separated by `,`,
+/// pairs by `;`, each `token=token` or `token="quoted string"`.
+fn parse_forwarded(line: &str, hops: &mut Vec<Hop>) -> Option<()> {
+    let mut rest = line;
+    let mut hop = Hop::default();
+    loop {
+        rest = rest.trim_start_matches([' ', '\t']);
+        let eq = rest.find('=')?;
+        let name = rest[..eq].trim_end();
+        if name.is_empty() || !name.bytes().all(is_tchar) {
+            return None;
+        }
+        let (value, after) = forwarded_value(&rest[eq + 1..])?;
+        let slot = match name.to_ascii_lowercase().as_str() {
+            "for" => &mut hop.node,
+            "proto" => &mut hop.proto,
+            "host" => &mut hop.host,
+            _ => &mut None, // `by` and extensions: not used
+        };
+        if slot.replace(value).is_some() {
+            return None; // a parameter twice in one element
+        }
+        rest = after.trim_start_matches([' ', '\t']);
+        match rest.as_bytes().first() {
+            None => {
+                hops.push(hop);
+                return Some(());
+            }
+            Some(b';') => rest = &rest[1..],
+            Some(b',') => {
+                hops.push(std::mem::take(&mut hop));
+                rest = &rest[1..];
+            }
+            Some(_) => return None,
+        }
+    }
+}
+
+/// A token or quoted string at the start of `input`, and what follows it.
+fn forwarded_value(input: &str) -> Option<(String, &str)> {
+    let Some(quoted) = input.strip_prefix('"') else {
+        let end = input
+            .bytes()
+            .position(|b| !is_tchar(b))
+            .unwrap_or(input.len());
+        return (end > 0).then(|| (input[..end].to_owned(), &input[end..]));
+    };
+    let mut value = String::new();
+    let mut chars = quoted.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((value, &quoted[i + 1..])),
+            '\\' => value.push(chars.next()?.1),
+            c => value.push(c),
+        }
+    }
+    None // unterminated
+}
+
+/// RFC 7230 `tchar`.
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// The IP of a node (`192.0.2.1`, `192.0.2.1:4711`, `[2001:db8::1]`,
+/// `[2001:db8::1]:4711`, a bare IPv6); `None` for `unknown`, obfuscated
+/// identifiers (`_hidden`) and anything else.
+fn parse_node(node: &str) -> Option<IpAddr> {
+    let node = node.trim();
+    if let Ok(ip) = node.parse::<IpAddr>() {
+        return Some(ip.to_canonical());
+    }
+    let host = match node.strip_prefix('[') {
+        Some(bracketed) => {
+            let (ip, port) = bracketed.split_once(']')?;
+            if !port.is_empty() && !valid_port(port.strip_prefix(':')?) {
+                return None;
+            }
+            ip
+        }
+        None => {
+            let (ip, port) = node.split_once(':')?;
+            if !valid_port(port) {
+                return None;
+            }
+            ip
+        }
+    };
+    host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical())
+}
+
+/// A port number, or an obfuscated port (`_abc`).
+fn valid_port(port: &str) -> bool {
+    port.parse::<u16>().is_ok()
+        || (port.len() > 1
+            && port.starts_with('_')
+            && port
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
+}
+
+/// Whether `host` is a plain `name[:port]`, `IPv4[:port]` or `[IPv6][:port]`,
+/// fit to put in a printed URL (no user info, path or markup).
+fn valid_host(host: &str) -> bool {
+    if host.is_empty() || host.len() > 255 {
+        return false;
+    }
+    let (name, port) = match host.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((ip, port)) if ip.parse::<std::net::Ipv6Addr>().is_ok() => ("v6", port),
+            _ => return false,
+        },
+        None => host.split_at(host.find(':').unwrap_or(host.len())),
+    };
+    let port_ok = port.is_empty()
+        || port
+            .strip_prefix(':')
+            .is_some_and(|p| p.parse::<u16>().is_ok());
+    let name_ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+    port_ok && name_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn config(headers: ProxyHeaders) -> ProxyConfig {
+        ProxyConfig {
+            trusted: vec!["10.0.0.0/8".parse().unwrap(), "fd00::/8".parse().unwrap()],
+            headers,
+        }
+    }
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap()
+    }
+
+    /// X-Forwarded-For is believed only from trusted peers, and only up to the first untrusted hop.
+    #[test]
+    fn x_forwarded_for_walks_from_the_right() {
+        let config = config(ProxyHeaders::XForwarded);
+        let h = headers(&[("x-forwarded-for", "6.6.6.6, 203.0.113.7, 10.0.0.9")]);
+        assert_eq!(
+            resolve(ip("10.0.0.5"), &h, &config).client,
+            ip("203.0.113.7")
+        );
+        let stranger = ip("198.51.100.1");
+        assert_eq!(resolve(stranger, &h, &config).client, stranger);
+        assert_eq!(
+            resolve(ip("10.0.0.5"), &HeaderMap::new(), &config).client,
+            ip("10.0.0.5")
+        );
+        let garbage = headers(&[("x-forwarded-for", "garbage")]);
+        assert_eq!(
+            resolve(ip("10.0.0.5"), &garbage, &config).client,
+            ip("10.0.0.5")
+        );
+        let nobody = ProxyConfig::default();
+        assert_eq!(resolve(ip("10.0.0.5"), &h, &nobody).client, ip("10.0.0.5"));
+        // Several header lines form one list; ports and brackets are tolerated.
+        let split = headers(&[
+            ("x-forwarded-for", "203.0.113.7:5555"),
+            ("x-forwarded-for", "[fd00::1]:80"),
+        ]);
+        assert_eq!(
+            resolve(ip("10.0.0.5"), &split, &config).client,
+            ip("203.0.113.7")
+        );
+    }
+
+    /// X-Forwarded-Proto and Host are believed from a trusted peer and ignored from anyone else.
+    #[test]
+    fn x_forwarded_proto_and_host() {
+        let config = config(ProxyHeaders::XForwarded);
+        let h = headers(&[
+            ("x-forwarded-proto", "https"),
+            ("host", "Paste.Example.com"),
+        ]);
+        let origin = resolve(ip("10.0.0.5"), &h, &config);
+        assert_eq!(origin.scheme, Some(Scheme::Https));
+        assert_eq!(origin.host.as_deref(), Some("paste.example.com"));
+        assert_eq!(
+            origin.base_url("http://127.0.0.1:8000"),
+            "https://paste.example.com"
+        );
+        let stranger = resolve(ip("198.51.100.1"), &h, &config);
+        assert_eq!((stranger.scheme, stranger.host), (None, None));
+        // The value the peer sent is the rightmost; unknown schemes are ignored.
+        let two = headers(&[("x-forwarded-proto", "http, https")]);
+        assert_eq!(
+            resolve(ip("10.0.0.5"), &two, &config).scheme,
+            Some(Scheme::Https)
+        );
+        let odd = headers(&[("x-forwarded-proto", "gopher")]);
+        assert_eq!(resolve(ip("10.0.0.5"), &odd, &config).scheme, None);
+        // The Forwarded header is not read in this mode.
+        let other = headers(&[("forwarded", "for=203.0.113.7;proto=https")]);
+        let origin = resolve(ip("10.0.0.5"), &other, &config);
+        assert_eq!((origin.client, origin.scheme), (ip("10.0.0.5"), None));
+    }
+
+    /// Forwarded (RFC 7239): quoted IPv6 with ports, several hops, proto and host of the outermost trusted hop.
+    #[test]
+    fn forwarded_header() {
+        let config = config(ProxyHeaders::Forwarded);
+        let h = headers(&[(
+            "forwarded",
+            r#"for=6.6.6.6;proto=http, For="[2001:db8:cafe::17]:4711";Proto=HTTPS;host=paste.example.com, for="[fd00::3]";proto=http"#,
+        )]);
+        let origin = resolve(ip("10.0.0.5"), &h, &config);
+        assert_eq!(origin.client, ip("2001:db8:cafe::17"));
+        assert_eq!(origin.scheme, Some(Scheme::Https));
+        assert_eq!(origin.host.as_deref(), Some("paste.example.com"));
+        // Quoted IPv4 with a port; several lines; an element with several pairs.
+        let lines = headers(&[
+            ("forwarded", r#"for="192.0.2.43:47011""#),
+            ("forwarded", "for=10.1.2.3;by=10.0.0.5"),
+        ]);
+        assert_eq!(
+            resolve(ip("10.0.0.5"), &lines, &config).client,
+            ip("192.0.2.43")
+        );
+        // X-Forwarded-For is not read in this mode.
+        let xff = headers(&[("x-forwarded-for", "203.0.113.7")]);
+        assert_eq!(
+            resolve(ip("10.0.0.5"), &xff, &config).client,
+            ip("10.0.0.5")
+        );
+    }
+
+    /// Obfuscated and unknown nodes end the walk at the proxy that reported them, keeping its proto.
+    #[test]
+    fn forwarded_obfuscated_and_unknown() {
+        let config = config(ProxyHeaders::Forwarded);
+        for node in ["_hidden", "unknown", r#""_abc:_port""#] {
+            let h = headers(&[(
+                "forwarded",
+                &format!("for={node};proto=https, for=10.9.9.9"),
+            )]);
+            let origin = resolve(ip("10.0.0.5"), &h, &config);
+            assert_eq!(origin.client, ip("10.9.9.9"), "{node}");
+            assert_eq!(origin.scheme, Some(Scheme::Https), "{node}");
+        }
+    }
+
+    /// A malformed Forwarded header is ignored as a whole: the client is the trusted peer.
+    #[test]
+    fn forwarded_malformed() {
+        let config = config(ProxyHeaders::Forwarded);
+        for bad in [
+            r#"for="203.0.113.7"#,
+            "for=203.0.113.7;;",
+            "for",
+            "=1.2.3.4",
+            "for=1.2.3.4 junk",
+            "for=1.2.3.4;for=5.6.7.8",
+            "for=[2001:db8::1]",
+        ] {
+            let h = headers(&[("forwarded", "for=203.0.113.9"), ("forwarded", bad)]);
+            let origin = resolve(ip("10.0.0.5"), &h, &config);
+            assert_eq!(origin.client, ip("10.0.0.5"), "{bad}");
+        }
+    }
+
+    /// Hosts that could smuggle a path, user info or markup into printed URLs are not used.
+    #[test]
+    fn hosts() {
+        for good in [
+            "a.example",
+            "a.example:8443",
+            "127.0.0.1:80",
+            "[::1]:8000",
+            "[2001:db8::1]",
+        ] {
+            assert!(valid_host(good), "{good}");
+        }
+        for bad in [
+            "",
+            "a/b",
+            "user@a",
+            "a:b:c",
+            "a:99999",
+            "<x>",
+            "[nope]",
+            "a.example:",
+        ] {
+            assert!(!valid_host(bad), "{bad}");
+        }
+        let config = config(ProxyHeaders::XForwarded);
+        let h = headers(&[("host", "evil.example/<script>")]);
+        assert_eq!(resolve(ip("10.0.0.5"), &h, &config).host, None);
+    }
+
+    /// Without forwarded information the default base is used as it is.
+    #[test]
+    fn base_url_defaults() {
+        let origin = Origin {
+            client: ip("10.0.0.5"),
+            scheme: Some(Scheme::Https),
+            host: None,
+        };
+        assert_eq!(
+            origin.base_url("http://127.0.0.1:8000"),
+            "https://127.0.0.1:8000"
+        );
+        let plain = Origin {
+            scheme: None,
+            ..origin
+        };
+        assert_eq!(
+            plain.base_url("http://127.0.0.1:8000"),
+            "http://127.0.0.1:8000"
+        );
+    }
+}
