@@ -1,0 +1,289 @@
+//! A real nginx on loopback in front of snip, running the documented example
+//! configurations (`contrib/nginx/`) with only ports, names and certificate
+//! paths substituted.
+//!
+//! Needs nginx (`apt-get install nginx-light libnginx-mod-stream`) and the
+//! `openssl` command for a throwaway certificate. Without them the tests say
+//! why and pass, unless `CI` is set, where they fail: CI installs them.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::net::{IpAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Server;
+
+/// A running nginx, stopped on drop.
+struct Nginx {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        // `master_process off`: one process, so killing it leaves nothing behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The nginx binary, or `None` (with the reason printed) when the test should be skipped.
+fn nginx_binary() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("NGINX").map(PathBuf::from),
+        Some(PathBuf::from("/usr/sbin/nginx")),
+        Some(PathBuf::from("/usr/bin/nginx")),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| p.is_file());
+    let openssl = Command::new("openssl").arg("version").output().is_ok();
+    match found {
+        Some(path) if openssl => Some(path),
+        _ => {
+            let why = "nginx or openssl is not installed \
+                       (apt-get install nginx-light libnginx-mod-stream openssl)";
+            if std::env::var_os("CI").is_some() {
+                panic!("{why}; CI must install them (.ci/run does)");
+            }
+            eprintln!("skipping: {why}");
+            None
+        }
+    }
+}
+
+/// A free loopback port (free a moment ago; good enough for a test).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The example file with each `(from, to)` applied; every `from` must occur,
+/// so the test notices when the example changes under it.
+fn example(name: &str, substitutions: &[(&str, String)]) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("contrib/nginx")
+        .join(name);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    for (from, to) in substitutions {
+        assert!(text.contains(from), "{name} no longer contains {from:?}");
+        text = text.replace(from, to);
+    }
+    text
+}
+
+/// Starts nginx with `head` (e.g. `load_module`) and `body` (top-level
+/// directives) in a fresh prefix directory, and waits until `port` accepts.
+fn start_nginx(binary: &Path, head: &str, body: &str, port: u16) -> Nginx {
+    let dir = tempfile::tempdir().unwrap();
+    // Readable by nginx's unprivileged user, should it switch to one.
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let d = dir.path().display();
+    let conf = format!(
+        "{head}daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 64; }}\n{body}\n"
+    );
+    std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
+    let child = Command::new(binary)
+        .arg("-p")
+        .arg(dir.path())
+        .arg("-c")
+        .arg(dir.path().join("nginx.conf"))
+        .arg("-e")
+        .arg(dir.path().join("error.log"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut nginx = Nginx { child, dir };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        let log = std::fs::read_to_string(nginx.dir.path().join("error.log")).unwrap_or_default();
+        if Instant::now() > deadline || matches!(nginx.child.try_wait(), Ok(Some(_))) {
+            panic!("nginx did not start:\n{log}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nginx
+}
+
+/// A throwaway self-signed certificate for `localhost`: (cert, key) paths in `dir`.
+fn certificate(dir: &Path) -> (PathBuf, PathBuf) {
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
+    let status = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args(["-nodes", "-days", "1", "-subj", "/CN=localhost"])
+        .args(["-addext", "subjectAltName=DNS:localhost"])
+        // An end-entity certificate: rustls refuses a CA certificate as a server's.
+        .args(["-addext", "basicConstraints=critical,CA:FALSE"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "openssl could not make a certificate");
+    (cert, key)
+}
+
+/// A client connecting from `local` (any 127.0.0.0/8 address is loopback on
+/// Linux), trusting `cert`.
+fn client_from(local: &str, cert: Option<&Path>) -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .local_address(local.parse::<IpAddr>().unwrap());
+    if let Some(cert) = cert {
+        let pem = std::fs::read(cert).unwrap();
+        builder = builder.add_root_certificate(reqwest::Certificate::from_pem(&pem).unwrap());
+    }
+    builder.build().unwrap()
+}
+
+/// The HTTPS example: printed URLs carry nginx's scheme and Host, snip sees each
+/// client's own address (forged X-Forwarded-For entries skipped), and a 2 MiB paste streams through.
+#[tokio::test]
+async fn nginx_https_example_passes_client_scheme_and_host() {
+    let Some(binary) = nginx_binary() else {
+        return;
+    };
+    let snip = Server::start_with(&[
+        "--trusted-proxy=127.0.0.1/32",
+        "--ip-rate=1/h",
+        "--ip-burst=2",
+    ]);
+    let certs = tempfile::tempdir().unwrap();
+    let (cert, key) = certificate(certs.path());
+    let (http_port, https_port) = (free_port(), free_port());
+    let site = example(
+        "snip.conf",
+        &[
+            (
+                "server 127.0.0.1:8000;",
+                format!("server {};", snip.url.trim_start_matches("http://")),
+            ),
+            ("listen 80;", format!("listen 127.0.0.1:{http_port};")),
+            (
+                "listen 443 ssl http2;",
+                format!("listen 127.0.0.1:{https_port} ssl http2;"),
+            ),
+            (
+                "/etc/letsencrypt/live/paste.example.com/fullchain.pem",
+                cert.display().to_string(),
+            ),
+            (
+                "/etc/letsencrypt/live/paste.example.com/privkey.pem",
+                key.display().to_string(),
+            ),
+            (
+                "server_name paste.example.com;",
+                "server_name localhost;".into(),
+            ),
+        ],
+    );
+    let http = format!("http {{\naccess_log off;\n{site}\n}}");
+    let _nginx = start_nginx(&binary, "", &http, https_port);
+    let base = format!("https://localhost:{https_port}");
+
+    // A 2 MiB paste (over nginx's default 1 MiB limit) from 127.0.0.2.
+    let body = common::XorShift(7).bytes(2 << 20);
+    let two = client_from("127.0.0.2", Some(&cert));
+    let response = two
+        .post(format!("{base}/"))
+        .header("accept", "application/json")
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let json: serde_json::Value = response.json().await.unwrap();
+    let id = json["id"].as_str().unwrap();
+    assert_eq!(json["url"], format!("{base}/{id}"));
+    let (status, read) = common::get_bytes(&two, &format!("{base}/raw/{id}")).await;
+    assert_eq!((status, read == body), (200, true));
+
+    // 127.0.0.2 has spent its two requests; 127.0.0.3 has its own bucket,
+    // even when it forges an X-Forwarded-For entry naming someone else.
+    let (status, _) = common::get_bytes(&two, &format!("{base}/")).await;
+    assert_eq!(status, 429);
+    let three = client_from("127.0.0.3", Some(&cert));
+    for expected in [200, 200, 429] {
+        let response = three
+            .get(format!("{base}/"))
+            .header("x-forwarded-for", "127.0.0.2")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), expected);
+    }
+
+    // Plain HTTP is redirected to HTTPS.
+    let response = three
+        .get(format!("http://127.0.0.1:{http_port}/x"))
+        .header("host", "localhost")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 301);
+    assert_eq!(response.headers()["location"], "https://localhost/x");
+}
+
+/// The PROXY protocol example: nginx's stream proxy tells snip each client's address in a PROXY header.
+#[tokio::test]
+async fn nginx_proxy_protocol_example_passes_client_address() {
+    let Some(binary) = nginx_binary() else {
+        return;
+    };
+    let snip = Server::start_with(&[
+        "--trusted-proxy=127.0.0.1/32",
+        "--proxy-protocol",
+        "--ip-rate=1/h",
+        "--ip-burst=1",
+    ]);
+    let port = free_port();
+    let stream = example(
+        "snip-proxy-protocol.conf",
+        &[
+            (
+                "server 127.0.0.1:8000;",
+                format!("server {};", snip.url.trim_start_matches("http://")),
+            ),
+            ("listen 443;", format!("listen 127.0.0.1:{port};")),
+        ],
+    );
+    let module = Path::new("/usr/lib/nginx/modules/ngx_stream_module.so");
+    let load = if module.is_file() {
+        format!("load_module {};\n", module.display())
+    } else {
+        String::new()
+    };
+    let _nginx = start_nginx(&binary, &load, &stream, port);
+    let base = format!("http://127.0.0.1:{port}");
+    for (from, expected) in [("127.0.0.2", 200), ("127.0.0.2", 429), ("127.0.0.3", 200)] {
+        let (status, _) = common::get_bytes(&client_from(from, None), &format!("{base}/")).await;
+        assert_eq!(status, expected, "from {from}");
+    }
+    // Straight to snip, without nginx's header: refused.
+    let direct = client_from("127.0.0.4", None)
+        .get(snip.at("/"))
+        .send()
+        .await;
+    assert!(direct.is_err(), "{direct:?}");
+}
