@@ -72,7 +72,8 @@ pub struct ServeArgs {
     pub data_dir: PathBuf,
 
     /// Base of the URLs snip prints, e.g. https://paste.example.com
-    /// [default: http:// and the listen address]. Never taken from the Host header.
+    /// [default: http:// and the listen address, or the scheme and Host a
+    /// --trusted-proxy passes on]. Never taken from an untrusted client's Host header.
     #[arg(long, env = "SNIP_PUBLIC_URL")]
     pub public_url: Option<String>,
 
@@ -149,7 +150,7 @@ pub struct ServeArgs {
 
     /// Require a PROXY protocol (v1 or v2) header from a --trusted-proxy at the
     /// start of every connection; connections without one are closed.
-    #[arg(long, env = "SNIP_PROXY_PROTOCOL", requires = "trusted_proxy")]
+    #[arg(long, env = "SNIP_PROXY_PROTOCOL")]
     pub proxy_protocol: bool,
 
     /// Token that unlocks the admin API (/api/admin, `snip admin`) [default: admin API off].

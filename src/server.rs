@@ -42,6 +42,13 @@ pub struct ConnOptions {
 
 /// Runs `snip serve` until SIGINT or SIGTERM.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    // Checked here rather than with clap's `requires`, which would also fire
+    // for SNIP_PROXY_PROTOCOL=false.
+    if args.proxy_protocol && args.trusted_proxy.is_empty() {
+        anyhow::bail!(
+            "--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers"
+        );
+    }
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
