@@ -189,3 +189,34 @@ fn proxy_protocol_needs_trusted_proxies() {
         "{stderr}"
     );
 }
+
+/// SNIP_PROXY_PROTOCOL=false means off: the server starts without any --trusted-proxy.
+#[test]
+fn proxy_protocol_false_in_environment_is_off() {
+    use std::io::{BufRead, BufReader};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(["serve", "--listen=127.0.0.1:0"])
+        .arg(format!("--data-dir={}", tmp.path().display()))
+        .env("SNIP_PROXY_PROTOCOL", "false")
+        .env_remove("SNIP_TRUSTED_PROXY")
+        .env_remove("SNIP_CONFIG")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = Vec::new();
+    for line in stderr.lines().map_while(Result::ok) {
+        let started = line.contains("listening on http://");
+        seen.push(line);
+        if started {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.iter().any(|l| l.contains("listening on http://")),
+        "{seen:?}"
+    );
+}
