@@ -7,7 +7,7 @@
 //!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`).
 //! - [`store`]: the [`store::Store`] trait every backend implements, and the
 //!   embedded fjall backend ([`store::embedded`]) with group commit for `--sync`.
-//! - [`http`]: the axum router ([`http::make_app`]), one module per feature
+//! - [`http`]: the axum router ([`http::make_app`], served as [`http::make_service`]), one module per feature
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
 //!   become statuses ([`http::errors`]).
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -22,7 +21,9 @@ use tower::ServiceExt;
 
 use crate::config::ServeArgs;
 use crate::core::paste::hash_token;
-use crate::http::{AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_app};
+use crate::http::{
+    App, AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_service,
+};
 use crate::proxy_protocol;
 use crate::store::{EmbeddedOptions, EmbeddedStore, Store};
 use crate::sweeper;
@@ -109,7 +110,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         header_timeout: args.header_timeout,
         proxy_protocol: args.proxy_protocol.then(|| Arc::new(args.proxy_config())),
     };
-    run(listener, make_app(state), options, shutdown_signal()).await;
+    run(listener, make_service(state), options, shutdown_signal()).await;
     forget.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
@@ -122,7 +123,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// requests finish (up to a grace period).
 pub async fn run(
     listener: TcpListener,
-    app: Router,
+    app: App,
     options: ConnOptions,
     shutdown: impl Future<Output = ()>,
 ) {
@@ -161,7 +162,8 @@ pub async fn run(
                 }
             };
             let service = TowerToHyperService::new(app.map_request(
-                move |mut req: axum::extract::Request<_>| {
+                move |req: hyper::Request<hyper::body::Incoming>| {
+                    let mut req = req.map(axum::body::Body::new);
                     req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
                     req
                 },

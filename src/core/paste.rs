@@ -99,7 +99,13 @@ pub fn hash_token(token: &str) -> [u8; 32] {
 pub fn generate_token() -> Result<String, getrandom::Error> {
     let mut raw = [0u8; 16];
     getrandom::fill(&mut raw)?;
-    Ok(raw.iter().map(|b| format!("{b:02x}")).collect())
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut token = String::with_capacity(2 * raw.len());
+    for b in raw {
+        token.push(char::from(HEX[usize::from(b >> 4)]));
+        token.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    Ok(token)
 }
 
 /// A requested lifetime: a duration, or never expiring.
@@ -330,6 +336,11 @@ mod tests {
     fn delete_token_check() {
         let token = generate_token().unwrap();
         assert_eq!(token.len(), 32);
+        assert!(
+            token
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        );
         let meta = PasteMeta {
             id: "x".into(),
             created_at: 0,

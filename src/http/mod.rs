@@ -8,10 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::Request;
-use axum::http::{HeaderValue, header};
-use axum::middleware::Next;
-use axum::response::Response;
 use axum::routing::{get, post};
 
 use crate::core::Ttl;
@@ -23,6 +19,7 @@ pub mod auth;
 mod create;
 mod delete;
 pub mod errors;
+mod finish;
 pub mod forwarded;
 mod list;
 mod meta;
@@ -32,6 +29,7 @@ pub mod ratelimit;
 mod read;
 
 pub use auth::{AnonymousPolicy, AuthConfig};
+pub use finish::Finish;
 pub use forwarded::{ProxyConfig, ProxyHeaders};
 pub use ratelimit::{Limit, RateLimits};
 
@@ -93,7 +91,7 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
 /// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
 pub const RAW_CSP: &str = "default-src 'none'; sandbox";
 
-/// Builds the application: routes plus the middleware every response passes through.
+/// Builds the router: every route with its per-route middleware (authentication).
 pub fn make_app(state: SharedState) -> Router {
     // Every route that touches pastes knows its caller and is rate limited.
     let pastes = Router::new()
@@ -116,28 +114,15 @@ pub fn make_app(state: SharedState) -> Router {
         .route("/assets/{file}", get(assets::serve))
         .fallback(not_found)
         .with_state(state)
-        .layer(axum::middleware::from_fn(finish_response))
 }
 
-/// The one middleware every response passes: errors rendered for what the
-/// client accepts, then the security headers (a handler's own value, e.g. the
-/// raw CSP, wins). One layer rather than one per concern keeps the read path
-/// lean.
-async fn finish_response(request: Request, next: Next) -> Response {
-    let wants = negotiate::accepts(request.headers());
-    let mut response = errors::render_for(wants, next.run(request).await);
-    let headers = response.headers_mut();
-    for (name, value) in [
-        (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-    ] {
-        if !headers.contains_key(&name) {
-            headers.insert(name, HeaderValue::from_static(value));
-        }
-    }
-    response
+/// The application as served: the router, with every response finished by
+/// [`Finish`] (errors rendered for the client, security headers).
+pub type App = Finish<Router>;
+
+/// Builds the [`App`] the server runs: [`make_app`] wrapped once in [`Finish`].
+pub fn make_service(state: SharedState) -> App {
+    Finish::new(make_app(state))
 }
 
 async fn healthz() -> &'static str {

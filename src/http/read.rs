@@ -6,7 +6,7 @@
 //! bytes without a copy.
 
 use axum::Extension;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
@@ -66,13 +66,14 @@ pub async fn view(
     Extension(caller): Extension<Caller>,
     Extension(origin): Extension<Origin>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    request: Request,
 ) -> Result<Response, ApiError> {
+    let headers = request.headers();
     let paste = load(&state, &caller, &id).await?;
     if let Some(target) = &paste.meta.redirect {
         return Ok(redirect(target));
     }
-    let wants = accepts(&headers);
+    let wants = accepts(headers);
     if paste.meta.burn {
         return match wants {
             Accepts::Html => Ok(page(pages::burn_interstitial(&paste.meta))),
@@ -81,9 +82,12 @@ pub async fn view(
     }
     match wants {
         Accepts::Html => Ok(page(pages::view(&paste.meta, &paste.body))),
-        _ => Ok(raw_response(paste, &headers, Disposition::Inline)),
+        _ => Ok(raw_response(paste, headers, Disposition::Inline)),
     }
 }
+
+// The read handlers take the whole `Request` last and borrow its headers:
+// axum's `HeaderMap` extractor would clone every header on the hot path.
 
 /// `GET /raw/{id}`: always the raw bytes.
 pub async fn raw(
@@ -91,10 +95,10 @@ pub async fn raw(
     Extension(caller): Extension<Caller>,
     Extension(origin): Extension<Origin>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    request: Request,
 ) -> Result<Response, ApiError> {
     let paste = readable(&state, &caller, &origin, &id).await?;
-    Ok(raw_response(paste, &headers, Disposition::Inline))
+    Ok(raw_response(paste, request.headers(), Disposition::Inline))
 }
 
 /// `GET /download/{id}`: the raw bytes as an attachment.
@@ -103,10 +107,14 @@ pub async fn download(
     Extension(caller): Extension<Caller>,
     Extension(origin): Extension<Origin>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    request: Request,
 ) -> Result<Response, ApiError> {
     let paste = readable(&state, &caller, &origin, &id).await?;
-    Ok(raw_response(paste, &headers, Disposition::Attachment))
+    Ok(raw_response(
+        paste,
+        request.headers(),
+        Disposition::Attachment,
+    ))
 }
 
 /// Loads a paste for a raw read, refusing burn pastes (they are only revealed).
@@ -212,8 +220,12 @@ fn set_raw_headers(
     etag: &str,
     disposition: Disposition,
 ) {
-    let content_type = HeaderValue::from_str(&meta.content_type)
-        .unwrap_or(HeaderValue::from_static(paste::OCTET_STREAM));
+    let content_type = if meta.content_type == paste::TEXT_PLAIN {
+        HeaderValue::from_static(paste::TEXT_PLAIN)
+    } else {
+        HeaderValue::from_str(&meta.content_type)
+            .unwrap_or(HeaderValue::from_static(paste::OCTET_STREAM))
+    };
     headers.insert(header::CONTENT_TYPE, content_type);
     headers.insert(
         header::CONTENT_SECURITY_POLICY,

@@ -1,7 +1,7 @@
 //! The default backend: an embedded fjall (LSM-tree) database in the data dir.
 //!
 //! Keyspaces:
-//! - `meta`:   ID → JSON-encoded [`PasteMeta`] (small; what listing and sweeping read);
+//! - `meta`:   ID → [`PasteMeta`] ([`meta_codec`]) (small; what listing and sweeping read);
 //! - `body`:   ID → body bytes (key-value separated, so large bodies live in blob
 //!   files and are not rewritten by every compaction);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
@@ -37,6 +37,7 @@ use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod accounts;
 mod body_files;
+mod meta_codec;
 
 use accounts::Accounts;
 use body_files::{BodyFiles, is_file_backed};
@@ -209,7 +210,7 @@ impl Inner {
         let Some(raw) = self.meta.get(id)? else {
             return Ok(None);
         };
-        decode_meta(id.as_bytes(), &raw).map(Some)
+        meta_codec::decode(id.as_bytes(), &raw).map(Some)
     }
 
     fn read_live_meta(&self, id: &str, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
@@ -289,7 +290,7 @@ impl Inner {
         body: Option<Bytes>,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        let encoded = serde_json::to_vec(meta).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let encoded = meta_codec::encode(meta)?;
         let _guard = self.lock_id(&meta.id);
         if self.meta.contains_key(meta.id.as_str())? {
             return Err(StoreError::IdTaken);
@@ -463,7 +464,7 @@ impl Inner {
         let mut per_owner: HashMap<String, Usage> = HashMap::new();
         for entry in self.meta.iter() {
             let (key, value) = entry.into_inner()?;
-            let meta = decode_meta(&key, &value)?;
+            let meta = meta_codec::decode(&key, &value)?;
             total += meta.size;
             if let Some(owner) = meta.owner {
                 let usage = per_owner.entry(owner).or_default();
@@ -475,12 +476,6 @@ impl Inner {
         *lock(&self.usage) = per_owner;
         Ok(())
     }
-}
-
-fn decode_meta(key: &[u8], raw: &[u8]) -> Result<PasteMeta, StoreError> {
-    serde_json::from_slice(raw).map_err(|e| {
-        StoreError::Corrupt(format!("metadata of {}: {e}", String::from_utf8_lossy(key)))
-    })
 }
 
 /// `expires_at` big-endian then the ID, so byte order is expiry order.
