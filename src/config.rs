@@ -58,6 +58,13 @@ pub enum Command {
     Shorten(crate::cli::ShortenArgs),
     /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
     Admin(crate::cli::admin::AdminArgs),
+    /// Write a checksummed dump of every live paste, tenant and token, from a
+    /// running server (admin API) or directly from a store.
+    Backup(crate::cli::backup::BackupArgs),
+    /// Load a dump into a store (all or nothing; the dump is checked first).
+    Restore(crate::cli::backup::RestoreArgs),
+    /// Copy every live paste, tenant and token from one store to another.
+    Migrate(crate::cli::backup::MigrateArgs),
 }
 
 /// Options of the server.

@@ -54,7 +54,10 @@ pub fn fresh_schema() -> String {
 
 /// Drops a schema and everything in it (on a thread: callers may be inside a runtime).
 pub fn drop_schema(url: &str, schema: &str) {
-    let (url, sql) = (url.to_owned(), format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"));
+    let (url, sql) = (
+        url.to_owned(),
+        format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+    );
     let _ = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
