@@ -104,6 +104,29 @@ impl Server {
         server
     }
 
+    /// Starts two instances at the same moment on one fresh PostgreSQL schema
+    /// (so they also race to create it). Only on PostgreSQL.
+    pub fn start_pair(args: &[&str]) -> (Self, Self) {
+        let schema = fresh_schema();
+        let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        args.insert(0, format!("--store={}", database_url()));
+        args.insert(1, format!("--store-schema={schema}"));
+        let start = |args: Vec<String>| {
+            std::thread::spawn(move || {
+                let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
+                let mut server = Self::spawn(&tmp.path().join("data"), args);
+                server._tmp = Some(tmp);
+                server
+            })
+        };
+        let (a, b) = (start(args.clone()), start(args));
+        let (mut a, mut b) = (a.join().unwrap(), b.join().unwrap());
+        a.schema = Some(schema.clone());
+        a.owns_schema = true;
+        b.schema = Some(schema);
+        (a, b)
+    }
+
     /// Starts another instance on the same PostgreSQL schema as `self`, with
     /// `self`'s flags plus `extra`. Only on PostgreSQL.
     pub fn start_sharing(&self, extra: &[&str]) -> Self {
