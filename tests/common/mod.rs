@@ -104,6 +104,17 @@ impl Server {
         server
     }
 
+    /// Starts a server on the store its `args` name (no schema of the harness's own).
+    pub fn start_with_store(args: &[&str]) -> Self {
+        let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
+        let mut server = Self::spawn(
+            &tmp.path().join("data"),
+            args.iter().map(|s| s.to_string()).collect(),
+        );
+        server._tmp = Some(tmp);
+        server
+    }
+
     /// Starts two instances at the same moment on one fresh PostgreSQL schema
     /// (so they also race to create it). Only on PostgreSQL.
     pub fn start_pair(args: &[&str]) -> (Self, Self) {
