@@ -140,9 +140,7 @@ async fn backup_server(args: &BackupArgs, out: &Path) -> anyhow::Result<Summary>
     }
     file.sync_all().await?;
     // The server cannot signal a failure half way through a response: check the dump.
-    transfer::verify(out)
-        .context("the server sent a broken dump (see its log)")
-        .map_err(Into::into)
+    transfer::verify(out).context("the server sent a broken dump (see its log)")
 }
 
 /// Runs `snip restore`.

@@ -9,7 +9,7 @@
 //! writes; if a write still fails, it removes what it wrote, so a bad dump or
 //! a failed restore leaves the target as it was.
 
-use std::io::{BufReader, Read};
+use std::io::BufReader;
 use std::path::Path;
 
 use tokio::io::AsyncWrite;
@@ -210,14 +210,4 @@ async fn apply(store: &dyn Store, path: &Path, written: &mut Written) -> Result<
         }
     }
     Ok(())
-}
-
-/// Reads a dump from any reader into memory-free verification (used by `snip backup --server`).
-pub fn verify_reader(input: impl Read) -> Result<Summary, TransferError> {
-    let mut reader = DumpReader::new(input)?;
-    let mut summary = Summary::default();
-    while let Some(record) = reader.next_record()? {
-        count(&mut summary, &record);
-    }
-    Ok(summary)
 }
