@@ -374,3 +374,51 @@ async fn backup_needs_admin_and_restore_needs_a_store() {
     ));
     assert!(said.contains("needs --store"), "{said}");
 }
+
+/// A bad schema name, the same store on both sides of a migration, and an unreachable database are refused with one clear line.
+#[tokio::test]
+async fn store_arguments_are_checked() {
+    let server = start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = run_cli(
+        &server,
+        dir.path(),
+        &[],
+        &["serve", "--store-schema", "Robert'); DROP"],
+        b"",
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a schema name"));
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let said = fails(snip(
+        &server,
+        dir.path(),
+        &["migrate", "--from", data, "--to", data],
+    ));
+    assert!(said.contains("the same store"), "{said}");
+    let nowhere = format!("--store=postgres://postgres@127.0.0.1:{}/x", free_port());
+    let out = dir.path().join("x.snipdump");
+    let said = fails(snip(
+        &server,
+        dir.path(),
+        &[
+            "backup",
+            "--out",
+            out.to_str().unwrap(),
+            &nowhere,
+            "--store-timeout=2s",
+        ],
+    ));
+    assert!(said.contains("cannot open the store postgres://"), "{said}");
+    assert!(said.contains("unavailable"), "{said}");
+    assert!(!out.exists());
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}

@@ -138,19 +138,6 @@ impl Server {
         (a, b)
     }
 
-    /// Starts another instance on the same PostgreSQL schema as `self`, with
-    /// `self`'s flags plus `extra`. Only on PostgreSQL.
-    pub fn start_sharing(&self, extra: &[&str]) -> Self {
-        assert!(self.schema.is_some(), "sharing a store needs PostgreSQL");
-        let mut args = self.args.clone();
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
-        let mut server = Self::spawn(&tmp.path().join("data"), args);
-        server._tmp = Some(tmp);
-        server.schema = self.schema.clone();
-        server
-    }
-
     fn spawn(data_dir: &Path, args: Vec<String>) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
             .arg("serve")

@@ -76,9 +76,24 @@ pub(crate) fn db_error(e: tokio_postgres::Error) -> StoreError {
     match e.code() {
         Some(code) if is_unavailable(code) => StoreError::Unavailable(e.to_string()),
         Some(_) => StoreError::Backend(e.to_string()),
-        // No SQLSTATE: I/O, a closed connection, a timeout: the link to the database.
-        None => StoreError::Unavailable(e.to_string()),
+        // No SQLSTATE: a lost link (closed connection, I/O, connect timeout), or
+        // a value that does not convert, which is a bug rather than an outage.
+        None if e.is_closed() || is_io(&e) => StoreError::Unavailable(e.to_string()),
+        None => StoreError::Backend(e.to_string()),
     }
+}
+
+/// Whether the error comes from the socket (including connect timeouts).
+fn is_io(e: &tokio_postgres::Error) -> bool {
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        if inner.is::<std::io::Error>() {
+            return true;
+        }
+        source = inner.source();
+    }
+    let text = e.to_string();
+    text.contains("timeout") || text.contains("connect")
 }
 
 /// Connection exceptions (class 08), shutdowns and "cannot connect now" (class 57P).
