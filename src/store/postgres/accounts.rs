@@ -8,7 +8,8 @@ use deadpool_postgres::ClientWrapper;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 
-use super::{StoreError, db_error, to_i64, to_u64};
+use super::rows::{to_i64, to_u64};
+use super::{StoreError, db_error};
 use crate::core::tenant::{Rate, Tenant, TokenRecord};
 
 const TENANT_COLUMNS: &str =

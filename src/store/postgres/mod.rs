@@ -31,18 +31,25 @@ use bytes::Bytes;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 use tokio_postgres::Row;
-use tokio_postgres::error::SqlState;
 
 use super::{
     GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
 };
-use crate::core::paste::Visibility;
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod accounts;
+mod errors;
 mod rate;
+mod rows;
 pub mod schema;
+
+pub(crate) use errors::db_error;
+use errors::pool_error;
+use rows::{
+    META_COLUMNS, decode_cursor, encode_cursor, meta_from_row, paste_from_row, to_i64, to_u64,
+    visibility_text,
+};
 
 /// Connection settings of the PostgreSQL store.
 #[derive(Debug, Clone)]
@@ -65,100 +72,6 @@ pub struct PostgresStore {
     /// Body bytes of all pastes as last counted, plus this instance's writes since.
     used: Arc<AtomicU64>,
     max_bytes: Option<u64>,
-}
-
-/// The metadata columns, in the order [`meta_from_row`] reads them.
-const META_COLUMNS: &str = "id, created_at, expires_at, burn, encrypted, lang, name, \
-     content_type, size, delete_token_hash, owner, visibility, redirect";
-
-/// Maps a driver error: lost or refused connections mean the database is unavailable.
-pub(crate) fn db_error(e: tokio_postgres::Error) -> StoreError {
-    match e.code() {
-        Some(code) if is_unavailable(code) => StoreError::Unavailable(e.to_string()),
-        Some(_) => StoreError::Backend(e.to_string()),
-        // No SQLSTATE: a lost link (closed connection, I/O, connect timeout), or
-        // a value that does not convert, which is a bug rather than an outage.
-        None if e.is_closed() || is_io(&e) => StoreError::Unavailable(e.to_string()),
-        None => StoreError::Backend(e.to_string()),
-    }
-}
-
-/// Whether the error comes from the socket (including connect timeouts).
-fn is_io(e: &tokio_postgres::Error) -> bool {
-    let mut source = std::error::Error::source(e);
-    while let Some(inner) = source {
-        if inner.is::<std::io::Error>() {
-            return true;
-        }
-        source = inner.source();
-    }
-    let text = e.to_string();
-    text.contains("timeout") || text.contains("connect")
-}
-
-/// Connection exceptions (class 08), shutdowns and "cannot connect now" (class 57P).
-fn is_unavailable(code: &SqlState) -> bool {
-    let code = code.code();
-    code.starts_with("08")
-        || code.starts_with("57P")
-        || code == SqlState::TOO_MANY_CONNECTIONS.code()
-}
-
-fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
-    match e {
-        deadpool_postgres::PoolError::Backend(e) => db_error(e),
-        other => StoreError::Unavailable(other.to_string()),
-    }
-}
-
-/// Stored integers are `bigint`; Unix times and sizes fit with room to spare.
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn to_u64(n: i64) -> u64 {
-    u64::try_from(n).unwrap_or(0)
-}
-
-fn meta_from_row(row: &Row) -> Result<PasteMeta, StoreError> {
-    let corrupt =
-        |what: &str| StoreError::Corrupt(format!("{what} of paste {}", row.get::<_, String>(0)));
-    let hash: Vec<u8> = row.try_get(9).map_err(|_| corrupt("delete token hash"))?;
-    let visibility: String = row.get(11);
-    Ok(PasteMeta {
-        id: row.get(0),
-        created_at: to_u64(row.get(1)),
-        expires_at: row.get::<_, Option<i64>>(2).map(to_u64),
-        burn: row.get(3),
-        encrypted: row.get(4),
-        lang: row.get(5),
-        name: row.get(6),
-        content_type: row.get(7),
-        size: to_u64(row.get(8)),
-        delete_token_hash: hash.try_into().map_err(|_| corrupt("delete token hash"))?,
-        owner: row.get(10),
-        visibility: match visibility.as_str() {
-            "private" => Visibility::Private,
-            "unlisted" => Visibility::Unlisted,
-            _ => return Err(corrupt("visibility")),
-        },
-        redirect: row.get(12),
-    })
-}
-
-fn paste_from_row(row: &Row) -> Result<Paste, StoreError> {
-    let body: Vec<u8> = row.get(13);
-    Ok(Paste {
-        meta: meta_from_row(row)?,
-        body: Bytes::from(body),
-    })
-}
-
-fn visibility_text(v: Visibility) -> &'static str {
-    match v {
-        Visibility::Unlisted => "unlisted",
-        Visibility::Private => "private",
-    }
 }
 
 impl PostgresStore {
@@ -330,20 +243,6 @@ impl PostgresStore {
         }
         Ok(row)
     }
-}
-
-/// A list cursor: `!created_at` in hex, then the ID (the embedded store's format).
-fn decode_cursor(cursor: &str) -> Result<(i64, String), StoreError> {
-    let (time, id) = cursor.split_at_checked(16).ok_or(StoreError::BadCursor)?;
-    let inverted = u64::from_str_radix(time, 16).map_err(|_| StoreError::BadCursor)?;
-    if PasteId::parse(id).is_err() {
-        return Err(StoreError::BadCursor);
-    }
-    Ok((to_i64(!inverted), id.to_owned()))
-}
-
-fn encode_cursor(meta: &PasteMeta) -> String {
-    format!("{:016x}{}", !meta.created_at, meta.id)
 }
 
 #[async_trait]
