@@ -150,8 +150,7 @@ pub async fn restore(store: &dyn Store, path: &Path) -> Result<Summary, Transfer
     for id in &ids {
         let parsed =
             PasteId::parse(id).map_err(|e| DumpError::Corrupt(format!("paste ID {id:?}: {e}")))?;
-        // `meta` hides expired pastes, which the sweeper has yet to remove; put would
-        // then fail with IdTaken, and the undo below handles that rare case.
+        // At time 0 nothing has expired, so pastes the sweeper has yet to remove count too.
         if store.meta(&parsed, 0).await?.is_some() {
             return Err(TransferError::Conflict(format!("a paste with ID {id}")));
         }
