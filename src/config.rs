@@ -20,7 +20,7 @@ use ipnet::IpNet;
 use crate::core::tenant::Rate;
 use crate::core::{Ttl, id};
 use crate::http::{AnonymousPolicy, ProxyConfig, ProxyHeaders};
-use crate::store::Durability;
+use crate::store::{Durability, Location, OpenOptions};
 
 /// snip: a simple, fast, self-hosted pastebin.
 #[derive(Debug, Parser)]
@@ -58,6 +58,13 @@ pub enum Command {
     Shorten(crate::cli::ShortenArgs),
     /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
     Admin(crate::cli::admin::AdminArgs),
+    /// Write a checksummed dump of every live paste, tenant and token, from a
+    /// running server (admin API) or directly from a store.
+    Backup(crate::cli::backup::BackupArgs),
+    /// Load a dump into a store (all or nothing; the dump is checked first).
+    Restore(crate::cli::backup::RestoreArgs),
+    /// Copy every live paste, tenant and token from one store to another.
+    Migrate(crate::cli::backup::MigrateArgs),
 }
 
 /// Options of the server.
@@ -70,6 +77,9 @@ pub struct ServeArgs {
     /// Directory of the embedded store.
     #[arg(long, env = "SNIP_DATA_DIR", default_value = "./snip-data")]
     pub data_dir: PathBuf,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
 
     /// Base of the URLs snip prints, e.g. https://paste.example.com
     /// [default: http:// and the listen address, or the scheme and Host a
@@ -166,7 +176,62 @@ pub struct ServeArgs {
     pub config: Option<PathBuf>,
 }
 
+/// Where the pastes live: shared by `serve`, `backup`, `restore` and `migrate`.
+#[derive(Debug, Clone, Args)]
+pub struct StoreArgs {
+    /// The store: a directory (embedded, the default: --data-dir) or a
+    /// postgres:// URL shared by several instances.
+    #[arg(long = "store", env = "SNIP_STORE", value_name = "DIR|URL")]
+    pub location: Option<Location>,
+
+    /// PostgreSQL: keep snip's tables in this schema (created if absent) [default: the search path].
+    #[arg(long, env = "SNIP_STORE_SCHEMA", value_parser = parse_schema)]
+    pub store_schema: Option<String>,
+
+    /// PostgreSQL: most connections this instance opens.
+    #[arg(long, env = "SNIP_STORE_POOL_SIZE", default_value_t = 16)]
+    pub store_pool_size: usize,
+
+    /// PostgreSQL: longest wait for a connection; past it a request fails with 503.
+    #[arg(long, env = "SNIP_STORE_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
+    pub store_timeout: Duration,
+}
+
+impl StoreArgs {
+    /// The store's location: `--store`, or the embedded store in `data_dir`.
+    pub fn location_or(&self, data_dir: &std::path::Path) -> Location {
+        self.location
+            .clone()
+            .unwrap_or_else(|| Location::Embedded(data_dir.to_path_buf()))
+    }
+
+    /// Open options with the PostgreSQL settings filled in.
+    pub fn open_options(&self) -> OpenOptions {
+        OpenOptions {
+            schema: self.store_schema.clone(),
+            pool_size: self.store_pool_size,
+            timeout: self.store_timeout,
+            ..OpenOptions::default()
+        }
+    }
+}
+
+fn parse_schema(input: &str) -> Result<String, String> {
+    crate::store::postgres::schema::validate_schema(input).map(|()| input.to_owned())
+}
+
 impl ServeArgs {
+    /// Where the store is, and how to open it.
+    pub fn store_location(&self) -> (Location, OpenOptions) {
+        let options = OpenOptions {
+            max_bytes: self.max_storage,
+            durability: self.durability(),
+            cache_bytes: self.cache_size,
+            ..self.store.open_options()
+        };
+        (self.store.location_or(&self.data_dir), options)
+    }
+
     /// How writes are acknowledged.
     pub fn durability(&self) -> Durability {
         if self.sync {

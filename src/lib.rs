@@ -5,15 +5,19 @@
 //! - [`core`]: no I/O. Paste IDs with their check character ([`core::id`]), the
 //!   paste model, TTLs and the content-type policy ([`core::paste`]), and the
 //!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`).
-//! - [`store`]: the [`store::Store`] trait every backend implements, and the
-//!   embedded fjall backend ([`store::embedded`]) with group commit for `--sync`.
-//! - [`http`]: the axum router ([`http::make_app`], served as [`http::make_service`]), one module per feature
+//! - [`store`]: the [`store::Store`] trait every backend implements,
+//!   [`store::open`] choosing one from `--store`, the embedded fjall backend
+//!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL
+//!   backend for several instances ([`store::postgres`]), and backup/restore
+//!   ([`store::transfer`]) in the `.snipdump` format ([`store::dump`]).
+//! - [`http`]: the axum router ([`http::make_app`], served as
+//!   [`http::make_service`]), one module per feature
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
 //!   become statuses ([`http::errors`]).
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
 //! - [`proxy_protocol`]: the PROXY protocol header a TCP proxy may send first.
 //! - [`sweeper`]: deletes expired pastes in the background.
-//! - [`cli`]: the `snip put/get/delete` client.
+//! - [`cli`]: the `snip put/get/delete` client, and `snip backup/restore/migrate`.
 //! - [`config`]: flags, environment variables and the TOML file, parsed by clap.
 //!
 //! `main.rs` only parses the command line and dispatches.

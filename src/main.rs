@@ -41,6 +41,9 @@ fn main() -> ExitCode {
             Some(Command::List(args)) => snip::cli::user::list(args).await,
             Some(Command::Shorten(args)) => snip::cli::user::shorten(args).await,
             Some(Command::Admin(args)) => snip::cli::admin::run(args).await,
+            Some(Command::Backup(args)) => snip::cli::backup::backup(args).await,
+            Some(Command::Restore(args)) => snip::cli::backup::restore(args).await,
+            Some(Command::Migrate(args)) => snip::cli::backup::migrate(args).await,
         }
     });
     match result {

@@ -25,7 +25,7 @@ use crate::http::{
     App, AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_service,
 };
 use crate::proxy_protocol;
-use crate::store::{EmbeddedOptions, EmbeddedStore, Store};
+use crate::store;
 use crate::sweeper;
 
 /// How long in-flight requests get to finish after a shutdown signal.
@@ -54,17 +54,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let bound = listener.local_addr()?;
-    let store: Arc<dyn Store> = Arc::new(
-        EmbeddedStore::open(
-            &args.data_dir,
-            EmbeddedOptions {
-                durability: args.durability(),
-                max_bytes: args.max_storage,
-                cache_bytes: args.cache_size,
-            },
-        )
-        .with_context(|| format!("cannot open the store in {}", args.data_dir.display()))?,
-    );
+    let (location, options) = args.store_location();
+    let store = store::open(&location, &options)
+        .await
+        .with_context(|| format!("cannot open the store {}", location.describe()))?;
     let public_url = args.public_url(bound);
     if args.public_url.is_none() && bound.ip().is_unspecified() {
         tracing::warn!(
@@ -92,7 +85,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             args.tenant_rate
                 .0
                 .map(|rate| Limit::new(rate, args.tenant_burst)),
-        ),
+        )
+        .shared_through(store.shares_rate_limits().then(|| store.clone())),
     });
     let forget = tokio::spawn(forget_idle_clients(state.clone()));
     let (stop_sweeper, sweeper_stopped) = tokio::sync::watch::channel(false);
@@ -102,7 +96,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         sweeper_stopped,
     ));
     tracing::info!(
-        data_dir = %args.data_dir.display(),
+        store = %location.describe(),
         durability = ?args.durability(),
         "snip listening on http://{bound}"
     );

@@ -18,6 +18,7 @@ use crate::core::envelope::{self, EnvelopeError, Key};
 
 pub mod admin;
 pub mod auth;
+pub mod backup;
 mod tokens;
 pub mod user;
 

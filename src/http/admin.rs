@@ -11,6 +11,7 @@
 //! | `POST /api/admin/tenants/{name}/tokens` | create a token |
 //! | `GET /api/admin/tenants/{name}/tokens` | list its tokens |
 //! | `DELETE /api/admin/tokens/{id}` | revoke a token |
+//! | `GET /api/admin/backup` | stream a dump of the whole store (see [`super::backup`]) |
 
 use axum::Router;
 use axum::extract::{Path, State};
@@ -42,6 +43,7 @@ pub fn routes() -> Router<SharedState> {
             get(list_tokens).post(create_token),
         )
         .route("/api/admin/tokens/{id}", delete(revoke_token))
+        .route("/api/admin/backup", get(super::backup::backup))
 }
 
 /// Tenant settings as sent by the admin CLI.

@@ -110,18 +110,27 @@ pub async fn authenticate(
         Err(e) => {
             // A bad token counts against the client's IP like an anonymous
             // request, so guessing tokens is as limited as anything else.
-            if let Verdict::Limited { limit, retry_after } = state.rate_limits.check_ip(ip) {
-                return limited(limit, retry_after);
+            match state.rate_limits.check_ip_anywhere(ip).await {
+                Ok(Verdict::Limited { limit, retry_after }) => return limited(limit, retry_after),
+                Ok(_) => {}
+                Err(store) => return ApiError::from(store).into_response(),
             }
             return e.into_response();
         }
     };
     let verdict = match &caller {
-        Caller::Anonymous => state.rate_limits.check_ip(ip),
+        Caller::Anonymous => state.rate_limits.check_ip_anywhere(ip).await,
         Caller::Tenant { tenant, .. } => {
             let own = tenant.rate.map(|rate| Limit::new(rate, tenant.burst));
-            state.rate_limits.check_tenant(&tenant.name, own)
+            state
+                .rate_limits
+                .check_tenant_anywhere(&tenant.name, own)
+                .await
         }
+    };
+    let verdict = match verdict {
+        Ok(verdict) => verdict,
+        Err(store) => return ApiError::from(store).into_response(),
     };
     if let Verdict::Limited { limit, retry_after } = verdict {
         return limited(limit, retry_after);

@@ -181,6 +181,14 @@ impl From<StoreError> for ApiError {
             e @ StoreError::TenantNotEmpty(_) => {
                 Self::new(StatusCode::CONFLICT, "tenant_not_empty", e.to_string())
             }
+            StoreError::Unavailable(detail) => {
+                tracing::warn!(error = %detail, "the database is unavailable");
+                Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "store_unavailable",
+                    "the database is unavailable; try again shortly",
+                )
+            }
             StoreError::BadCursor => {
                 Self::bad_request("invalid cursor; pass the next_cursor of a previous page")
             }

@@ -16,6 +16,7 @@ use crate::store::Store;
 mod admin;
 pub mod assets;
 pub mod auth;
+mod backup;
 mod create;
 mod delete;
 pub mod errors;

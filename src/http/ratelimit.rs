@@ -2,8 +2,10 @@
 //! requests (GCRA via `governor`).
 //!
 //! A tenant's bucket is rebuilt when its configured rate changes, so an admin's
-//! change applies to the next request. Limits live in this process: with
-//! several instances each enforces its own share (see the README).
+//! change applies to the next request. With the embedded store limits live in
+//! this process; with a store that several instances share (PostgreSQL) every
+//! bucket lives in the store ([`Store::rate_acquire`]), so spreading requests
+//! over instances does not multiply a rate.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -18,6 +20,7 @@ use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 
 use crate::core::tenant::Rate;
+use crate::store::{GcraOutcome, Store, StoreError};
 
 type DirectLimiter = RateLimiter<NotKeyed, InMemoryState, DefaultClock, StateInformationMiddleware>;
 type KeyedLimiter =
@@ -77,6 +80,8 @@ pub struct RateLimits {
     per_ip: Option<(Limit, KeyedLimiter)>,
     tenant_default: Option<Limit>,
     tenants: Mutex<HashMap<String, (Limit, Arc<DirectLimiter>)>>,
+    /// Where buckets live when instances share them.
+    shared: Option<Arc<dyn Store>>,
 }
 
 impl RateLimits {
@@ -87,6 +92,37 @@ impl RateLimits {
             per_ip: per_ip.map(|l| (l, RateLimiter::keyed(l.quota()).with_middleware())),
             tenant_default,
             tenants: Mutex::new(HashMap::new()),
+            shared: None,
+        }
+    }
+
+    /// Keeps every bucket in `store` (shared by all instances) instead of in process.
+    pub fn shared_through(mut self, store: Option<Arc<dyn Store>>) -> Self {
+        self.shared = store;
+        self
+    }
+
+    /// Checks (and counts) one anonymous request from `ip`, wherever buckets live.
+    pub async fn check_ip_anywhere(&self, ip: IpAddr) -> Result<Verdict, StoreError> {
+        match (&self.shared, &self.per_ip) {
+            (Some(store), Some((limit, _))) => {
+                shared_verdict(store.as_ref(), &format!("ip:{ip}"), *limit).await
+            }
+            _ => Ok(self.check_ip(ip)),
+        }
+    }
+
+    /// Checks (and counts) one request of `tenant`, wherever buckets live.
+    pub async fn check_tenant_anywhere(
+        &self,
+        tenant: &str,
+        own: Option<Limit>,
+    ) -> Result<Verdict, StoreError> {
+        match (&self.shared, own.or(self.tenant_default)) {
+            (Some(store), Some(limit)) => {
+                shared_verdict(store.as_ref(), &format!("tenant:{tenant}"), limit).await
+            }
+            _ => Ok(self.check_tenant(tenant, own)),
         }
     }
 
@@ -144,6 +180,22 @@ impl RateLimits {
             limiter.shrink_to_fit();
         }
     }
+}
+
+async fn shared_verdict(store: &dyn Store, key: &str, limit: Limit) -> Result<Verdict, StoreError> {
+    let outcome = store
+        .rate_acquire(key, limit.rate.interval(), limit.burst)
+        .await?;
+    Ok(match outcome {
+        GcraOutcome::Allowed { remaining } => Verdict::Allowed {
+            limit: limit.burst,
+            remaining: remaining.min(limit.burst),
+        },
+        GcraOutcome::Limited { retry_after } => Verdict::Limited {
+            limit: limit.burst,
+            retry_after,
+        },
+    })
 }
 
 #[cfg(test)]

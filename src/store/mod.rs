@@ -8,16 +8,24 @@
 //! Stores check expiry themselves against the `now` they are given, so an
 //! expired paste is never returned, even before the sweeper removes it.
 
+use std::time::Duration;
+
 use async_trait::async_trait;
 use bytes::Bytes;
 
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
+pub mod dump;
 pub mod embedded;
 mod group_commit;
+mod open;
+pub mod postgres;
+pub mod transfer;
 
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
+pub use open::{Location, OpenOptions, open};
+pub use postgres::{PostgresOptions, PostgresStore};
 
 /// A paste's metadata and body, as read from a store.
 #[derive(Debug, Clone)]
@@ -73,6 +81,21 @@ pub struct ListPage {
     pub next_cursor: Option<String>,
 }
 
+/// The outcome of counting one request against a shared rate bucket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcraOutcome {
+    /// Allowed; this many more fit in the burst right now.
+    Allowed {
+        /// Requests left in the burst.
+        remaining: u32,
+    },
+    /// Refused; the next request fits after this long.
+    Limited {
+        /// Time until a request would be allowed.
+        retry_after: Duration,
+    },
+}
+
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -106,7 +129,11 @@ pub enum StoreError {
     /// Stored data could not be decoded.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
-    /// The backend failed (I/O, engine error, unreachable database).
+    /// The backend cannot be reached (database down, connection lost, pool exhausted);
+    /// the request may succeed later.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
+    /// The backend failed (I/O, engine error).
     #[error("storage backend error: {0}")]
     Backend(String),
 }
@@ -183,6 +210,39 @@ pub trait Store: Send + Sync + 'static {
 
     /// The tokens of a tenant.
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError>;
+
+    /// Up to `limit` live pastes' metadata in ID order, starting after the ID
+    /// `after`: how backups and migrations walk a store while it serves.
+    async fn scan(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        now: UnixTime,
+    ) -> Result<Vec<PasteMeta>, StoreError>;
+
+    /// Checks that the backend is reachable ([`StoreError::Unavailable`] if not).
+    async fn ping(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// Whether rate limits should be counted in the store ([`Store::rate_acquire`])
+    /// because several instances share it; otherwise they stay in process.
+    fn shares_rate_limits(&self) -> bool {
+        false
+    }
+
+    /// Counts one request against the shared bucket `key` (GCRA: one request
+    /// per `interval`, up to `burst` back to back).
+    async fn rate_acquire(
+        &self,
+        _key: &str,
+        _interval: Duration,
+        _burst: u32,
+    ) -> Result<GcraOutcome, StoreError> {
+        Ok(GcraOutcome::Allowed {
+            remaining: u32::MAX,
+        })
+    }
 
     /// Makes everything written so far durable and releases the backend.
     async fn close(&self) -> Result<(), StoreError>;

@@ -1,5 +1,10 @@
 //! Test harness: starts the real `snip` binary on an ephemeral port with its
 //! own data dir, and talks to it over real HTTP.
+//!
+//! The backend comes from the environment: by default the embedded store; with
+//! `SNIP_TEST_STORE=postgres` every server gets a fresh schema in the database
+//! at `SNIP_TEST_DATABASE_URL` (default `postgres://postgres@127.0.0.1:5432/test`),
+//! dropped when the server is, so tests run in parallel on one database.
 #![allow(dead_code, clippy::unwrap_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader};
@@ -18,7 +23,62 @@ pub struct Server {
     /// Everything the server logged so far.
     pub logs: Arc<Mutex<Vec<String>>>,
     args: Vec<String>,
+    /// The PostgreSQL schema of this server (and of those sharing it), if any.
+    pub schema: Option<String>,
+    /// Whether dropping this server drops its schema.
+    owns_schema: bool,
     _tmp: Option<Arc<tempfile::TempDir>>,
+}
+
+/// Whether the tests run against PostgreSQL (`SNIP_TEST_STORE=postgres`).
+pub fn on_postgres() -> bool {
+    std::env::var("SNIP_TEST_STORE").is_ok_and(|v| v.eq_ignore_ascii_case("postgres"))
+}
+
+/// The database the PostgreSQL tests use.
+pub fn database_url() -> String {
+    std::env::var("SNIP_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into())
+}
+
+/// A schema name no other test uses.
+pub fn fresh_schema() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("snip_test_{}_{n}_{nanos}", std::process::id())
+}
+
+/// Drops a schema and everything in it (on a thread: callers may be inside a runtime).
+pub fn drop_schema(url: &str, schema: &str) {
+    let (url, sql) = (
+        url.to_owned(),
+        format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+    );
+    let _ = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            if let Ok((client, conn)) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await {
+                tokio::spawn(conn);
+                let _ = client.batch_execute(&sql).await;
+            }
+        });
+    })
+    .join();
+}
+
+/// Prints why a test does not apply to the current backend; true if it should be skipped.
+pub fn skip_on_postgres(reason: &str) -> bool {
+    if on_postgres() {
+        eprintln!("skipped on PostgreSQL: {reason}");
+    }
+    on_postgres()
 }
 
 impl Server {
@@ -29,11 +89,53 @@ impl Server {
 
     /// Starts a server on a fresh temporary data dir with extra flags.
     pub fn start_with(args: &[&str]) -> Self {
+        let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let schema = on_postgres().then(fresh_schema);
+        if let Some(schema) = &schema {
+            args.insert(0, format!("--store={}", database_url()));
+            args.insert(1, format!("--store-schema={schema}"));
+        }
         let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
         let dir = tmp.path().join("data");
-        let mut server = Self::spawn(&dir, args.iter().map(|s| s.to_string()).collect());
+        let mut server = Self::spawn(&dir, args);
+        server._tmp = Some(tmp);
+        server.owns_schema = schema.is_some();
+        server.schema = schema;
+        server
+    }
+
+    /// Starts a server on the store its `args` name (no schema of the harness's own).
+    pub fn start_with_store(args: &[&str]) -> Self {
+        let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
+        let mut server = Self::spawn(
+            &tmp.path().join("data"),
+            args.iter().map(|s| s.to_string()).collect(),
+        );
         server._tmp = Some(tmp);
         server
+    }
+
+    /// Starts two instances at the same moment on one fresh PostgreSQL schema
+    /// (so they also race to create it). Only on PostgreSQL.
+    pub fn start_pair(args: &[&str]) -> (Self, Self) {
+        let schema = fresh_schema();
+        let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        args.insert(0, format!("--store={}", database_url()));
+        args.insert(1, format!("--store-schema={schema}"));
+        let start = |args: Vec<String>| {
+            std::thread::spawn(move || {
+                let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
+                let mut server = Self::spawn(&tmp.path().join("data"), args);
+                server._tmp = Some(tmp);
+                server
+            })
+        };
+        let (a, b) = (start(args.clone()), start(args));
+        let (mut a, mut b) = (a.join().unwrap(), b.join().unwrap());
+        a.schema = Some(schema.clone());
+        a.owns_schema = true;
+        b.schema = Some(schema);
+        (a, b)
     }
 
     fn spawn(data_dir: &Path, args: Vec<String>) -> Self {
@@ -86,6 +188,8 @@ impl Server {
             data_dir: data_dir.to_path_buf(),
             logs,
             args,
+            schema: None,
+            owns_schema: false,
             _tmp: None,
         }
     }
@@ -123,6 +227,8 @@ impl Server {
         let tmp = self._tmp.take();
         let mut next = Self::spawn(&self.data_dir, self.args.clone());
         next._tmp = tmp;
+        next.schema = self.schema.clone();
+        next.owns_schema = std::mem::take(&mut self.owns_schema);
         std::mem::swap(self, &mut next);
     }
 
@@ -151,6 +257,9 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let (true, Some(schema)) = (self.owns_schema, &self.schema) {
+            drop_schema(&database_url(), schema);
+        }
     }
 }
 

@@ -399,6 +399,32 @@ impl Inner {
         Ok(page)
     }
 
+    /// Live pastes' metadata in ID order after `after`.
+    fn scan(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        now: UnixTime,
+    ) -> Result<Vec<PasteMeta>, StoreError> {
+        let start = after.map_or_else(Vec::new, |id| {
+            let mut key = id.as_bytes().to_vec();
+            key.push(0);
+            key
+        });
+        let mut out = Vec::new();
+        for entry in self.meta.range(start..) {
+            if out.len() == limit {
+                break;
+            }
+            let (key, value) = entry.into_inner()?;
+            let meta = meta_codec::decode(&key, &value)?;
+            if !meta.is_expired(now) {
+                out.push(meta);
+            }
+        }
+        Ok(out)
+    }
+
     fn owner_usage(&self, owner: &str) -> Usage {
         lock(&self.usage).get(owner).copied().unwrap_or_default()
     }
@@ -600,6 +626,15 @@ impl Store for EmbeddedStore {
 
     fn used_bytes(&self) -> u64 {
         self.inner.used.load(Ordering::Relaxed)
+    }
+
+    async fn scan(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        now: UnixTime,
+    ) -> Result<Vec<PasteMeta>, StoreError> {
+        self.inner.scan(after, limit, now)
     }
 
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {

@@ -1,0 +1,228 @@
+//! Tenants and tokens in PostgreSQL.
+//!
+//! Unlike the embedded store, nothing is cached: every authenticated request
+//! reads its token and tenant (two primary-key lookups), so a revocation or a
+//! limit change made through any instance applies to the next request on all.
+
+use deadpool_postgres::ClientWrapper;
+use tokio_postgres::Row;
+use tokio_postgres::error::SqlState;
+
+use super::rows::{to_i64, to_u64};
+use super::{StoreError, db_error};
+use crate::core::tenant::{Rate, Tenant, TokenRecord};
+
+const TENANT_COLUMNS: &str =
+    "name, created_at, max_bytes, max_paste_bytes, rate_count, rate_per_secs, burst";
+const TOKEN_COLUMNS: &str = "id, hash, tenant, read_only, created_at, expires_at";
+
+fn tenant_from_row(row: &Row) -> Tenant {
+    let count: Option<i32> = row.get(4);
+    let per_secs: Option<i32> = row.get(5);
+    let rate = match (count, per_secs) {
+        (Some(count), Some(per_secs)) => Some(Rate {
+            count: u32::try_from(count).unwrap_or(1),
+            per_secs: u32::try_from(per_secs).unwrap_or(1),
+        }),
+        _ => None,
+    };
+    Tenant {
+        name: row.get(0),
+        created_at: to_u64(row.get(1)),
+        max_bytes: row.get::<_, Option<i64>>(2).map(to_u64),
+        max_paste_bytes: row.get::<_, Option<i64>>(3).map(to_u64),
+        rate,
+        burst: row
+            .get::<_, Option<i32>>(6)
+            .map(|b| u32::try_from(b).unwrap_or(1)),
+    }
+}
+
+fn token_from_row(row: &Row) -> Result<TokenRecord, StoreError> {
+    let hash: Vec<u8> = row.get(1);
+    Ok(TokenRecord {
+        id: row.get(0),
+        hash: hash
+            .try_into()
+            .map_err(|_| StoreError::Corrupt("a token hash is not 32 bytes".into()))?,
+        tenant: row.get(2),
+        read_only: row.get(3),
+        created_at: to_u64(row.get(4)),
+        expires_at: row.get::<_, Option<i64>>(5).map(to_u64),
+    })
+}
+
+/// The tenant's settings as statement parameters `$2…$7` (after the name).
+fn settings(tenant: &Tenant) -> [Option<i64>; 5] {
+    [
+        tenant.max_bytes.map(to_i64),
+        tenant.max_paste_bytes.map(to_i64),
+        tenant.rate.map(|r| i64::from(r.count)),
+        tenant.rate.map(|r| i64::from(r.per_secs)),
+        tenant.burst.map(i64::from),
+    ]
+}
+
+pub async fn create_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<(), StoreError> {
+    let [max_bytes, max_paste, count, per_secs, burst] = settings(tenant);
+    let inserted = client
+        .execute(
+            &format!(
+                "INSERT INTO tenants ({TENANT_COLUMNS})
+                 VALUES ($1, $2, $3, $4, $5::bigint::int, $6::bigint::int, $7::bigint::int)
+                 ON CONFLICT (name) DO NOTHING"
+            ),
+            &[
+                &tenant.name,
+                &to_i64(tenant.created_at),
+                &max_bytes,
+                &max_paste,
+                &count,
+                &per_secs,
+                &burst,
+            ],
+        )
+        .await
+        .map_err(db_error)?;
+    if inserted == 0 {
+        return Err(StoreError::TenantExists);
+    }
+    Ok(())
+}
+
+pub async fn update_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<(), StoreError> {
+    let [max_bytes, max_paste, count, per_secs, burst] = settings(tenant);
+    let updated = client
+        .execute(
+            "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
+                rate_per_secs = $5::bigint::int, burst = $6::bigint::int
+             WHERE name = $1",
+            &[
+                &tenant.name,
+                &max_bytes,
+                &max_paste,
+                &count,
+                &per_secs,
+                &burst,
+            ],
+        )
+        .await
+        .map_err(db_error)?;
+    if updated == 0 {
+        return Err(StoreError::NoSuchTenant);
+    }
+    Ok(())
+}
+
+pub async fn tenant(client: &ClientWrapper, name: &str) -> Result<Option<Tenant>, StoreError> {
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT {TENANT_COLUMNS} FROM tenants WHERE name = $1"
+        ))
+        .await
+        .map_err(db_error)?;
+    let row = client.query_opt(&stmt, &[&name]).await.map_err(db_error)?;
+    Ok(row.as_ref().map(tenant_from_row))
+}
+
+pub async fn tenants(client: &ClientWrapper) -> Result<Vec<Tenant>, StoreError> {
+    let rows = client
+        .query(
+            &format!("SELECT {TENANT_COLUMNS} FROM tenants ORDER BY name"),
+            &[],
+        )
+        .await
+        .map_err(db_error)?;
+    Ok(rows.iter().map(tenant_from_row).collect())
+}
+
+/// Deletes the tenant (its tokens go with it, `ON DELETE CASCADE`) unless it owns pastes.
+pub async fn delete_tenant(client: &mut ClientWrapper, name: &str) -> Result<bool, StoreError> {
+    let tx = client.transaction().await.map_err(db_error)?;
+    // Lock the tenant row first, so a concurrent create_token waits for the verdict.
+    let exists = tx
+        .query_opt("SELECT 1 FROM tenants WHERE name = $1 FOR UPDATE", &[&name])
+        .await
+        .map_err(db_error)?
+        .is_some();
+    if !exists {
+        return Ok(false);
+    }
+    let pastes: i64 = tx
+        .query_one("SELECT count(*) FROM pastes WHERE owner = $1", &[&name])
+        .await
+        .map_err(db_error)?
+        .get(0);
+    if pastes > 0 {
+        return Err(StoreError::TenantNotEmpty(to_u64(pastes)));
+    }
+    tx.execute("DELETE FROM tenants WHERE name = $1", &[&name])
+        .await
+        .map_err(db_error)?;
+    tx.execute("DELETE FROM owner_usage WHERE owner = $1", &[&name])
+        .await
+        .map_err(db_error)?;
+    tx.commit().await.map_err(db_error)?;
+    Ok(true)
+}
+
+pub async fn create_token(client: &ClientWrapper, record: &TokenRecord) -> Result<(), StoreError> {
+    let result = client
+        .execute(
+            &format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"),
+            &[
+                &record.id,
+                &record.hash.as_slice(),
+                &record.tenant,
+                &record.read_only,
+                &to_i64(record.created_at),
+                &record.expires_at.map(to_i64),
+            ],
+        )
+        .await;
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
+            Err(StoreError::NoSuchTenant)
+        }
+        Err(e) => Err(db_error(e)),
+    }
+}
+
+pub async fn token(
+    client: &ClientWrapper,
+    hash: &[u8; 32],
+) -> Result<Option<TokenRecord>, StoreError> {
+    let stmt = client
+        .prepare_cached(&format!(
+            "SELECT {TOKEN_COLUMNS} FROM tokens WHERE hash = $1"
+        ))
+        .await
+        .map_err(db_error)?;
+    let row = client
+        .query_opt(&stmt, &[&hash.as_slice()])
+        .await
+        .map_err(db_error)?;
+    row.as_ref().map(token_from_row).transpose()
+}
+
+pub async fn revoke_token(client: &ClientWrapper, id: &str) -> Result<bool, StoreError> {
+    let deleted = client
+        .execute("DELETE FROM tokens WHERE id = $1", &[&id])
+        .await
+        .map_err(db_error)?;
+    Ok(deleted > 0)
+}
+
+pub async fn tokens(client: &ClientWrapper, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
+    let rows = client
+        .query(
+            &format!(
+                "SELECT {TOKEN_COLUMNS} FROM tokens WHERE tenant = $1 ORDER BY created_at, id"
+            ),
+            &[&tenant],
+        )
+        .await
+        .map_err(db_error)?;
+    rows.iter().map(token_from_row).collect()
+}

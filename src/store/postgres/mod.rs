@@ -1,0 +1,501 @@
+//! The shared backend: PostgreSQL (and engines that speak its protocol), for
+//! several stateless snip instances on one database.
+//!
+//! Every operation that must be atomic across instances is one statement or
+//! one short transaction: create-if-absent is `INSERT … ON CONFLICT DO
+//! NOTHING`; a burn reveal is one `DELETE … RETURNING`, so of any number of
+//! concurrent callers on any number of instances exactly one gets the paste;
+//! an owner's quota is a conditional `UPDATE` of its `owner_usage` row in the
+//! transaction that inserts the paste. Every read's `WHERE` clause checks
+//! expiry. The sweeper deletes with `FOR UPDATE SKIP LOCKED`, so instances
+//! sweeping at once split the work instead of queueing on each other's locks.
+//!
+//! The global storage limit is the exception: one counter row updated by every
+//! write would serialise all creates of all instances. Instead each instance
+//! counts from a total it re-reads at every sweep, so instances together may
+//! overshoot the limit by what they accept within one sweep interval.
+//!
+//! Bodies are `bytea` in the paste row, stored out of line by TOAST; metadata
+//! reads never select the body column.
+//!
+//! Connections come from a `deadpool` pool with bounded waits, so an outage
+//! turns into [`StoreError::Unavailable`] within seconds instead of a hang,
+//! and the pool replaces dead connections by itself once the database is back.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::NoTls;
+use tokio_postgres::Row;
+
+use super::{
+    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
+};
+use crate::core::tenant::{Tenant, TokenRecord};
+use crate::core::{PasteId, PasteMeta, UnixTime};
+
+mod accounts;
+mod errors;
+mod rate;
+mod rows;
+pub mod schema;
+
+pub(crate) use errors::db_error;
+use errors::pool_error;
+use rows::{
+    META_COLUMNS, decode_cursor, encode_cursor, meta_from_row, paste_from_row, to_i64, to_u64,
+    visibility_text,
+};
+
+/// Connection settings of the PostgreSQL store.
+#[derive(Debug, Clone)]
+pub struct PostgresOptions {
+    /// A `postgres://` URL (libpq style).
+    pub url: String,
+    /// Keep snip's tables in this schema (created if absent) instead of the default search path.
+    pub schema: Option<String>,
+    /// Most connections this instance opens.
+    pub pool_size: usize,
+    /// Longest wait for a connection (and for connecting) before a request fails with `503`.
+    pub timeout: Duration,
+    /// Refuse new pastes once the stored bodies take this many bytes.
+    pub max_bytes: Option<u64>,
+}
+
+/// The PostgreSQL store. Cheap to share: the pool and counters are behind `Arc`s.
+pub struct PostgresStore {
+    pool: Pool,
+    /// Body bytes of all pastes as last counted, plus this instance's writes since.
+    used: Arc<AtomicU64>,
+    max_bytes: Option<u64>,
+}
+
+impl PostgresStore {
+    /// Connects, creates or migrates the schema, and counts the stored bytes.
+    pub async fn open(options: PostgresOptions) -> Result<Self, StoreError> {
+        let mut config: tokio_postgres::Config = options
+            .url
+            .parse()
+            .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL URL: {e}")))?;
+        config.connect_timeout(options.timeout);
+        if config.get_application_name().is_none() {
+            config.application_name("snip");
+        }
+        if let Some(schema) = &options.schema {
+            schema::validate_schema(schema).map_err(StoreError::Backend)?;
+            let mut opts = config.get_options().unwrap_or_default().to_owned();
+            opts.push_str(&format!(" -c search_path={schema}"));
+            config.options(opts.trim());
+        }
+        let manager = Manager::from_config(
+            config,
+            NoTls,
+            ManagerConfig {
+                // Dead connections are noticed by the driver; no extra round trip per checkout.
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size.max(1))
+            .wait_timeout(Some(options.timeout))
+            .create_timeout(Some(options.timeout))
+            .recycle_timeout(Some(options.timeout))
+            .runtime(Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Backend(format!("cannot build the connection pool: {e}")))?;
+        let store = Self {
+            pool,
+            used: Arc::new(AtomicU64::new(0)),
+            max_bytes: options.max_bytes,
+        };
+        {
+            let mut client = store.client().await?;
+            schema::migrate(&mut client, options.schema.as_deref()).await?;
+        }
+        store.recount().await?;
+        Ok(store)
+    }
+
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        self.pool.get().await.map_err(pool_error)
+    }
+
+    /// Re-reads the total body bytes (the base of the storage limit).
+    async fn recount(&self) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_one("SELECT coalesce(sum(size), 0)::bigint FROM pastes", &[])
+            .await
+            .map_err(db_error)?;
+        self.used.store(to_u64(row.get(0)), Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Checks the storage limit before a write (see the module docs for its precision).
+    fn reserve(&self, size: u64) -> Result<(), StoreError> {
+        let limit = self.max_bytes.unwrap_or(u64::MAX);
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(size).filter(|&total| total <= limit)
+            })
+            .map(|_| ())
+            .map_err(|_| StoreError::Full { limit })
+    }
+
+    fn release(&self, size: u64) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                Some(used.saturating_sub(size))
+            });
+    }
+
+    /// Inserts the paste, and with an owner reserves its quota in the same transaction.
+    async fn insert(
+        &self,
+        meta: &PasteMeta,
+        body: &[u8],
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db_error)?;
+        if let Some(owner) = &meta.owner {
+            let quota = limits.owner_max_bytes.unwrap_or(u64::MAX);
+            if meta.size > quota {
+                return Err(StoreError::QuotaExceeded { limit: quota });
+            }
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO owner_usage AS u (owner, bytes, pastes) VALUES ($1, $2, 1)
+                     ON CONFLICT (owner) DO UPDATE SET bytes = u.bytes + excluded.bytes, pastes = u.pastes + 1
+                     WHERE u.bytes + excluded.bytes <= $3",
+                )
+                .await
+                .map_err(db_error)?;
+            let updated = tx
+                .execute(&stmt, &[owner, &to_i64(meta.size), &to_i64(quota)])
+                .await
+                .map_err(db_error)?;
+            if updated == 0 {
+                return Err(StoreError::QuotaExceeded { limit: quota });
+            }
+        }
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
+                    content_type, size, delete_token_hash, owner, visibility, redirect, body)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                 ON CONFLICT (id) DO NOTHING",
+            )
+            .await
+            .map_err(db_error)?;
+        let inserted = tx
+            .execute(
+                &stmt,
+                &[
+                    &meta.id,
+                    &to_i64(meta.created_at),
+                    &meta.expires_at.map(to_i64),
+                    &meta.burn,
+                    &meta.encrypted,
+                    &meta.lang,
+                    &meta.name,
+                    &meta.content_type,
+                    &to_i64(meta.size),
+                    &meta.delete_token_hash.as_slice(),
+                    &meta.owner,
+                    &visibility_text(meta.visibility),
+                    &meta.redirect,
+                    &body,
+                ],
+            )
+            .await
+            .map_err(db_error)?;
+        if inserted == 0 {
+            return Err(StoreError::IdTaken);
+        }
+        tx.commit().await.map_err(db_error)
+    }
+
+    /// Deletes one paste with `filter` (`$1` is the ID, `$2` the time) and
+    /// returns its row; gives its bytes back to its owner in the same statement.
+    async fn delete_returning(
+        &self,
+        filter: &str,
+        returning: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<Option<Row>, StoreError> {
+        let sql = format!(
+            "WITH gone AS (DELETE FROM pastes WHERE {filter} RETURNING {returning}),
+                  freed AS (UPDATE owner_usage u SET bytes = u.bytes - gone.size, pastes = u.pastes - 1
+                            FROM gone WHERE u.owner = gone.owner)
+             SELECT * FROM gone"
+        );
+        let client = self.client().await?;
+        let stmt = client.prepare_cached(&sql).await.map_err(db_error)?;
+        let row = client.query_opt(&stmt, params).await.map_err(db_error)?;
+        if let Some(row) = &row {
+            self.release(to_u64(row.get("size")));
+        }
+        Ok(row)
+    }
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
+        self.reserve(meta.size)?;
+        self.insert(&meta, &body, limits)
+            .await
+            .inspect_err(|_| self.release(meta.size))
+    }
+
+    async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        let client = self.client().await?;
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT {META_COLUMNS}, body FROM pastes
+                 WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)"
+            ))
+            .await
+            .map_err(db_error)?;
+        let row = client
+            .query_opt(&stmt, &[&id.as_str(), &to_i64(now)])
+            .await
+            .map_err(db_error)?;
+        row.as_ref().map(paste_from_row).transpose()
+    }
+
+    async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
+        let client = self.client().await?;
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT {META_COLUMNS} FROM pastes
+                 WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)"
+            ))
+            .await
+            .map_err(db_error)?;
+        let row = client
+            .query_opt(&stmt, &[&id.as_str(), &to_i64(now)])
+            .await
+            .map_err(db_error)?;
+        row.as_ref().map(meta_from_row).transpose()
+    }
+
+    async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        let row = self
+            .delete_returning(
+                "id = $1 AND (expires_at IS NULL OR expires_at > $2)",
+                &format!("{META_COLUMNS}, body"),
+                &[&id.as_str(), &to_i64(now)],
+            )
+            .await?;
+        row.as_ref().map(paste_from_row).transpose()
+    }
+
+    async fn list(
+        &self,
+        owner: &str,
+        query: &ListQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError> {
+        let (after_time, after_id) = match &query.cursor {
+            Some(cursor) => {
+                let (time, id) = decode_cursor(cursor)?;
+                (Some(time), Some(id))
+            }
+            None => (None, None),
+        };
+        let client = self.client().await?;
+        // Newest first, ties by ID ascending: the order of the embedded store.
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT {META_COLUMNS} FROM pastes
+                 WHERE owner = $1 AND (expires_at IS NULL OR expires_at > $2)
+                   AND ($3::text IS NULL OR starts_with(name, $3))
+                   AND ($4::bigint IS NULL OR created_at < $4 OR (created_at = $4 AND id > $5))
+                 ORDER BY created_at DESC, id
+                 LIMIT $6"
+            ))
+            .await
+            .map_err(db_error)?;
+        let limit = to_i64(query.limit as u64).saturating_add(1);
+        let rows = client
+            .query(
+                &stmt,
+                &[
+                    &owner,
+                    &to_i64(now),
+                    &query.name_prefix,
+                    &after_time,
+                    &after_id,
+                    &limit,
+                ],
+            )
+            .await
+            .map_err(db_error)?;
+        let mut page = ListPage::default();
+        for row in &rows {
+            if page.pastes.len() == query.limit {
+                page.next_cursor = page.pastes.last().map(encode_cursor);
+                break;
+            }
+            page.pastes.push(meta_from_row(row)?);
+        }
+        Ok(page)
+    }
+
+    async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError> {
+        let client = self.client().await?;
+        let stmt = client
+            .prepare_cached("SELECT bytes, pastes FROM owner_usage WHERE owner = $1")
+            .await
+            .map_err(db_error)?;
+        let row = client.query_opt(&stmt, &[&owner]).await.map_err(db_error)?;
+        Ok(row.map_or_else(Usage::default, |r| Usage {
+            bytes: to_u64(r.get(0)),
+            pastes: to_u64(r.get(1)),
+        }))
+    }
+
+    async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
+        let row = self
+            .delete_returning("id = $1", "owner, size", &[&id.as_str()])
+            .await?;
+        Ok(row.is_some())
+    }
+
+    async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db_error)?;
+        // SKIP LOCKED: rows another instance is sweeping (or a reader is
+        // taking) are left to it, so concurrent sweepers never wait or double-delete.
+        let rows = tx
+            .query(
+                "DELETE FROM pastes WHERE id IN (
+                    SELECT id FROM pastes WHERE expires_at <= $1
+                    ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                 RETURNING owner, size",
+                &[&to_i64(now), &to_i64(limit as u64)],
+            )
+            .await
+            .map_err(db_error)?;
+        let mut report = SweepReport::default();
+        let mut per_owner = std::collections::BTreeMap::<String, (i64, i64)>::new();
+        for row in &rows {
+            let size: i64 = row.get(1);
+            report.removed += 1;
+            report.bytes += to_u64(size);
+            if let Some(owner) = row.get::<_, Option<String>>(0) {
+                let entry = per_owner.entry(owner).or_default();
+                entry.0 += size;
+                entry.1 += 1;
+            }
+        }
+        // Owners in name order, so two sweepers lock usage rows in the same order.
+        for (owner, (bytes, pastes)) in &per_owner {
+            tx.execute(
+                "UPDATE owner_usage SET bytes = bytes - $2, pastes = pastes - $3 WHERE owner = $1",
+                &[owner, bytes, pastes],
+            )
+            .await
+            .map_err(db_error)?;
+        }
+        rate::forget_idle(&tx).await?;
+        tx.commit().await.map_err(db_error)?;
+        drop(client);
+        // The other instances' writes since the last sweep come in here.
+        self.recount().await?;
+        Ok(report)
+    }
+
+    fn used_bytes(&self) -> u64 {
+        self.used.load(Ordering::Relaxed)
+    }
+
+    async fn scan(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        now: UnixTime,
+    ) -> Result<Vec<PasteMeta>, StoreError> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                &format!(
+                    "SELECT {META_COLUMNS} FROM pastes
+                     WHERE ($1::text IS NULL OR id > $1) AND (expires_at IS NULL OR expires_at > $2)
+                     ORDER BY id LIMIT $3"
+                ),
+                &[&after, &to_i64(now), &to_i64(limit as u64)],
+            )
+            .await
+            .map_err(db_error)?;
+        rows.iter().map(meta_from_row).collect()
+    }
+
+    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        accounts::create_tenant(&*self.client().await?, &tenant).await
+    }
+
+    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        accounts::update_tenant(&*self.client().await?, &tenant).await
+    }
+
+    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
+        accounts::tenant(&*self.client().await?, name).await
+    }
+
+    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
+        accounts::tenants(&*self.client().await?).await
+    }
+
+    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
+        accounts::delete_tenant(&mut *self.client().await?, name).await
+    }
+
+    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
+        accounts::create_token(&*self.client().await?, &record).await
+    }
+
+    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
+        accounts::token(&*self.client().await?, hash).await
+    }
+
+    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+        accounts::revoke_token(&*self.client().await?, id).await
+    }
+
+    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
+        accounts::tokens(&*self.client().await?, tenant).await
+    }
+
+    fn shares_rate_limits(&self) -> bool {
+        true
+    }
+
+    async fn rate_acquire(
+        &self,
+        key: &str,
+        interval: Duration,
+        burst: u32,
+    ) -> Result<GcraOutcome, StoreError> {
+        rate::acquire(&*self.client().await?, key, interval, burst).await
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client.simple_query("SELECT 1").await.map_err(db_error)?;
+        Ok(())
+    }
+
+    async fn close(&self) -> Result<(), StoreError> {
+        // Every acknowledged write is committed; only the connections remain.
+        self.pool.close();
+        Ok(())
+    }
+}

@@ -1,0 +1,212 @@
+//! Backup, restore and migration, through the [`Store`] trait only, so they
+//! work between any two backends.
+//!
+//! A backup walks a serving store: tenants and their tokens first, then the
+//! live pastes in ID order, each read whole (so every paste in the dump is
+//! exactly as it was at one moment; pastes created or deleted while the backup
+//! runs may or may not be in it). A restore first reads the whole dump and
+//! checks it (checksum, count, no ID or tenant already in the target), then
+//! writes; if a write still fails, it removes what it wrote, so a bad dump or
+//! a failed restore leaves the target as it was.
+
+use std::io::BufReader;
+use std::path::Path;
+
+use tokio::io::AsyncWrite;
+
+use super::dump::{DumpError, DumpReader, DumpWriter, Record};
+use super::{PutLimits, Store, StoreError};
+use crate::core::PasteId;
+use crate::core::paste::now;
+
+/// Pastes per `scan` page.
+const PAGE: usize = 200;
+
+/// What a backup or restore moved.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Tenants.
+    pub tenants: u64,
+    /// Tokens.
+    pub tokens: u64,
+    /// Pastes.
+    pub pastes: u64,
+    /// Body bytes of the pastes.
+    pub bytes: u64,
+}
+
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} pastes ({} bytes), {} tenants, {} tokens",
+            self.pastes, self.bytes, self.tenants, self.tokens
+        )
+    }
+}
+
+/// Why a transfer failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    /// The dump is unreadable, truncated or corrupt.
+    #[error(transparent)]
+    Dump(#[from] DumpError),
+    /// A store operation failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The target already holds something the dump would overwrite.
+    #[error("the target store already has {0}; restore into an empty store")]
+    Conflict(String),
+}
+
+/// Writes a dump of `store` to `out`.
+pub async fn backup<W: AsyncWrite + Unpin>(
+    store: &dyn Store,
+    out: W,
+) -> Result<Summary, TransferError> {
+    let mut writer = DumpWriter::new(out).await?;
+    let mut summary = Summary::default();
+    for tenant in store.tenants().await? {
+        writer.tenant(&tenant).await?;
+        summary.tenants += 1;
+        for token in store.tokens(&tenant.name).await? {
+            writer.token(&token).await?;
+            summary.tokens += 1;
+        }
+    }
+    let mut after: Option<String> = None;
+    loop {
+        let page = store.scan(after.as_deref(), PAGE, now()).await?;
+        let Some(last) = page.last() else { break };
+        after = Some(last.id.clone());
+        for meta in page {
+            let Some(id) = meta.paste_id() else { continue };
+            // Gone (taken, deleted, expired) since the scan: not in the dump.
+            let Some(paste) = store.get(&id, now()).await? else {
+                continue;
+            };
+            writer.paste(&paste.meta, &paste.body).await?;
+            summary.pastes += 1;
+            summary.bytes += paste.meta.size;
+        }
+    }
+    writer.finish().await?;
+    Ok(summary)
+}
+
+/// Reads a whole dump, checking it; returns what it holds.
+pub fn verify(path: &Path) -> Result<Summary, TransferError> {
+    let mut summary = Summary::default();
+    each_record(path, |record| {
+        count(&mut summary, &record);
+        Ok(())
+    })?;
+    Ok(summary)
+}
+
+fn count(summary: &mut Summary, record: &Record) {
+    match record {
+        Record::Tenant(_) => summary.tenants += 1,
+        Record::Token(_) => summary.tokens += 1,
+        Record::Paste(meta, _) => {
+            summary.pastes += 1;
+            summary.bytes += meta.size;
+        }
+    }
+}
+
+fn each_record(
+    path: &Path,
+    mut f: impl FnMut(Record) -> Result<(), TransferError>,
+) -> Result<(), TransferError> {
+    let file = std::fs::File::open(path).map_err(DumpError::Io)?;
+    let mut reader = DumpReader::new(BufReader::with_capacity(1 << 20, file))?;
+    while let Some(record) = reader.next_record()? {
+        f(record)?;
+    }
+    Ok(())
+}
+
+/// Loads the dump at `path` into `store`: all or nothing.
+pub async fn restore(store: &dyn Store, path: &Path) -> Result<Summary, TransferError> {
+    // Pass 1: the dump is whole, and nothing in it exists in the target.
+    let mut ids = Vec::new();
+    let mut tenants = Vec::new();
+    let mut summary = Summary::default();
+    each_record(path, |record| {
+        count(&mut summary, &record);
+        match record {
+            Record::Tenant(t) => tenants.push(t.name),
+            Record::Paste(meta, _) => ids.push(meta.id),
+            Record::Token(_) => {}
+        }
+        Ok(())
+    })?;
+    for name in &tenants {
+        if store.tenant(name).await?.is_some() {
+            return Err(TransferError::Conflict(format!("a tenant named {name}")));
+        }
+    }
+    for id in &ids {
+        let parsed =
+            PasteId::parse(id).map_err(|e| DumpError::Corrupt(format!("paste ID {id:?}: {e}")))?;
+        // At time 0 nothing has expired, so pastes the sweeper has yet to remove count too.
+        if store.meta(&parsed, 0).await?.is_some() {
+            return Err(TransferError::Conflict(format!("a paste with ID {id}")));
+        }
+    }
+    // Pass 2: write, remembering what to undo.
+    let mut written = Written::default();
+    let result = apply(store, path, &mut written).await;
+    if let Err(e) = result {
+        written.undo(store).await;
+        return Err(e);
+    }
+    Ok(summary)
+}
+
+/// What a restore has written so far.
+#[derive(Default)]
+struct Written {
+    tenants: Vec<String>,
+    pastes: Vec<PasteId>,
+}
+
+impl Written {
+    /// Removes everything written (best effort: the store may be what failed).
+    async fn undo(self, store: &dyn Store) {
+        for id in self.pastes.iter().rev() {
+            if let Err(e) = store.delete(id).await {
+                tracing::error!(error = %e, id = %id, "cannot undo a restored paste");
+            }
+        }
+        for name in self.tenants.iter().rev() {
+            if let Err(e) = store.delete_tenant(name).await {
+                tracing::error!(error = %e, tenant = %name, "cannot undo a restored tenant");
+            }
+        }
+    }
+}
+
+async fn apply(store: &dyn Store, path: &Path, written: &mut Written) -> Result<(), TransferError> {
+    let file = std::fs::File::open(path).map_err(DumpError::Io)?;
+    let mut reader = DumpReader::new(BufReader::with_capacity(1 << 20, file))?;
+    while let Some(record) = reader.next_record()? {
+        match record {
+            Record::Tenant(tenant) => {
+                let name = tenant.name.clone();
+                store.create_tenant(tenant).await?;
+                written.tenants.push(name);
+            }
+            Record::Token(token) => store.create_token(token).await?,
+            Record::Paste(meta, body) => {
+                let id = PasteId::parse(&meta.id)
+                    .map_err(|e| DumpError::Corrupt(format!("paste ID {:?}: {e}", meta.id)))?;
+                // Quotas were checked when the pastes were made; a restore reproduces them.
+                store.put(meta, body, PutLimits::default()).await?;
+                written.pastes.push(id);
+            }
+        }
+    }
+    Ok(())
+}

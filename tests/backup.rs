@@ -1,0 +1,424 @@
+//! Backup, restore and migration through the `snip` CLI and real servers:
+//! every paste comes back byte for byte with its metadata, delete token and
+//! owner, on either backend and across them; damaged dumps change nothing.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+#[path = "tenants/helpers.rs"]
+mod helpers;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use common::{Server, XorShift, client, database_url, drop_schema, fresh_schema, run_cli};
+use helpers::{ADMIN, create, request, start, tenant};
+
+/// A store to restore into: an empty data dir, or an empty PostgreSQL schema.
+struct Target {
+    args: Vec<String>,
+    schema: Option<String>,
+    _tmp: tempfile::TempDir,
+}
+
+impl Target {
+    fn embedded() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        Self {
+            args: vec![format!("--store={}", tmp.path().join("data").display())],
+            schema: None,
+            _tmp: tmp,
+        }
+    }
+
+    fn postgres() -> Self {
+        let schema = fresh_schema();
+        Self {
+            args: vec![
+                format!("--store={}", database_url()),
+                format!("--store-schema={schema}"),
+            ],
+            schema: Some(schema),
+            _tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// An empty store of the backend under test.
+    fn same_backend() -> Self {
+        if common::on_postgres() {
+            Self::postgres()
+        } else {
+            Self::embedded()
+        }
+    }
+
+    fn args(&self) -> Vec<&str> {
+        self.args.iter().map(String::as_str).collect()
+    }
+
+    /// Starts a server on this store.
+    fn serve(&self) -> Server {
+        let admin = format!("--admin-token={ADMIN}");
+        let mut args = self.args();
+        args.push(&admin);
+        args.push("--ip-rate=off");
+        Server::start_with_store(&args)
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Some(schema) = &self.schema {
+            drop_schema(&database_url(), schema);
+        }
+    }
+}
+
+/// What the source server holds, to compare a restored store against.
+struct Fixture {
+    server: Server,
+    /// The tenant's token.
+    secret: String,
+    /// (ID, delete token, body) of every paste; burn pastes have a body too.
+    pastes: Vec<(String, String, Vec<u8>)>,
+    burn: String,
+}
+
+/// A server with a tenant and pastes of every kind: text, 1 MiB binary, a burn
+/// paste, a private tenant paste with a name and a TTL, a short link.
+async fn fixture() -> Fixture {
+    let server = start(&[]);
+    let secret = tenant(
+        &server,
+        "team",
+        json!({ "max_bytes": 10_000_000, "rate": "100/s" }),
+    )
+    .await;
+    let mut pastes = Vec::new();
+    let mut add = |json: Value, body: &[u8]| {
+        pastes.push((
+            json["id"].as_str().unwrap().to_owned(),
+            json["delete_token"].as_str().unwrap_or_default().to_owned(),
+            body.to_vec(),
+        ));
+    };
+    let http = client();
+    add(
+        common::create_json(&http, &server.url, "plain text\n", "lang=rust").await,
+        b"plain text\n",
+    );
+    let binary = XorShift(42).bytes(1 << 20);
+    add(
+        common::create_json(&http, &server.url, binary.clone(), "ttl=1d").await,
+        &binary,
+    );
+    let burn = common::create_json(&http, &server.url, "burn me", "burn=true").await;
+    let burn_id = burn["id"].as_str().unwrap().to_owned();
+    add(burn, b"burn me");
+    let private = request(
+        &server,
+        Method::POST,
+        "/?visibility=private&name=notes.txt&ttl=1h",
+        Some(&secret),
+    )
+    .body("tenant secret")
+    .send()
+    .await
+    .unwrap();
+    assert_eq!(private.status(), 201);
+    add(private.json().await.unwrap(), b"tenant secret");
+    let link = create(&server, None, "", "url=https://example.com/x").await;
+    pastes.push((link, String::new(), Vec::new()));
+    Fixture {
+        server,
+        secret,
+        pastes,
+        burn: burn_id,
+    }
+}
+
+/// Metadata of every paste (as the tenant, who may see them all).
+async fn metadata(server: &Server, fixture: &Fixture) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (id, _, _) in &fixture.pastes {
+        let response = request(
+            server,
+            Method::GET,
+            &format!("/api/pastes/{id}"),
+            Some(&fixture.secret),
+        )
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(response.status(), 200, "metadata of {id}");
+        out.push(response.json().await.unwrap());
+    }
+    out
+}
+
+/// Checks that `restored` holds exactly what the fixture's server does.
+async fn assert_same(restored: &Server, fixture: &Fixture) {
+    assert_eq!(
+        metadata(restored, fixture).await,
+        metadata(&fixture.server, fixture).await
+    );
+    let http = client();
+    for (id, _, body) in &fixture.pastes {
+        if *id == fixture.burn || body.is_empty() {
+            continue;
+        }
+        let raw = request(
+            restored,
+            Method::GET,
+            &format!("/raw/{id}"),
+            Some(&fixture.secret),
+        )
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(raw.status(), 200, "{id}");
+        assert_eq!(&raw.bytes().await.unwrap()[..], &body[..], "body of {id}");
+    }
+    let reveal = http
+        .post(restored.at(&format!("/{}/reveal", fixture.burn)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(&reveal.bytes().await.unwrap()[..], b"burn me");
+    let link = &fixture.pastes[4].0;
+    let redirect = http
+        .get(restored.at(&format!("/{link}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(redirect.headers()["location"], "https://example.com/x");
+    // The delete token (stored as a hash) and the tenant token still work.
+    let (id, token, _) = &fixture.pastes[0];
+    let deleted = http
+        .delete(restored.at(&format!("/{id}")))
+        .header("x-delete-token", token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    let listed = request(restored, Method::GET, "/api/pastes", Some(&fixture.secret))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(listed.status(), 200);
+    let usage = helpers::admin(restored, Method::GET, "/api/admin/tenants", None)
+        .await
+        .1;
+    assert!(usage.to_string().contains("\"pastes\":1"), "{usage}");
+}
+
+fn snip(server: &Server, dir: &Path, args: &[&str]) -> Output {
+    run_cli(server, dir, &[("SNIP_ADMIN_TOKEN", ADMIN)], args, b"")
+}
+
+fn ok(output: Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "snip failed: {stderr}");
+    stderr
+}
+
+fn fails(output: Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        !output.status.success(),
+        "snip should have failed: {stderr}"
+    );
+    stderr
+}
+
+/// Backs the fixture's server up online through the admin API; returns the dump's path.
+fn backup_online(fixture: &Fixture, dir: &Path) -> PathBuf {
+    let dump = dir.join("snip.snipdump");
+    let said = ok(snip(
+        &fixture.server,
+        dir,
+        &["backup", "--out", dump.to_str().unwrap()],
+    ));
+    assert!(said.contains("backed up 5 pastes"), "{said}");
+    assert!(!dir.join("snip.snipdump.partial").exists());
+    dump
+}
+
+fn restore(server: &Server, dir: &Path, dump: &Path, target: &Target) -> Output {
+    let mut args = vec!["restore", dump.to_str().unwrap()];
+    args.extend(target.args());
+    snip(server, dir, &args)
+}
+
+/// An online backup of a serving store, restored into an empty store of the same backend, reproduces every paste, tenant and token.
+#[tokio::test]
+async fn backup_then_restore_reproduces_everything() {
+    let fixture = fixture().await;
+    let dir = tempfile::tempdir().unwrap();
+    let dump = backup_online(&fixture, dir.path());
+    let target = Target::same_backend();
+    let said = ok(restore(&fixture.server, dir.path(), &dump, &target));
+    assert!(said.contains("restored 5 pastes"), "{said}");
+    assert_same(&target.serve(), &fixture).await;
+}
+
+/// Truncated, corrupted and foreign dumps are refused with a clear message and leave the target empty; restoring twice is refused as a conflict.
+#[tokio::test]
+async fn damaged_dumps_change_nothing() {
+    let fixture = fixture().await;
+    let dir = tempfile::tempdir().unwrap();
+    let dump = backup_online(&fixture, dir.path());
+    let bytes = std::fs::read(&dump).unwrap();
+    let target = Target::same_backend();
+    let cases: [(&str, Vec<u8>, &str); 3] = [
+        ("truncated", bytes[..bytes.len() / 2].to_vec(), "truncated"),
+        (
+            "flipped",
+            {
+                let mut bad = bytes.clone();
+                let at = bad.len() - 100_000;
+                bad[at] ^= 1;
+                bad
+            },
+            "corrupt",
+        ),
+        (
+            "foreign",
+            b"PK\x03\x04 this is a zip file".to_vec(),
+            "not a snip dump",
+        ),
+    ];
+    for (name, content, expected) in cases {
+        let path = dir.path().join(format!("{name}.snipdump"));
+        std::fs::write(&path, content).unwrap();
+        let said = fails(restore(&fixture.server, dir.path(), &path, &target));
+        assert!(said.contains(expected), "{name}: {said}");
+    }
+    ok(restore(&fixture.server, dir.path(), &dump, &target));
+    let said = fails(restore(&fixture.server, dir.path(), &dump, &target));
+    assert!(said.contains("already has"), "{said}");
+    // The refused restores left nothing behind: the one good restore is intact.
+    assert_same(&target.serve(), &fixture).await;
+}
+
+/// A dump of the embedded store restores into PostgreSQL, and `snip migrate` copies PostgreSQL back into an embedded data dir, byte for byte.
+#[tokio::test]
+async fn across_backends() {
+    if !common::on_postgres() {
+        eprintln!("skipped: cross-backend tests run with SNIP_TEST_STORE=postgres");
+        return;
+    }
+    // The fixture runs on PostgreSQL here; put an embedded copy in front of it.
+    let fixture = fixture().await;
+    let dir = tempfile::tempdir().unwrap();
+    let dump = backup_online(&fixture, dir.path());
+    let embedded = Target::embedded();
+    ok(restore(&fixture.server, dir.path(), &dump, &embedded));
+    // Embedded -> PostgreSQL, through a dump read directly from the (stopped) data dir.
+    let direct = dir.path().join("direct.snipdump");
+    let mut args = vec!["backup", "--out", direct.to_str().unwrap()];
+    args.extend(embedded.args());
+    ok(snip(&fixture.server, dir.path(), &args));
+    let postgres = Target::postgres();
+    ok(restore(&fixture.server, dir.path(), &direct, &postgres));
+    // PostgreSQL -> embedded, with migrate.
+    let back = Target::embedded();
+    let from = postgres.args[0].trim_start_matches("--store=").to_owned();
+    let schema = postgres.schema.clone().unwrap();
+    let to = back.args[0].trim_start_matches("--store=").to_owned();
+    let said = ok(snip(
+        &fixture.server,
+        dir.path(),
+        &[
+            "migrate",
+            "--from",
+            &from,
+            "--from-schema",
+            &schema,
+            "--to",
+            &to,
+        ],
+    ));
+    assert!(said.contains("copied 5 pastes"), "{said}");
+    assert_same(&postgres.serve(), &fixture).await;
+    assert_same(&back.serve(), &fixture).await;
+}
+
+/// The backup route needs the admin token, and restore needs a target.
+#[tokio::test]
+async fn backup_needs_admin_and_restore_needs_a_store() {
+    let server = start(&[]);
+    let anonymous = client()
+        .get(server.at("/api/admin/backup"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.snipdump");
+    let said = fails(run_cli(
+        &server,
+        dir.path(),
+        &[],
+        &["backup", "--out", out.to_str().unwrap()],
+        b"",
+    ));
+    assert!(said.contains("no admin token"), "{said}");
+    assert!(!out.exists());
+    let said = fails(snip(
+        &server,
+        dir.path(),
+        &["restore", out.to_str().unwrap()],
+    ));
+    assert!(said.contains("needs --store"), "{said}");
+}
+
+/// A bad schema name, the same store on both sides of a migration, and an unreachable database are refused with one clear line.
+#[tokio::test]
+async fn store_arguments_are_checked() {
+    let server = start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = run_cli(
+        &server,
+        dir.path(),
+        &[],
+        &["serve", "--store-schema", "Robert'); DROP"],
+        b"",
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a schema name"));
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    let said = fails(snip(
+        &server,
+        dir.path(),
+        &["migrate", "--from", data, "--to", data],
+    ));
+    assert!(said.contains("the same store"), "{said}");
+    let nowhere = format!("--store=postgres://postgres@127.0.0.1:{}/x", free_port());
+    let out = dir.path().join("x.snipdump");
+    let said = fails(snip(
+        &server,
+        dir.path(),
+        &[
+            "backup",
+            "--out",
+            out.to_str().unwrap(),
+            &nowhere,
+            "--store-timeout=2s",
+        ],
+    ));
+    assert!(said.contains("cannot open the store postgres://"), "{said}");
+    assert!(said.contains("unavailable"), "{said}");
+    assert!(!out.exists());
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
