@@ -10,6 +10,9 @@
 //! - [`http`]: the axum router ([`http::make_app`]), one module per feature
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
 //!   become statuses ([`http::errors`]).
+//! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
+//!   lock-free recording, and [`metrics::store::MeteredStore`], which times
+//!   every store operation and counts paste events.
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
 //! - [`sweeper`]: deletes expired pastes in the background.
 //! - [`cli`]: the `snip put/get/delete` client.
@@ -21,6 +24,7 @@ pub mod cli;
 pub mod config;
 pub mod core;
 pub mod http;
+pub mod metrics;
 pub mod server;
 pub mod store;
 pub mod sweeper;

@@ -22,7 +22,9 @@ use tower::ServiceExt;
 
 use crate::config::ServeArgs;
 use crate::core::paste::hash_token;
-use crate::http::{AppState, AuthConfig, Limit, Limits, RateLimits, make_app};
+use crate::http::{AppState, AuthConfig, Limit, Limits, RateLimits, make_app, openapi, ops};
+use crate::metrics::Metrics;
+use crate::metrics::store::MeteredStore;
 use crate::store::{EmbeddedOptions, EmbeddedStore, Store};
 use crate::sweeper;
 
@@ -42,7 +44,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let bound = listener.local_addr()?;
-    let store: Arc<dyn Store> = Arc::new(
+    let metrics = Arc::new(Metrics::new(openapi::route_templates()));
+    let embedded: Arc<dyn Store> = Arc::new(
         EmbeddedStore::open(
             &args.data_dir,
             EmbeddedOptions {
@@ -53,6 +56,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         )
         .with_context(|| format!("cannot open the store in {}", args.data_dir.display()))?,
     );
+    let store: Arc<dyn Store> = Arc::new(MeteredStore::new(embedded, metrics.clone()));
     let public_url = args.public_url(bound);
     if args.public_url.is_none() && bound.ip().is_unspecified() {
         tracing::warn!(
@@ -80,7 +84,14 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 .0
                 .map(|rate| Limit::new(rate, args.tenant_burst)),
         ),
+        metrics,
+        metrics_on_main: args.metrics_listen.is_none(),
     });
+    let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
+    let metrics_server = match args.metrics_listen {
+        Some(addr) => Some(serve_metrics(addr, state.clone(), metrics_stopped).await?),
+        None => None,
+    };
     let forget = tokio::spawn(forget_idle_clients(state.clone()));
     let (stop_sweeper, sweeper_stopped) = tokio::sync::watch::channel(false);
     let sweeper = tokio::spawn(sweeper::run(
@@ -97,12 +108,38 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         header_timeout: args.header_timeout,
     };
     run(listener, make_app(state), options, shutdown_signal()).await;
+    let _ = stop_metrics.send(true);
+    if let Some(server) = metrics_server {
+        let _ = server.await;
+    }
     forget.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
     store.close().await.context("closing the store")?;
     tracing::info!("snip stopped");
     Ok(())
+}
+
+/// Binds `--metrics-listen` and serves `GET /metrics` there until `stop` turns true.
+async fn serve_metrics(
+    addr: SocketAddr,
+    state: Arc<AppState>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} for metrics"))?;
+    tracing::info!("metrics on http://{}/metrics", listener.local_addr()?);
+    let app = Router::new()
+        .route("/metrics", axum::routing::get(ops::render_metrics))
+        .with_state(state);
+    let options = ConnOptions {
+        header_timeout: Duration::from_secs(10),
+    };
+    let stopped = async move {
+        let _ = stop.changed().await;
+    };
+    Ok(tokio::spawn(run(listener, app, options, stopped)))
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves, then lets in-flight

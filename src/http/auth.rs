@@ -19,6 +19,7 @@ use super::errors::ApiError;
 use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::Tenant;
+use crate::metrics::Bucket;
 
 /// What anonymous (token-less) clients may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -138,6 +139,7 @@ pub async fn authenticate(
             // A bad token counts against the client's IP like an anonymous
             // request, so guessing tokens is as limited as anything else.
             if let Verdict::Limited { limit, retry_after } = state.rate_limits.check_ip(ip) {
+                state.metrics.rate_limited(Bucket::Ip);
                 return limited(limit, retry_after);
             }
             return e.into_response();
@@ -151,6 +153,10 @@ pub async fn authenticate(
         }
     };
     if let Verdict::Limited { limit, retry_after } = verdict {
+        state.metrics.rate_limited(match caller {
+            Caller::Anonymous => Bucket::Ip,
+            Caller::Tenant { .. } => Bucket::Tenant,
+        });
         return limited(limit, retry_after);
     }
     if matches!(caller, Caller::Anonymous) && state.auth.anonymous == AnonymousPolicy::Off {

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::{get, post};
 
 use crate::core::Ttl;
+use crate::metrics::Metrics;
 use crate::store::Store;
 
 mod admin;
@@ -26,6 +27,9 @@ pub mod errors;
 mod list;
 mod meta;
 pub mod negotiate;
+pub mod observe;
+pub mod openapi;
+pub mod ops;
 pub mod pages;
 pub mod ratelimit;
 mod read;
@@ -60,6 +64,10 @@ pub struct AppState {
     pub auth: AuthConfig,
     /// Request rate buckets.
     pub rate_limits: RateLimits,
+    /// Where requests, store operations and paste events are counted.
+    pub metrics: Arc<Metrics>,
+    /// Whether the main listener serves `/metrics` (not with `--metrics-listen`).
+    pub metrics_on_main: bool,
 }
 
 /// Shared handle to the state.
@@ -96,18 +104,24 @@ pub fn make_app(state: SharedState) -> Router {
     Router::new()
         .merge(pastes)
         .merge(admin::routes())
+        .merge(ops::routes(state.metrics_on_main))
         .route("/healthz", get(healthz))
         .route("/assets/{file}", get(assets::serve))
         .fallback(not_found)
-        .with_state(state)
-        .layer(axum::middleware::from_fn(finish_response))
+        .with_state(state.clone())
+        .layer(axum::middleware::from_fn_with_state(state, finish_response))
 }
 
 /// The one middleware every response passes: errors rendered for what the
 /// client accepts, then the security headers (a handler's own value, e.g. the
-/// raw CSP, wins). One layer rather than one per concern keeps the read path
-/// lean.
-async fn finish_response(request: Request, next: Next) -> Response {
+/// raw CSP, wins), then metrics and the request's log line. One layer rather
+/// than one per concern keeps the read path lean.
+async fn finish_response(
+    State(state): State<SharedState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let probe = observe::Probe::start(&state, &request);
     let wants = negotiate::accepts(request.headers());
     let mut response = errors::render_for(wants, next.run(request).await);
     let headers = response.headers_mut();
@@ -121,6 +135,7 @@ async fn finish_response(request: Request, next: Next) -> Response {
             headers.insert(name, HeaderValue::from_static(value));
         }
     }
+    probe.finish(&state, &response);
     response
 }
 

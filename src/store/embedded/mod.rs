@@ -89,6 +89,8 @@ struct Inner {
     /// `std::sync::Mutex`, because no `.await` happens while one is held.
     stripes: Vec<Mutex<()>>,
     used: AtomicU64,
+    /// Stored pastes, for the metrics gauge.
+    pastes: AtomicU64,
     max_bytes: Option<u64>,
     /// Live bytes and pastes per owner, for quotas. Locked only briefly, never across I/O
     /// other than the write batch that the reservation belongs to.
@@ -133,6 +135,7 @@ impl EmbeddedStore {
             accounts,
             stripes: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
             used: AtomicU64::new(0),
+            pastes: AtomicU64::new(0),
             max_bytes: options.max_bytes,
             usage: Mutex::new(HashMap::new()),
             unreclaimed: AtomicU64::new(0),
@@ -254,6 +257,7 @@ impl Inner {
                 used.checked_add(meta.size).filter(|&total| total <= limit)
             })
             .map_err(|_| StoreError::Full { limit })?;
+        self.pastes.fetch_add(1, Ordering::Relaxed);
         let Some(owner) = &meta.owner else {
             return Ok(());
         };
@@ -263,6 +267,7 @@ impl Inner {
         if entry.bytes.saturating_add(meta.size) > quota {
             drop(usage);
             self.used.fetch_sub(meta.size, Ordering::AcqRel);
+            self.pastes.fetch_sub(1, Ordering::Relaxed);
             return Err(StoreError::QuotaExceeded { limit: quota });
         }
         entry.bytes += meta.size;
@@ -273,6 +278,7 @@ impl Inner {
     /// Gives back what [`Self::reserve`] took.
     fn release(&self, meta: &PasteMeta) {
         self.used.fetch_sub(meta.size, Ordering::AcqRel);
+        self.pastes.fetch_sub(1, Ordering::Relaxed);
         if let Some(owner) = &meta.owner {
             let mut usage = lock(&self.usage);
             if let Some(entry) = usage.get_mut(owner) {
@@ -457,14 +463,37 @@ impl Inner {
         Ok(())
     }
 
+    /// Blocking: a read through fjall, then a probe file written, synced and
+    /// removed in the data dir, so a vanished, read-only or full data dir
+    /// (the failures that make creates fail) reports not ready.
+    fn ping(&self) -> Result<(), StoreError> {
+        self.meta.get("ping")?;
+        let probe = self.path.join(".ready-probe");
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            let mut file = std::fs::File::create(&probe)?;
+            file.write_all(b"ok")?;
+            file.sync_data()?;
+            std::fs::remove_file(&probe)
+        };
+        write().map_err(|e| {
+            StoreError::Backend(format!(
+                "data dir {} is not writable: {e}",
+                self.path.display()
+            ))
+        })
+    }
+
     /// Counts stored bytes, globally and per owner, at startup.
     fn count_usage(&self) -> Result<(), StoreError> {
         let mut total = 0u64;
+        let mut count = 0u64;
         let mut per_owner: HashMap<String, Usage> = HashMap::new();
         for entry in self.meta.iter() {
             let (key, value) = entry.into_inner()?;
             let meta = decode_meta(&key, &value)?;
             total += meta.size;
+            count += 1;
             if let Some(owner) = meta.owner {
                 let usage = per_owner.entry(owner).or_default();
                 usage.bytes += meta.size;
@@ -472,6 +501,7 @@ impl Inner {
             }
         }
         self.used.store(total, Ordering::Relaxed);
+        self.pastes.store(count, Ordering::Relaxed);
         *lock(&self.usage) = per_owner;
         Ok(())
     }
@@ -605,6 +635,17 @@ impl Store for EmbeddedStore {
 
     fn used_bytes(&self) -> u64 {
         self.inner.used.load(Ordering::Relaxed)
+    }
+
+    fn stored_pastes(&self) -> u64 {
+        self.inner.pastes.load(Ordering::Relaxed)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.ping())
+            .await
+            .map_err(|e| StoreError::Backend(format!("ping task failed: {e}")))?
     }
 
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
