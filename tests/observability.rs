@@ -17,6 +17,16 @@ fn value(text: &str, series: &str) -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Waits (up to 5 s) until the server has logged `needle`: lines reach the
+/// harness through a pipe and a thread, a little after the response.
+async fn wait_for_log(server: &Server, needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server.log_text().contains(needle) {
+        assert!(Instant::now() < deadline, "never logged {needle:?}:\n{}", server.log_text());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 async fn scrape(url: &str) -> String {
     let response = client().get(url).send().await.unwrap();
     assert_eq!(response.status(), 200);
@@ -206,7 +216,7 @@ async fn readiness_follows_the_store() {
     assert_eq!(body["error"]["code"], "not_ready");
     let health = http.get(server.at("/healthz")).send().await.unwrap();
     assert_eq!(health.status(), 200, "the process is still up");
-    assert!(server.log_text().contains("readiness check failed"));
+    wait_for_log(&server, "readiness check failed").await;
 
     std::fs::rename(&moved, &server.data_dir).unwrap();
     let ready = http.get(server.at("/readyz")).send().await.unwrap();
@@ -280,8 +290,12 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
         .await
         .unwrap();
     assert_eq!(bad.status(), 401);
-    // Let the log thread catch up with the last lines.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Wait for the log thread to catch up with the seven request lines.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.log_text().matches("snip::request").count() < 7 {
+        assert!(Instant::now() < deadline, "{}", server.log_text());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let logs = server.logs.lock().unwrap().clone();
     let secrets = vec![
         ADMIN.to_owned(),
