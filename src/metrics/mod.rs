@@ -110,23 +110,35 @@ pub struct PasteEvents {
     pub deleted: Counter,
 }
 
-/// The store operations whose latency is recorded.
+/// The store operations whose latency is recorded (the `op` label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StoreOp {
+    /// Storing a paste.
     Put,
+    /// Reading a paste with its body.
     Get,
+    /// Reading a paste's metadata.
     Meta,
+    /// Reading and deleting a burn paste.
     Take,
+    /// Deleting a paste.
     Delete,
+    /// Listing a tenant's pastes.
     List,
+    /// A sweeper batch.
     Sweep,
+    /// The per-request token lookup.
     Token,
+    /// Reading a tenant or its usage.
     Tenant,
+    /// Admin changes and listings of tenants and tokens.
     Admin,
+    /// The readiness check.
     Ping,
 }
 
 impl StoreOp {
+    /// Every operation, in declaration order (so `op as usize` indexes it).
     const ALL: [Self; 11] = [
         Self::Put,
         Self::Get,
@@ -327,8 +339,8 @@ impl Metrics {
 
     /// The latency histogram of a store operation.
     pub fn store_op(&self, op: StoreOp) -> &LatencyHistogram {
-        let index = StoreOp::ALL.iter().position(|&o| o == op).unwrap_or(0);
-        &self.store_ops[index]
+        // `store_ops` is built from `StoreOp::ALL`, which lists the variants in order.
+        &self.store_ops[op as usize]
     }
 
     /// Counts a request refused by a rate limit.
