@@ -22,7 +22,11 @@ fn value(text: &str, series: &str) -> f64 {
 async fn wait_for_log(server: &Server, needle: &str) {
     let deadline = Instant::now() + Duration::from_secs(5);
     while !server.log_text().contains(needle) {
-        assert!(Instant::now() < deadline, "never logged {needle:?}:\n{}", server.log_text());
+        assert!(
+            Instant::now() < deadline,
+            "never logged {needle:?}:\n{}",
+            server.log_text()
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
