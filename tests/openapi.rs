@@ -299,3 +299,33 @@ async fn schemathesis_finds_no_violation() {
         server.log_text()
     );
 }
+
+/// A TTL so long that the expiry passes year 9999 (found while fuzzing the
+/// `ttl` parameter) is stored and shown as 9999-12-31T23:59:59Z, where it used
+/// to panic the handler and drop the connection, also on every later metadata read.
+#[tokio::test]
+async fn ttl_beyond_year_9999_is_answered() {
+    let server = Server::start();
+    let http = client();
+    for ttl in ["18446744073709551615", "300000000000"] {
+        let created = create_json(&http, &server.url, "long-lived", &format!("ttl={ttl}")).await;
+        assert_eq!(created["expires_at"], "9999-12-31T23:59:59Z");
+        let id = created["id"].as_str().unwrap();
+        let meta: serde_json::Value = http
+            .get(server.at(&format!("/api/pastes/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(meta["expires_at"], "9999-12-31T23:59:59Z");
+    }
+    let too_long = http
+        .post(server.at("/?ttl=99999999999999999999999"))
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(too_long.status(), 400);
+}
