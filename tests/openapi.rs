@@ -235,6 +235,8 @@ async fn schemathesis_finds_no_violation() {
     std::fs::write(&config_path, config).unwrap();
     let examples = std::env::var("SNIP_FUZZ_EXAMPLES").unwrap_or_else(|_| "120".into());
     let seed = std::env::var("SNIP_FUZZ_SEED").unwrap_or_else(|_| "1".into());
+    let budget = std::env::var("SNIP_FUZZ_SECONDS").unwrap_or_else(|_| "150".into());
+    let report_path = work.path().join("report.txt");
     let started = Instant::now();
     let mut child = Command::new(st)
         .current_dir(work.path())
@@ -249,6 +251,10 @@ async fn schemathesis_finds_no_violation() {
             "examples,coverage,fuzzing,stateful",
             "--max-examples",
             &examples,
+            // A budget, so a loaded machine does fewer cases rather than
+            // running long; a quiet one repeats fuzzing until it is spent.
+            "--max-time",
+            &budget,
             "--seed",
             &seed,
             "--workers",
@@ -256,8 +262,10 @@ async fn schemathesis_finds_no_violation() {
             "--request-timeout",
             "10",
         ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        // To a file, not a pipe: nobody reads a pipe while waiting, and a
+        // full one would stall schemathesis.
+        .stdout(std::fs::File::create(&report_path).unwrap())
+        .stderr(std::fs::File::create(work.path().join("stderr.txt")).unwrap())
         .spawn()
         .unwrap();
     // Bounded: a hung run fails instead of holding CI.
@@ -268,13 +276,13 @@ async fn schemathesis_finds_no_violation() {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("schemathesis ran longer than 240 s");
+            let report = std::fs::read_to_string(&report_path).unwrap_or_default();
+            panic!("schemathesis ran longer than 240 s:\n{report}");
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    let output = child.wait_with_output().unwrap();
-    let report = String::from_utf8_lossy(&output.stdout).into_owned()
-        + &String::from_utf8_lossy(&output.stderr);
+    let report = std::fs::read_to_string(&report_path).unwrap()
+        + &std::fs::read_to_string(work.path().join("stderr.txt")).unwrap();
     assert!(status.success(), "schemathesis found problems:\n{report}");
     let generated: u64 = report
         .lines()
