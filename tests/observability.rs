@@ -365,3 +365,27 @@ async fn json_logs_are_structured_and_keep_secrets() {
         .collect();
     assert_eq!(statuses, vec![201, 201, 201, 200, 403, 204, 401]);
 }
+
+/// Bad observability flags stop the server at once with a message naming the
+/// problem: an unknown log format, a malformed or busy metrics address.
+#[test]
+fn bad_flags_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy_addr = format!("--metrics-listen={}", busy.local_addr().unwrap());
+    for (flag, expected) in [
+        ("--log-format=xml", "possible values: text, json"),
+        ("--metrics-listen=nowhere", "invalid socket address"),
+        (busy_addr.as_str(), "for metrics"),
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+            .args(["serve", "--listen=127.0.0.1:0", flag])
+            .arg(format!("--data-dir={}", tmp.path().join("data").display()))
+            .env_remove("SNIP_CONFIG")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{flag} was accepted");
+        assert!(stderr.contains(expected), "{flag}: {stderr}");
+    }
+}

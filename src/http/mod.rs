@@ -2,7 +2,9 @@
 //!
 //! Handlers are split by feature (`create`, `read`, `delete`, `meta`) and talk
 //! to storage only through the [`Store`] trait; errors are mapped to statuses
-//! in [`errors`] alone.
+//! in [`errors`] alone. Every response passes one middleware that renders
+//! errors, adds security headers, and records metrics and the request's log
+//! line ([`observe`]); [`ops`] holds the operator routes.
 
 use std::sync::Arc;
 use std::time::Duration;
