@@ -89,7 +89,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match args.metrics_listen {
-        Some(addr) => Some(serve_metrics(addr, state.clone(), metrics_stopped).await?),
+        Some(addr) => {
+            Some(serve_metrics(addr, state.clone(), args.header_timeout, metrics_stopped).await?)
+        }
         None => None,
     };
     let forget = tokio::spawn(forget_idle_clients(state.clone()));
@@ -124,6 +126,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 async fn serve_metrics(
     addr: SocketAddr,
     state: Arc<AppState>,
+    header_timeout: Duration,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     let listener = TcpListener::bind(addr)
@@ -133,9 +136,7 @@ async fn serve_metrics(
     let app = Router::new()
         .route("/metrics", axum::routing::get(ops::render_metrics))
         .with_state(state);
-    let options = ConnOptions {
-        header_timeout: Duration::from_secs(10),
-    };
+    let options = ConnOptions { header_timeout };
     let stopped = async move {
         let _ = stop.changed().await;
     };
