@@ -468,7 +468,10 @@ impl Inner {
     /// (the failures that make creates fail) reports not ready.
     fn ping(&self) -> Result<(), StoreError> {
         self.meta.get("ping")?;
-        let probe = self.path.join(".ready-probe");
+        // One file per call: concurrent pings must not remove each other's.
+        static PROBES: AtomicU64 = AtomicU64::new(0);
+        let n = PROBES.fetch_add(1, Ordering::Relaxed);
+        let probe = self.path.join(format!(".ready-probe-{n}"));
         let write = || -> std::io::Result<()> {
             use std::io::Write;
             let mut file = std::fs::File::create(&probe)?;
@@ -774,6 +777,36 @@ mod tests {
             assert!(!store.inner.files.path(text).unwrap().exists());
         }
         assert_eq!(store.used_bytes(), 0);
+    }
+
+    /// Concurrent pings all succeed and leave no probe file; a vanished data dir fails the ping.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn ping_checks_the_data_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("data");
+        let store = Arc::new(open(&dir));
+        let pings: Vec<_> = (0..16)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move { store.ping().await })
+            })
+            .collect();
+        for ping in pings {
+            ping.await.unwrap().unwrap();
+        }
+        let leftovers = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(".ready")
+            })
+            .count();
+        assert_eq!(leftovers, 0);
+        std::fs::rename(&dir, tmp.path().join("gone")).unwrap();
+        assert!(matches!(store.ping().await, Err(StoreError::Backend(_))));
     }
 
     /// Opening the store deletes body files that belong to no paste and keeps the others.
