@@ -168,8 +168,18 @@ pub struct ServeArgs {
     pub admin_token: Option<Secret>,
 
     /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
+    /// At info every request gets one line (snip::request=warn turns that off).
     #[arg(long, env = "SNIP_LOG", default_value = "info")]
     pub log: String,
+
+    /// Log line format: text for people, json (one object per line) for collectors.
+    #[arg(long, env = "SNIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Serve GET /metrics on this separate address instead of the main one
+    /// (which then answers /metrics with 404) [default: on the main listener].
+    #[arg(long, env = "SNIP_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
 
     /// A TOML file with any of these options (keys as the long flags).
     #[arg(long, env = "SNIP_CONFIG")]
@@ -368,6 +378,16 @@ fn parse_id_length(input: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| range.contains(n))
         .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
 }
 
 /// A rate limit, or `off`.

@@ -14,6 +14,9 @@
 //!   [`http::make_service`]), one module per feature
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
 //!   become statuses ([`http::errors`]).
+//! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
+//!   lock-free recording, and [`metrics::store::MeteredStore`], which times
+//!   every store operation and counts paste events.
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
 //! - [`proxy_protocol`]: the PROXY protocol header a TCP proxy may send first.
 //! - [`sweeper`]: deletes expired pastes in the background.
@@ -26,6 +29,7 @@ pub mod cli;
 pub mod config;
 pub mod core;
 pub mod http;
+pub mod metrics;
 pub mod proxy_protocol;
 pub mod server;
 pub mod store;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use snip::config::{self, Command};
+use snip::config::{self, Command, LogFormat};
 use tracing_subscriber::EnvFilter;
 
 /// mimalloc rather than the system allocator: a request passes through about
@@ -64,9 +64,14 @@ async fn serve(args: config::ServeArgs) -> anyhow::Result<()> {
         }
     }
     let filter = EnvFilter::try_new(&directives).unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    match args.log_format {
+        LogFormat::Text => logs.init(),
+        // Fields at the top level (not under "fields"), so collectors see
+        // `route`, `status`, … directly.
+        LogFormat::Json => logs.json().flatten_event(true).init(),
+    }
     snip::server::serve(args).await
 }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -22,10 +23,12 @@ use tower::ServiceExt;
 use crate::config::ServeArgs;
 use crate::core::paste::hash_token;
 use crate::http::{
-    App, AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_service,
+    AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_app, openapi, ops,
 };
+use crate::metrics::Metrics;
+use crate::metrics::store::MeteredStore;
 use crate::proxy_protocol;
-use crate::store;
+use crate::store::{self, Store};
 use crate::sweeper;
 
 /// How long in-flight requests get to finish after a shutdown signal.
@@ -54,10 +57,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let bound = listener.local_addr()?;
+    let metrics = Arc::new(Metrics::new(openapi::route_templates()));
     let (location, options) = args.store_location();
-    let store = store::open(&location, &options)
+    let backend = store::open(&location, &options)
         .await
         .with_context(|| format!("cannot open the store {}", location.describe()))?;
+    let store: Arc<dyn Store> = Arc::new(MeteredStore::new(backend, metrics.clone()));
     let public_url = args.public_url(bound);
     if args.public_url.is_none() && bound.ip().is_unspecified() {
         tracing::warn!(
@@ -87,7 +92,16 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 .map(|rate| Limit::new(rate, args.tenant_burst)),
         )
         .shared_through(store.shares_rate_limits().then(|| store.clone())),
+        metrics,
+        metrics_on_main: args.metrics_listen.is_none(),
     });
+    let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
+    let metrics_server = match args.metrics_listen {
+        Some(addr) => {
+            Some(serve_metrics(addr, state.clone(), args.header_timeout, metrics_stopped).await?)
+        }
+        None => None,
+    };
     let forget = tokio::spawn(forget_idle_clients(state.clone()));
     let (stop_sweeper, sweeper_stopped) = tokio::sync::watch::channel(false);
     let sweeper = tokio::spawn(sweeper::run(
@@ -104,7 +118,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         header_timeout: args.header_timeout,
         proxy_protocol: args.proxy_protocol.then(|| Arc::new(args.proxy_config())),
     };
-    run(listener, make_service(state), options, shutdown_signal()).await;
+    run(listener, make_app(state), options, shutdown_signal()).await;
+    let _ = stop_metrics.send(true);
+    if let Some(server) = metrics_server {
+        let _ = server.await;
+    }
     forget.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
@@ -113,11 +131,36 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Binds `--metrics-listen` and serves `GET /metrics` there until `stop` turns true.
+async fn serve_metrics(
+    addr: SocketAddr,
+    state: Arc<AppState>,
+    header_timeout: Duration,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<tokio::task::JoinHandle<()>> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} for metrics"))?;
+    tracing::info!("metrics on http://{}/metrics", listener.local_addr()?);
+    let app = Router::new()
+        .route("/metrics", axum::routing::get(ops::render_metrics))
+        .with_state(state);
+    // The metrics listener is for scrapers on the operator's network: no PROXY protocol.
+    let options = ConnOptions {
+        header_timeout,
+        proxy_protocol: None,
+    };
+    let stopped = async move {
+        let _ = stop.changed().await;
+    };
+    Ok(tokio::spawn(run(listener, app, options, stopped)))
+}
+
 /// Serves `app` on `listener` until `shutdown` resolves, then lets in-flight
 /// requests finish (up to a grace period).
 pub async fn run(
     listener: TcpListener,
-    app: App,
+    app: Router,
     options: ConnOptions,
     shutdown: impl Future<Output = ()>,
 ) {

@@ -21,8 +21,15 @@ pub fn now() -> UnixTime {
 
 /// Formats a Unix time as RFC 3339 (`2026-11-23T09:35:47Z`).
 pub fn rfc3339(t: UnixTime) -> String {
+    // RFC 3339 ends at year 9999 (humantime panics past it, and `SystemTime`
+    // overflows further on), while a TTL like `ttl=18446744073709551615` is
+    // accepted and saturates `expires_at`: such a paste shows the last second.
+    let t = t.min(LAST_RFC3339_SECOND);
     humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(t)).to_string()
 }
+
+/// 9999-12-31T23:59:59Z.
+const LAST_RFC3339_SECOND: UnixTime = 253_402_300_799;
 
 /// Who may read a paste. Only `Unlisted` exists until tenants arrive; the
 /// field is stored now so that stores need no migration when they do.
@@ -240,6 +247,14 @@ fn is_textual(kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Times past year 9999 (a saturated `expires_at`) format as its last second instead of panicking.
+    #[test]
+    fn rfc3339_is_total() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(LAST_RFC3339_SECOND), "9999-12-31T23:59:59Z");
+        assert_eq!(rfc3339(u64::MAX), "9999-12-31T23:59:59Z");
+    }
 
     /// Every documented TTL spelling parses; zero and garbage do not.
     #[test]

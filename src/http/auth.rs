@@ -19,6 +19,7 @@ use super::forwarded::{self, ProxyConfig};
 use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::Tenant;
+use crate::metrics::Bucket;
 
 /// What anonymous (token-less) clients may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -111,7 +112,10 @@ pub async fn authenticate(
             // A bad token counts against the client's IP like an anonymous
             // request, so guessing tokens is as limited as anything else.
             match state.rate_limits.check_ip_anywhere(ip).await {
-                Ok(Verdict::Limited { limit, retry_after }) => return limited(limit, retry_after),
+                Ok(Verdict::Limited { limit, retry_after }) => {
+                    state.metrics.rate_limited(Bucket::Ip);
+                    return limited(limit, retry_after);
+                }
                 Ok(_) => {}
                 Err(store) => return ApiError::from(store).into_response(),
             }
@@ -133,6 +137,10 @@ pub async fn authenticate(
         Err(store) => return ApiError::from(store).into_response(),
     };
     if let Verdict::Limited { limit, retry_after } = verdict {
+        state.metrics.rate_limited(match caller {
+            Caller::Anonymous => Bucket::Ip,
+            Caller::Tenant { .. } => Bucket::Tenant,
+        });
         return limited(limit, retry_after);
     }
     if matches!(caller, Caller::Anonymous) && state.auth.anonymous == AnonymousPolicy::Off {

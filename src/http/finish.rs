@@ -1,11 +1,12 @@
-//! The one wrapper every response passes through: errors rendered for what
-//! the client accepts, then the security headers (a handler's own value, e.g.
-//! the raw CSP, wins).
+//! The one layer every response passes through: errors rendered for what the
+//! client accepts, then the security headers (a handler's own value, e.g. the
+//! raw CSP, wins), then the request's metrics and log line ([`observe`]).
 //!
-//! A hand-written tower service rather than `axum::middleware::from_fn`: it
-//! wraps the whole router once, and its future is a plain struct, so the read
-//! path pays no boxed future and no cloned inner service for it (`from_fn`
-//! costs both on every request).
+//! A hand-written tower layer rather than `axum::middleware::from_fn`: its
+//! future is a plain struct, so the read path pays no boxed future and no
+//! cloned, boxed inner service for it (`from_fn` costs both on every
+//! request). It is added with `Router::layer`, so it runs after routing and
+//! sees the matched route's template.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -18,19 +19,38 @@ use axum::response::Response;
 use tower::Service;
 
 use super::negotiate::{self, Accepts};
-use super::{PAGE_CSP, errors};
+use super::observe::Probe;
+use super::{PAGE_CSP, SharedState, errors};
 
-/// Wraps a service (the router) so that every response is finished.
-#[derive(Debug, Clone)]
-pub struct Finish<S> {
-    inner: S,
+/// Adds [`Finish`] to every route.
+#[derive(Clone)]
+pub struct FinishLayer {
+    state: SharedState,
 }
 
-impl<S> Finish<S> {
-    /// Wraps `inner`.
-    pub fn new(inner: S) -> Self {
-        Self { inner }
+impl FinishLayer {
+    /// The layer, recording into `state`'s metrics.
+    pub fn new(state: SharedState) -> Self {
+        Self { state }
     }
+}
+
+impl<S> tower::Layer<S> for FinishLayer {
+    type Service = Finish<S>;
+
+    fn layer(&self, inner: S) -> Finish<S> {
+        Finish {
+            inner,
+            state: self.state.clone(),
+        }
+    }
+}
+
+/// Wraps a route so that every response is finished.
+#[derive(Clone)]
+pub struct Finish<S> {
+    inner: S,
+    state: SharedState,
 }
 
 impl<S> Service<Request> for Finish<S>
@@ -47,9 +67,10 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let wants = negotiate::accepts(request.headers());
+        let probe = Probe::start(&self.state, &request);
         Finishing {
             inner: self.inner.call(request),
-            wants,
+            finish: Some((wants, probe, self.state.clone())),
         }
     }
 }
@@ -59,7 +80,8 @@ pin_project_lite::pin_project! {
     pub struct Finishing<F> {
         #[pin]
         inner: F,
-        wants: Accepts,
+        // Taken when the response is ready (a future is not polled again after that).
+        finish: Option<(Accepts, Probe, SharedState)>,
     }
 }
 
@@ -72,7 +94,14 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         match this.inner.poll(cx) {
-            Poll::Ready(Ok(response)) => Poll::Ready(Ok(finish(*this.wants, response))),
+            Poll::Ready(Ok(response)) => Poll::Ready(Ok(match this.finish.take() {
+                Some((wants, probe, state)) => {
+                    let response = finish(wants, response);
+                    probe.finish(&state, &response);
+                    response
+                }
+                None => response,
+            })),
             Poll::Ready(Err(never)) => match never {},
             Poll::Pending => Poll::Pending,
         }

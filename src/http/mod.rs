@@ -2,7 +2,9 @@
 //!
 //! Handlers are split by feature (`create`, `read`, `delete`, `meta`) and talk
 //! to storage only through the [`Store`] trait; errors are mapped to statuses
-//! in [`errors`] alone.
+//! in [`errors`] alone. Every response passes one middleware that renders
+//! errors, adds security headers, and records metrics and the request's log
+//! line ([`observe`]); [`ops`] holds the operator routes.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +13,7 @@ use axum::Router;
 use axum::routing::{get, post};
 
 use crate::core::Ttl;
+use crate::metrics::Metrics;
 use crate::store::Store;
 
 mod admin;
@@ -25,12 +28,15 @@ pub mod forwarded;
 mod list;
 mod meta;
 pub mod negotiate;
+pub mod observe;
+pub mod openapi;
+pub mod ops;
 pub mod pages;
 pub mod ratelimit;
 mod read;
 
 pub use auth::{AnonymousPolicy, AuthConfig};
-pub use finish::Finish;
+pub use finish::{Finish, FinishLayer};
 pub use forwarded::{ProxyConfig, ProxyHeaders};
 pub use ratelimit::{Limit, RateLimits};
 
@@ -64,6 +70,10 @@ pub struct AppState {
     pub auth: AuthConfig,
     /// Request rate buckets.
     pub rate_limits: RateLimits,
+    /// Where requests, store operations and paste events are counted.
+    pub metrics: Arc<Metrics>,
+    /// Whether the main listener serves `/metrics` (not with `--metrics-listen`).
+    pub metrics_on_main: bool,
 }
 
 /// Shared handle to the state.
@@ -111,19 +121,12 @@ pub fn make_app(state: SharedState) -> Router {
     Router::new()
         .merge(pastes)
         .merge(admin::routes())
+        .merge(ops::routes(state.metrics_on_main))
         .route("/healthz", get(healthz))
         .route("/assets/{file}", get(assets::serve))
         .fallback(not_found)
-        .with_state(state)
-}
-
-/// The application as served: the router, with every response finished by
-/// [`Finish`] (errors rendered for the client, security headers).
-pub type App = Finish<Router>;
-
-/// Builds the [`App`] the server runs: [`make_app`] wrapped once in [`Finish`].
-pub fn make_service(state: SharedState) -> App {
-    Finish::new(make_app(state))
+        .with_state(state.clone())
+        .layer(FinishLayer::new(state))
 }
 
 async fn healthz() -> &'static str {

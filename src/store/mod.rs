@@ -183,6 +183,14 @@ pub trait Store: Send + Sync + 'static {
     /// Body bytes of all stored pastes (the quantity the storage limit bounds).
     fn used_bytes(&self) -> u64;
 
+    /// Number of stored pastes, expired ones included until they are swept.
+    /// Read at every metrics scrape, so it must be cheap (a counter, not a scan).
+    fn stored_pastes(&self) -> u64;
+
+    /// Checks that the backend can serve requests (`GET /readyz`): really
+    /// touches it (a read, a probe write, a round trip), cheaply.
+    async fn ping(&self) -> Result<(), StoreError>;
+
     /// Creates a tenant; [`StoreError::TenantExists`] if the name is taken.
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError>;
 
@@ -219,11 +227,6 @@ pub trait Store: Send + Sync + 'static {
         limit: usize,
         now: UnixTime,
     ) -> Result<Vec<PasteMeta>, StoreError>;
-
-    /// Checks that the backend is reachable ([`StoreError::Unavailable`] if not).
-    async fn ping(&self) -> Result<(), StoreError> {
-        Ok(())
-    }
 
     /// Whether rate limits should be counted in the store ([`Store::rate_acquire`])
     /// because several instances share it; otherwise they stay in process.

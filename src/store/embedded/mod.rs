@@ -90,6 +90,8 @@ struct Inner {
     /// `std::sync::Mutex`, because no `.await` happens while one is held.
     stripes: Vec<Mutex<()>>,
     used: AtomicU64,
+    /// Stored pastes, for the metrics gauge.
+    pastes: AtomicU64,
     max_bytes: Option<u64>,
     /// Live bytes and pastes per owner, for quotas. Locked only briefly, never across I/O
     /// other than the write batch that the reservation belongs to.
@@ -134,6 +136,7 @@ impl EmbeddedStore {
             accounts,
             stripes: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
             used: AtomicU64::new(0),
+            pastes: AtomicU64::new(0),
             max_bytes: options.max_bytes,
             usage: Mutex::new(HashMap::new()),
             unreclaimed: AtomicU64::new(0),
@@ -255,6 +258,7 @@ impl Inner {
                 used.checked_add(meta.size).filter(|&total| total <= limit)
             })
             .map_err(|_| StoreError::Full { limit })?;
+        self.pastes.fetch_add(1, Ordering::Relaxed);
         let Some(owner) = &meta.owner else {
             return Ok(());
         };
@@ -264,6 +268,7 @@ impl Inner {
         if entry.bytes.saturating_add(meta.size) > quota {
             drop(usage);
             self.used.fetch_sub(meta.size, Ordering::AcqRel);
+            self.pastes.fetch_sub(1, Ordering::Relaxed);
             return Err(StoreError::QuotaExceeded { limit: quota });
         }
         entry.bytes += meta.size;
@@ -274,6 +279,7 @@ impl Inner {
     /// Gives back what [`Self::reserve`] took.
     fn release(&self, meta: &PasteMeta) {
         self.used.fetch_sub(meta.size, Ordering::AcqRel);
+        self.pastes.fetch_sub(1, Ordering::Relaxed);
         if let Some(owner) = &meta.owner {
             let mut usage = lock(&self.usage);
             if let Some(entry) = usage.get_mut(owner) {
@@ -484,14 +490,40 @@ impl Inner {
         Ok(())
     }
 
+    /// Blocking: a read through fjall, then a probe file written, synced and
+    /// removed in the data dir, so a vanished, read-only or full data dir
+    /// (the failures that make creates fail) reports not ready.
+    fn ping(&self) -> Result<(), StoreError> {
+        self.meta.get("ping")?;
+        // One file per call: concurrent pings must not remove each other's.
+        static PROBES: AtomicU64 = AtomicU64::new(0);
+        let n = PROBES.fetch_add(1, Ordering::Relaxed);
+        let probe = self.path.join(format!(".ready-probe-{n}"));
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            let mut file = std::fs::File::create(&probe)?;
+            file.write_all(b"ok")?;
+            file.sync_data()?;
+            std::fs::remove_file(&probe)
+        };
+        write().map_err(|e| {
+            StoreError::Backend(format!(
+                "data dir {} is not writable: {e}",
+                self.path.display()
+            ))
+        })
+    }
+
     /// Counts stored bytes, globally and per owner, at startup.
     fn count_usage(&self) -> Result<(), StoreError> {
         let mut total = 0u64;
+        let mut count = 0u64;
         let mut per_owner: HashMap<String, Usage> = HashMap::new();
         for entry in self.meta.iter() {
             let (key, value) = entry.into_inner()?;
             let meta = meta_codec::decode(&key, &value)?;
             total += meta.size;
+            count += 1;
             if let Some(owner) = meta.owner {
                 let usage = per_owner.entry(owner).or_default();
                 usage.bytes += meta.size;
@@ -499,6 +531,7 @@ impl Inner {
             }
         }
         self.used.store(total, Ordering::Relaxed);
+        self.pastes.store(count, Ordering::Relaxed);
         *lock(&self.usage) = per_owner;
         Ok(())
     }
@@ -637,6 +670,17 @@ impl Store for EmbeddedStore {
         self.inner.scan(after, limit, now)
     }
 
+    fn stored_pastes(&self) -> u64 {
+        self.inner.pastes.load(Ordering::Relaxed)
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.ping())
+            .await
+            .map_err(|e| StoreError::Backend(format!("ping task failed: {e}")))?
+    }
+
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
         self.inner.accounts.create_tenant(tenant)?;
         self.durable().await
@@ -763,6 +807,36 @@ mod tests {
             assert!(!store.inner.files.path(text).unwrap().exists());
         }
         assert_eq!(store.used_bytes(), 0);
+    }
+
+    /// Concurrent pings all succeed and leave no probe file; a vanished data dir fails the ping.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn ping_checks_the_data_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("data");
+        let store = Arc::new(open(&dir));
+        let pings: Vec<_> = (0..16)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move { store.ping().await })
+            })
+            .collect();
+        for ping in pings {
+            ping.await.unwrap().unwrap();
+        }
+        let leftovers = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(".ready")
+            })
+            .count();
+        assert_eq!(leftovers, 0);
+        std::fs::rename(&dir, tmp.path().join("gone")).unwrap();
+        assert!(matches!(store.ping().await, Err(StoreError::Backend(_))));
     }
 
     /// Opening the store deletes body files that belong to no paste and keeps the others.

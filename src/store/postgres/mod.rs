@@ -71,6 +71,9 @@ pub struct PostgresStore {
     pool: Pool,
     /// Body bytes of all pastes as last counted, plus this instance's writes since.
     used: Arc<AtomicU64>,
+    /// Number of pastes as last counted (at start and at every sweep): the
+    /// metrics gauge; exact counting would cost a round trip per scrape.
+    pastes: Arc<AtomicU64>,
     max_bytes: Option<u64>,
 }
 
@@ -110,6 +113,7 @@ impl PostgresStore {
         let store = Self {
             pool,
             used: Arc::new(AtomicU64::new(0)),
+            pastes: Arc::new(AtomicU64::new(0)),
             max_bytes: options.max_bytes,
         };
         {
@@ -124,14 +128,19 @@ impl PostgresStore {
         self.pool.get().await.map_err(pool_error)
     }
 
-    /// Re-reads the total body bytes (the base of the storage limit).
+    /// Re-reads the total body bytes (the base of the storage limit) and the
+    /// number of pastes.
     async fn recount(&self) -> Result<(), StoreError> {
         let client = self.client().await?;
         let row = client
-            .query_one("SELECT coalesce(sum(size), 0)::bigint FROM pastes", &[])
+            .query_one(
+                "SELECT coalesce(sum(size), 0)::bigint, count(*)::bigint FROM pastes",
+                &[],
+            )
             .await
             .map_err(db_error)?;
         self.used.store(to_u64(row.get(0)), Ordering::Relaxed);
+        self.pastes.store(to_u64(row.get(1)), Ordering::Relaxed);
         Ok(())
     }
 
@@ -415,6 +424,10 @@ impl Store for PostgresStore {
 
     fn used_bytes(&self) -> u64 {
         self.used.load(Ordering::Relaxed)
+    }
+
+    fn stored_pastes(&self) -> u64 {
+        self.pastes.load(Ordering::Relaxed)
     }
 
     async fn scan(

@@ -1,0 +1,68 @@
+//! Per-request observation: the request metrics and the one log line every
+//! request gets, recorded by the response middleware (`finish_response`).
+//!
+//! The log line carries the method, the route *template* (`/raw/{id}`), the
+//! status, the response body's size, the latency and the client IP. It never
+//! carries the path, the query or any header: paths hold paste IDs, queries
+//! can hold names and URLs, and headers hold tokens and delete tokens. Paste
+//! bodies and `#key` fragments never reach this layer (a fragment never
+//! leaves the browser).
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+
+use axum::body::HttpBody;
+use axum::extract::{ConnectInfo, MatchedPath, Request};
+use axum::http::Method;
+use axum::response::Response;
+
+use super::SharedState;
+use super::forwarded;
+use crate::metrics::RouteId;
+
+/// What is known about a request when it arrives.
+pub struct Probe {
+    start: Instant,
+    route: RouteId,
+    method: Method,
+    client: IpAddr,
+}
+
+impl Probe {
+    /// Starts timing `request`. Runs after routing, so the matched route's
+    /// template is in the request's extensions.
+    pub fn start(state: &SharedState, request: &Request) -> Self {
+        let matched = request.extensions().get::<MatchedPath>();
+        let peer = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
+        Self {
+            start: Instant::now(),
+            route: state.metrics.route(matched.map(MatchedPath::as_str)),
+            // Standard methods are an enum inside: cloning them does not allocate.
+            method: request.method().clone(),
+            client: forwarded::resolve(peer, request.headers(), &state.auth.proxy).client,
+        }
+    }
+
+    /// Records the answer in the metrics and logs the request line.
+    pub fn finish(self, state: &SharedState, response: &Response) {
+        let elapsed = self.start.elapsed();
+        let status = response.status();
+        state
+            .metrics
+            .record_request(self.route, &self.method, status, elapsed);
+        let size = response.body().size_hint();
+        tracing::info!(
+            target: "snip::request",
+            method = %self.method,
+            route = state.metrics.route_label(self.route),
+            status = status.as_u16(),
+            bytes = size.exact().unwrap_or(size.lower()),
+            latency_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+            client = %self.client,
+            "request"
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! Operator routes: `GET /readyz` (the store answers), `GET /metrics`
+//! (Prometheus text format) and `GET /api/openapi.json` (the API description).
+//! `GET /healthz` (the process answers) lives with the router in `mod.rs`.
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use super::errors::ApiError;
+use super::{SharedState, openapi};
+use crate::metrics;
+
+/// The operator routes; `/metrics` only when it is served on the main
+/// listener (not with `--metrics-listen`, where the main listener answers 404).
+pub fn routes(metrics_on_main: bool) -> Router<SharedState> {
+    let router = Router::new()
+        .route("/readyz", get(readyz))
+        .route("/api/openapi.json", get(spec));
+    if metrics_on_main {
+        router.route("/metrics", get(render_metrics))
+    } else {
+        router
+    }
+}
+
+/// `200 ready` when the store answers a ping, else `503`.
+async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiError> {
+    match state.store.ping().await {
+        Ok(()) => Ok("ready\n"),
+        Err(e) => {
+            tracing::warn!(error = %e, "readiness check failed");
+            Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "not_ready",
+                "not ready: the store is unavailable (the server log says why)",
+            ))
+        }
+    }
+}
+
+/// `GET /metrics`: every series in the text exposition format.
+pub async fn render_metrics(State(state): State<SharedState>) -> Response {
+    let text = state
+        .metrics
+        .render(state.store.used_bytes(), state.store.stored_pastes());
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(metrics::CONTENT_TYPE),
+        )],
+        text,
+    )
+        .into_response()
+}
+
+/// `GET /api/openapi.json`: the OpenAPI 3.1 document, as embedded at build time.
+async fn spec() -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        openapi::SPEC,
+    )
+        .into_response()
+}

@@ -1,0 +1,186 @@
+//! [`MeteredStore`]: a [`Store`] wrapper that times every operation and
+//! counts paste lifecycle events, so neither the handlers nor the backends
+//! need to know about metrics, and every backend is measured the same way.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use bytes::Bytes;
+
+use super::{Metrics, StoreOp};
+use crate::core::tenant::{Tenant, TokenRecord};
+use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::store::{
+    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
+};
+
+/// Delegates to a store, recording into [`Metrics`].
+pub struct MeteredStore {
+    inner: Arc<dyn Store>,
+    metrics: Arc<Metrics>,
+}
+
+impl MeteredStore {
+    /// Wraps `inner`.
+    pub fn new(inner: Arc<dyn Store>, metrics: Arc<Metrics>) -> Self {
+        Self { inner, metrics }
+    }
+
+    async fn timed<T>(&self, op: StoreOp, work: impl Future<Output = T>) -> T {
+        let start = Instant::now();
+        let result = work.await;
+        self.metrics.store_op(op).observe(start.elapsed());
+        result
+    }
+}
+
+#[async_trait]
+impl Store for MeteredStore {
+    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
+        let result = self
+            .timed(StoreOp::Put, self.inner.put(meta, body, limits))
+            .await;
+        if result.is_ok() {
+            self.metrics.pastes.created.inc();
+        }
+        result
+    }
+
+    async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        let result = self.timed(StoreOp::Get, self.inner.get(id, now)).await;
+        // A plain get of a burn paste never serves it (409 or the reveal page).
+        if let Ok(Some(paste)) = &result
+            && !paste.meta.burn
+        {
+            self.metrics.pastes.read.inc();
+        }
+        result
+    }
+
+    async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
+        self.timed(StoreOp::Meta, self.inner.meta(id, now)).await
+    }
+
+    async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        let result = self.timed(StoreOp::Take, self.inner.take(id, now)).await;
+        if let Ok(Some(_)) = &result {
+            self.metrics.pastes.burned.inc();
+        }
+        result
+    }
+
+    async fn list(
+        &self,
+        owner: &str,
+        query: &ListQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError> {
+        self.timed(StoreOp::List, self.inner.list(owner, query, now))
+            .await
+    }
+
+    async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError> {
+        self.timed(StoreOp::Tenant, self.inner.owner_usage(owner))
+            .await
+    }
+
+    async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
+        let result = self.timed(StoreOp::Delete, self.inner.delete(id)).await;
+        if let Ok(true) = result {
+            self.metrics.pastes.deleted.inc();
+        }
+        result
+    }
+
+    async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
+        let result = self
+            .timed(StoreOp::Sweep, self.inner.sweep(now, limit))
+            .await;
+        if let Ok(report) = &result {
+            self.metrics.pastes.expired.inc_by(report.removed as u64);
+        }
+        result
+    }
+
+    fn used_bytes(&self) -> u64 {
+        self.inner.used_bytes()
+    }
+
+    fn stored_pastes(&self) -> u64 {
+        self.inner.stored_pastes()
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        self.timed(StoreOp::Ping, self.inner.ping()).await
+    }
+
+    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        self.timed(StoreOp::Admin, self.inner.create_tenant(tenant))
+            .await
+    }
+
+    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        self.timed(StoreOp::Admin, self.inner.update_tenant(tenant))
+            .await
+    }
+
+    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
+        self.timed(StoreOp::Tenant, self.inner.tenant(name)).await
+    }
+
+    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.tenants()).await
+    }
+
+    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.delete_tenant(name))
+            .await
+    }
+
+    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
+        self.timed(StoreOp::Admin, self.inner.create_token(record))
+            .await
+    }
+
+    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
+        self.timed(StoreOp::Token, self.inner.token(hash)).await
+    }
+
+    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.revoke_token(id))
+            .await
+    }
+
+    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.tokens(tenant)).await
+    }
+
+    async fn scan(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+        now: UnixTime,
+    ) -> Result<Vec<PasteMeta>, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.scan(after, limit, now))
+            .await
+    }
+
+    fn shares_rate_limits(&self) -> bool {
+        self.inner.shares_rate_limits()
+    }
+
+    async fn rate_acquire(
+        &self,
+        key: &str,
+        interval: Duration,
+        burst: u32,
+    ) -> Result<GcraOutcome, StoreError> {
+        self.inner.rate_acquire(key, interval, burst).await
+    }
+
+    async fn close(&self) -> Result<(), StoreError> {
+        self.inner.close().await
+    }
+}

@@ -1,0 +1,391 @@
+//! Metrics, request logs and health/readiness, checked against the running server.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Server, client, create, create_json};
+
+/// The value of one series (`name{labels}` exactly as exposed), or 0 if absent.
+fn value(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|line| {
+            let (name, value) = line.rsplit_once(' ')?;
+            (name == series).then(|| value.parse().unwrap())
+        })
+        .unwrap_or(0.0)
+}
+
+/// Waits (up to 5 s) until the server has logged `needle`: lines reach the
+/// harness through a pipe and a thread, a little after the response.
+async fn wait_for_log(server: &Server, needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !server.log_text().contains(needle) {
+        assert!(
+            Instant::now() < deadline,
+            "never logged {needle:?}:\n{}",
+            server.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn scrape(url: &str) -> String {
+    let response = client().get(url).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let content_type = response.headers()["content-type"].to_str().unwrap();
+    assert!(
+        content_type.starts_with("application/openmetrics-text"),
+        "{content_type}"
+    );
+    response.text().await.unwrap()
+}
+
+fn requests(route: &str, method: &str, status: u16) -> String {
+    format!("snip_http_requests_total{{route=\"{route}\",method=\"{method}\",status=\"{status}\"}}")
+}
+
+fn pastes(event: &str) -> String {
+    format!("snip_pastes_total{{event=\"{event}\"}}")
+}
+
+/// Requests move the request counters under their route template (never the ID),
+/// the latency histograms, the paste event counters and the store gauges.
+#[tokio::test]
+async fn metrics_move_with_requests() {
+    let server = Server::start();
+    let http = client();
+    let before = scrape(&server.at("/metrics")).await;
+    assert_eq!(value(&before, &pastes("created")), 0.0);
+    assert_eq!(value(&before, "snip_stored_pastes"), 0.0);
+
+    let (id, token) = create(&server, "hello metrics", "").await;
+    let (burn, _) = create(&server, "burn me", "burn=true").await;
+    for _ in 0..3 {
+        let response = http
+            .get(server.at(&format!("/raw/{id}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    let revealed = http
+        .post(server.at(&format!("/{burn}/reveal")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revealed.status(), 200);
+    let missing = http.get(server.at("/no/such/page")).send().await.unwrap();
+    assert_eq!(missing.status(), 404);
+
+    let during = scrape(&server.at("/metrics")).await;
+    assert_eq!(value(&during, &requests("/raw/{id}", "GET", 200)), 3.0);
+    assert_eq!(value(&during, &requests("/", "POST", 201)), 2.0);
+    assert_eq!(value(&during, &requests("/{id}/reveal", "POST", 200)), 1.0);
+    assert_eq!(value(&during, &requests("unmatched", "GET", 404)), 1.0);
+    assert_eq!(
+        value(
+            &during,
+            "snip_http_request_duration_seconds_count{route=\"/raw/{id}\"}"
+        ),
+        3.0
+    );
+    assert_eq!(value(&during, &pastes("created")), 2.0);
+    assert_eq!(value(&during, &pastes("read")), 3.0 + 0.0);
+    assert_eq!(value(&during, &pastes("burned")), 1.0);
+    assert_eq!(value(&during, "snip_stored_pastes"), 1.0);
+    assert_eq!(
+        value(&during, "snip_stored_bytes"),
+        "hello metrics".len() as f64
+    );
+    assert!(
+        value(
+            &during,
+            "snip_store_operation_duration_seconds_count{op=\"put\"}"
+        ) >= 2.0
+    );
+    assert!(
+        value(
+            &during,
+            "snip_store_operation_duration_seconds_count{op=\"get\"}"
+        ) >= 3.0
+    );
+    assert!(
+        !during.contains(&id) && !during.contains(&burn),
+        "a paste ID is a label"
+    );
+
+    let deleted = http
+        .delete(server.at(&format!("/{id}")))
+        .header("x-delete-token", &token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    let after = scrape(&server.at("/metrics")).await;
+    assert_eq!(value(&after, &pastes("deleted")), 1.0);
+    assert_eq!(value(&after, &requests("/{id}", "DELETE", 204)), 1.0);
+    assert_eq!(value(&after, "snip_stored_pastes"), 0.0);
+    assert_eq!(value(&after, "snip_stored_bytes"), 0.0);
+}
+
+/// The sweeper's removals count as expired pastes.
+#[tokio::test]
+async fn expired_pastes_are_counted() {
+    let server = Server::start_with(&["--sweep-interval=1s"]);
+    create(&server, "short-lived", "ttl=1s").await;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let text = scrape(&server.at("/metrics")).await;
+        if value(&text, &pastes("expired")) == 1.0 {
+            assert_eq!(value(&text, "snip_stored_pastes"), 0.0);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never counted as expired:\n{text}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Requests refused by the per-IP limit are counted.
+#[tokio::test]
+async fn rate_limit_rejections_are_counted() {
+    let server = Server::start_with(&["--ip-rate=1/m", "--ip-burst=1"]);
+    let http = client();
+    let mut refused = 0;
+    for _ in 0..4 {
+        let response = http
+            .get(server.at("/raw/k7m3q9xw2hd4p"))
+            .send()
+            .await
+            .unwrap();
+        if response.status() == 429 {
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 3);
+    let text = scrape(&server.at("/metrics")).await;
+    assert_eq!(value(&text, "snip_rate_limited_total{bucket=\"ip\"}"), 3.0);
+    assert_eq!(
+        value(&text, "snip_rate_limited_total{bucket=\"tenant\"}"),
+        0.0
+    );
+}
+
+/// With --metrics-listen, /metrics moves to that address and the main listener answers 404.
+#[tokio::test]
+async fn metrics_on_a_separate_listener() {
+    let server = Server::start_with(&["--metrics-listen=127.0.0.1:0"]);
+    let log = server.log_text();
+    let start = log
+        .find("metrics on http://")
+        .expect("metrics address logged")
+        + 11;
+    let url: String = log[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\u{1b}')
+        .collect();
+    create(&server, "counted", "").await;
+    let text = scrape(&url).await;
+    assert_eq!(value(&text, &pastes("created")), 1.0);
+    let main = client().get(server.at("/metrics")).send().await.unwrap();
+    assert_eq!(main.status(), 404);
+}
+
+/// /healthz answers while the process runs; /readyz fails with 503 while the
+/// data dir is gone and recovers when it is back.
+#[tokio::test]
+async fn readiness_follows_the_store() {
+    let server = Server::start();
+    let http = client();
+    let health = http.get(server.at("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    let ready = http.get(server.at("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+    assert_eq!(ready.text().await.unwrap(), "ready\n");
+
+    let moved = server.data_dir.with_extension("moved");
+    std::fs::rename(&server.data_dir, &moved).unwrap();
+    let down = http
+        .get(server.at("/readyz"))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(down.status(), 503);
+    let body: serde_json::Value = down.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "not_ready");
+    let health = http.get(server.at("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200, "the process is still up");
+    wait_for_log(&server, "readiness check failed").await;
+
+    std::fs::rename(&moved, &server.data_dir).unwrap();
+    let ready = http.get(server.at("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
+}
+
+const ADMIN: &str = "admin-secret-9f8e7d6c5b4a";
+const BODY: &str = "paste-body-zebra-quokka-4711";
+const KEY: &str = "fragmentKeyShouldNeverBeLogged42";
+
+/// Makes requests that carry every kind of secret and returns them with the server's logs.
+async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
+    let server = Server::start_with(&[
+        &format!("--admin-token={ADMIN}"),
+        &format!("--log-format={format}"),
+    ]);
+    let http = client();
+    let tenant: serde_json::Value = http
+        .post(server.at("/api/admin/tenants"))
+        .bearer_auth(ADMIN)
+        .json(&serde_json::json!({"name": "acme"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let tenant_token = tenant["token"]["token"].as_str().unwrap().to_owned();
+    let owned = http
+        .post(server.at("/?name=secret-name.txt"))
+        .bearer_auth(&tenant_token)
+        .header("accept", "application/json")
+        .body(BODY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(owned.status(), 201);
+    let owned: serde_json::Value = owned.json().await.unwrap();
+    let owned_id = owned["id"].as_str().unwrap().to_owned();
+    let anon = create_json(&http, &server.url, BODY, "ttl=1h").await;
+    let (anon_id, delete_token) = (
+        anon["id"].as_str().unwrap().to_owned(),
+        anon["delete_token"].as_str().unwrap().to_owned(),
+    );
+    // A client never sends the #fragment; a key in a query must not be logged either.
+    let read = http
+        .get(server.at(&format!("/raw/{owned_id}?key={KEY}#{KEY}")))
+        .bearer_auth(&tenant_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.text().await.unwrap(), BODY);
+    let wrong = http
+        .delete(server.at(&format!("/{anon_id}")))
+        .header("x-delete-token", format!("{delete_token}x"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 403);
+    let deleted = http
+        .delete(server.at(&format!("/{anon_id}")))
+        .header("x-delete-token", &delete_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 204);
+    let bad = http
+        .get(server.at("/api/pastes"))
+        .bearer_auth("not-a-real-token-but-secret")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 401);
+    // Wait for the log thread to catch up with the seven request lines.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.log_text().matches("snip::request").count() < 7 {
+        assert!(Instant::now() < deadline, "{}", server.log_text());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let logs = server.logs.lock().unwrap().clone();
+    let secrets = vec![
+        ADMIN.to_owned(),
+        tenant_token,
+        delete_token,
+        BODY.to_owned(),
+        KEY.to_owned(),
+        "secret-name".to_owned(),
+        "not-a-real-token-but-secret".to_owned(),
+        owned_id,
+        anon_id,
+    ];
+    (logs, secrets)
+}
+
+fn assert_no_secret(logs: &[String], secrets: &[String]) {
+    let text = logs.join("\n");
+    for secret in secrets {
+        assert!(
+            !text.contains(secret.as_str()),
+            "{secret} appears in the logs:\n{text}"
+        );
+    }
+}
+
+/// Text logs have one line per request and never a token, delete token, body, key or paste ID.
+#[tokio::test]
+async fn text_logs_keep_secrets() {
+    let (logs, secrets) = secret_session("text").await;
+    assert_no_secret(&logs, &secrets);
+    let request_lines = logs.iter().filter(|l| l.contains("snip::request")).count();
+    assert_eq!(request_lines, 7, "{logs:#?}");
+}
+
+/// JSON logs are one JSON object per line, request lines carry method, route,
+/// status, bytes, latency and client IP, and no secret appears.
+#[tokio::test]
+async fn json_logs_are_structured_and_keep_secrets() {
+    let (logs, secrets) = secret_session("json").await;
+    assert_no_secret(&logs, &secrets);
+    let lines: Vec<serde_json::Value> = logs
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let requests: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["target"] == "snip::request")
+        .collect();
+    assert_eq!(requests.len(), 7);
+    let read = requests
+        .iter()
+        .find(|l| l["route"] == "/raw/{id}")
+        .expect("the raw read is logged");
+    assert_eq!(read["method"], "GET");
+    assert_eq!(read["status"], 200);
+    assert_eq!(read["bytes"], BODY.len());
+    assert_eq!(read["client"], "127.0.0.1");
+    assert_eq!(read["level"], "INFO");
+    assert!(read["latency_us"].is_u64());
+    let statuses: Vec<u64> = requests
+        .iter()
+        .map(|l| l["status"].as_u64().unwrap())
+        .collect();
+    assert_eq!(statuses, vec![201, 201, 201, 200, 403, 204, 401]);
+}
+
+/// Bad observability flags stop the server at once with a message naming the
+/// problem: an unknown log format, a malformed or busy metrics address.
+#[test]
+fn bad_flags_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy_addr = format!("--metrics-listen={}", busy.local_addr().unwrap());
+    for (flag, expected) in [
+        ("--log-format=xml", "possible values: text, json"),
+        ("--metrics-listen=nowhere", "invalid socket address"),
+        (busy_addr.as_str(), "for metrics"),
+    ] {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+            .args(["serve", "--listen=127.0.0.1:0", flag])
+            .arg(format!("--data-dir={}", tmp.path().join("data").display()))
+            .env_remove("SNIP_CONFIG")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{flag} was accepted");
+        assert!(stderr.contains(expected), "{flag}: {stderr}");
+    }
+}
