@@ -12,6 +12,8 @@
 //!   become statuses ([`http::errors`]).
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
 //! - [`sweeper`]: deletes expired pastes in the background.
+//! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
+//!   HTTP/2 by ALPN, the plain-HTTP redirect.
 //! - [`cli`]: the `snip put/get/delete` client.
 //! - [`config`]: flags, environment variables and the TOML file, parsed by clap.
 //!
@@ -24,3 +26,4 @@ pub mod http;
 pub mod server;
 pub mod store;
 pub mod sweeper;
+pub mod tls;

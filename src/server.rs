@@ -25,6 +25,8 @@ use crate::core::paste::hash_token;
 use crate::http::{AppState, AuthConfig, Limit, Limits, RateLimits, make_app};
 use crate::store::{EmbeddedOptions, EmbeddedStore, Store};
 use crate::sweeper;
+use crate::tls::Tls;
+use crate::tls::conn::TlsConnections;
 
 /// How long in-flight requests get to finish after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -42,6 +44,17 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let bound = listener.local_addr()?;
+    // instant-acme's HTTP client asks rustls for the process-wide provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let tls = Tls::start(&args.tls, &args.data_dir).await?;
+    let redirect = match args.tls.redirect_http {
+        Some(addr) => Some(
+            TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr} (--redirect-http)"))?,
+        ),
+        None => None,
+    };
     let store: Arc<dyn Store> = Arc::new(
         EmbeddedStore::open(
             &args.data_dir,
@@ -88,29 +101,52 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         args.sweep_interval,
         sweeper_stopped,
     ));
+    let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(
         data_dir = %args.data_dir.display(),
         durability = ?args.durability(),
-        "snip listening on http://{bound}"
+        "snip listening on {scheme}://{bound}"
     );
     let options = ConnOptions {
         header_timeout: args.header_timeout,
     };
-    run(listener, make_app(state), options, shutdown_signal()).await;
+    let redirect = redirect.map(|listener| {
+        let target = state.public_url.clone();
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!("redirecting plain HTTP on http://{addr} to {target}");
+        }
+        // It stops with the sweeper, after the main listener.
+        let mut stopped = stop_sweeper.subscribe();
+        tokio::spawn(run(
+            listener,
+            crate::tls::redirect::app(&target),
+            options,
+            None,
+            async move {
+                let _ = stopped.changed().await;
+            },
+        ))
+    });
+    let tls = tls.map(|tls| TlsConnections::new(&tls, args.header_timeout));
+    run(listener, make_app(state), options, tls, shutdown_signal()).await;
     forget.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
+    if let Some(redirect) = redirect {
+        let _ = redirect.await;
+    }
     store.close().await.context("closing the store")?;
     tracing::info!("snip stopped");
     Ok(())
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves, then lets in-flight
-/// requests finish (up to a grace period).
+/// Serves `app` on `listener` (over TLS when `tls` is given) until `shutdown`
+/// resolves, then lets in-flight requests finish (up to a grace period).
 pub async fn run(
     listener: TcpListener,
     app: Router,
     options: ConnOptions,
+    tls: Option<TlsConnections>,
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
@@ -139,6 +175,10 @@ pub async fn run(
                 req
             },
         ));
+        if let Some(tls) = &tls {
+            tls.spawn(stream, peer, service, http.clone(), graceful.watcher());
+            continue;
+        }
         let conn = http.serve_connection(TokioIo::new(stream), service);
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
