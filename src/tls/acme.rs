@@ -41,16 +41,16 @@ pub enum AcmeError {
     #[error("ACME: {0}")]
     Protocol(#[from] instant_acme::Error),
     /// The cache could not be read or written.
-    #[error("ACME cache {}: {source}", path.display())]
+    #[error("ACME cache {}: {error}", path.display())]
     Cache {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The cached account is not valid JSON.
-    #[error("ACME account {}: {source}", path.display())]
+    #[error("ACME account {}: {error}", path.display())]
     Account {
         path: PathBuf,
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     /// The challenge certificate could not be made.
     #[error("ACME challenge certificate: {0}")]
@@ -245,9 +245,9 @@ async fn account(config: &AcmeConfig) -> Result<Account, AcmeError> {
     match tokio::fs::read(&path).await {
         Ok(json) => {
             let credentials: AccountCredentials =
-                serde_json::from_slice(&json).map_err(|source| AcmeError::Account {
+                serde_json::from_slice(&json).map_err(|error| AcmeError::Account {
                     path: path.clone(),
-                    source,
+                    error,
                 })?;
             Ok(builder.from_credentials(credentials).await?)
         }
@@ -265,15 +265,15 @@ async fn account(config: &AcmeConfig) -> Result<Account, AcmeError> {
                 )
                 .await?;
             let json =
-                serde_json::to_vec_pretty(&credentials).map_err(|source| AcmeError::Account {
+                serde_json::to_vec_pretty(&credentials).map_err(|error| AcmeError::Account {
                     path: path.clone(),
-                    source,
+                    error,
                 })?;
             write_private(&path, &json).await?;
             tracing::info!(id = %account.id(), "ACME: account registered");
             Ok(account)
         }
-        Err(source) => Err(AcmeError::Cache { path, source }),
+        Err(error) => Err(AcmeError::Cache { path, error }),
     }
 }
 
@@ -300,9 +300,9 @@ fn challenge_cert(domain: &str, digest: &[u8]) -> Result<Arc<CertifiedKey>, Acme
 
 async fn create_private_dir(dir: &Path) -> Result<(), AcmeError> {
     use std::os::unix::fs::PermissionsExt;
-    let cache = |source| AcmeError::Cache {
+    let cache = |error| AcmeError::Cache {
         path: dir.to_owned(),
-        source,
+        error,
     };
     tokio::fs::create_dir_all(dir).await.map_err(cache)?;
     tokio::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
@@ -314,9 +314,9 @@ async fn create_private_dir(dir: &Path) -> Result<(), AcmeError> {
 async fn write_private(path: &Path, bytes: &[u8]) -> Result<(), AcmeError> {
     use tokio::io::AsyncWriteExt;
     let tmp = path.with_extension("tmp");
-    let cache = |source| AcmeError::Cache {
+    let cache = |error| AcmeError::Cache {
         path: path.to_owned(),
-        source,
+        error,
     };
     let mut file = tokio::fs::OpenOptions::new()
         .write(true)

@@ -35,11 +35,11 @@ pub const ACME_TLS_ALPN: &[u8] = b"acme-tls/1";
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
     /// A file could not be read.
-    #[error("cannot read {what} {}: {source}", path.display())]
+    #[error("cannot read {what} {}: {error}", path.display())]
     Read {
         what: &'static str,
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The certificate PEM holds no certificate.
     #[error("no PEM certificate found in the TLS certificate")]
@@ -82,10 +82,10 @@ pub fn provider() -> Arc<CryptoProvider> {
 /// Reads and checks a certificate chain and its key from PEM files.
 pub fn load_files(cert: &Path, key: &Path) -> Result<Loaded, TlsError> {
     let read = |what, path: &Path| {
-        std::fs::read(path).map_err(|source| TlsError::Read {
+        std::fs::read(path).map_err(|error| TlsError::Read {
             what,
             path: path.to_owned(),
-            source,
+            error,
         })
     };
     load_pem(
@@ -310,4 +310,45 @@ pub fn unix_now() -> i64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn self_signed(name: &str) -> (String, String) {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let params = rcgen::CertificateParams::new(vec![name.to_owned()]).unwrap();
+        (params.self_signed(&key).unwrap().pem(), key.serialize_pem())
+    }
+
+    /// A matching pair loads with its names and validity, and the resolver
+    /// publishes its expiry; a foreign key or garbage is refused.
+    #[test]
+    fn load_and_install() {
+        let (cert, key) = self_signed("paste.example.com");
+        let loaded = load_pem(cert.as_bytes(), key.as_bytes()).unwrap();
+        assert_eq!(loaded.names, ["paste.example.com"]);
+        assert!(loaded.not_before < unix_now() && unix_now() < loaded.not_after);
+
+        let resolver = CertResolver::default();
+        assert_eq!(resolver.stats().cert_not_after(), None);
+        resolver.install(loaded.clone());
+        assert_eq!(resolver.stats().cert_not_after(), Some(loaded.not_after));
+
+        let (_, other_key) = self_signed("other.example.com");
+        assert!(matches!(
+            load_pem(cert.as_bytes(), other_key.as_bytes()),
+            Err(TlsError::Key(_))
+        ));
+        assert!(matches!(
+            load_pem(b"nothing here", key.as_bytes()),
+            Err(TlsError::NoCertificate)
+        ));
+        assert!(matches!(
+            load_pem(cert.as_bytes(), b"no key"),
+            Err(TlsError::KeyPem(_))
+        ));
+    }
 }
