@@ -293,8 +293,14 @@ fn challenge_cert(domain: &str, digest: &[u8]) -> Result<Arc<CertifiedKey>, Acme
     let key = rcgen::KeyPair::generate().map_err(|e| fail(&e))?;
     let cert = params.self_signed(&key).map_err(|e| fail(&e))?;
     let key_der = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-    let certified = CertifiedKey::from_der(vec![cert.der().clone()], key_der, &provider())
+    let signer = provider()
+        .key_provider
+        .load_private_key(key_der)
         .map_err(|e| fail(&e))?;
+    // Not `CertifiedKey::from_der`: its key check parses the certificate with
+    // webpki, which refuses the critical acmeIdentifier extension. The pair
+    // was generated together just above.
+    let certified = CertifiedKey::new(vec![cert.der().clone()], signer);
     Ok(Arc::new(certified))
 }
 
