@@ -81,8 +81,9 @@ fn wait_for_port(port: u16, what: &str) {
     }
 }
 
-/// Starts challtestsrv and Pebble in `dir`, validating TLS-ALPN-01 on `tls_port`.
-fn start_pebble(dir: &Path, tls_port: u16) -> Pebble {
+/// Starts challtestsrv and Pebble in `dir`, validating TLS-ALPN-01 on
+/// `tls_port` and issuing certificates valid for `validity`.
+fn start_pebble(dir: &Path, tls_port: u16, validity: Duration) -> Pebble {
     let ca = TestCa::new();
     let leaf = ca.leaf("pebble");
     let https_ca = dir.join("pebble-https-ca.pem");
@@ -99,6 +100,7 @@ fn start_pebble(dir: &Path, tls_port: u16) -> Pebble {
         "tlsPort": tls_port,
         "ocspResponderURL": "",
         "externalAccountBindingRequired": false,
+        "certificateValidityPeriod": validity.as_secs(),
     }});
     std::fs::write(dir.join("pebble.json"), config.to_string()).unwrap();
     let log = |name: &str| std::fs::File::create(dir.join(name)).unwrap();
@@ -140,8 +142,13 @@ fn start_pebble(dir: &Path, tls_port: u16) -> Pebble {
 
 /// Waits for `needle` in the server's logs; on timeout fails with both servers' logs.
 fn wait_for_log(server: &Server, needle: &str, dir: &Path) {
+    wait_for_logs(server, needle, 1, dir);
+}
+
+/// Waits until `needle` appears `times` times in the server's logs.
+fn wait_for_logs(server: &Server, needle: &str, times: usize, dir: &Path) {
     let deadline = Instant::now() + Duration::from_secs(90);
-    while !server.log_text().contains(needle) {
+    while server.log_text().matches(needle).count() < times {
         if Instant::now() > deadline {
             let pebble = std::fs::read_to_string(dir.join("pebble.log")).unwrap_or_default();
             panic!(
@@ -163,7 +170,7 @@ async fn certificate_from_pebble() {
     }
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
-    let pebble = start_pebble(dir.path(), port);
+    let pebble = start_pebble(dir.path(), port, Duration::from_secs(90 * 86400));
     let mut server = Server::start_with(&[
         &format!("--listen=127.0.0.1:{port}"),
         &format!("--acme-domain={DOMAIN}"),
@@ -174,16 +181,7 @@ async fn certificate_from_pebble() {
     wait_for_log(&server, "ACME: certificate issued", dir.path());
 
     // Pebble's issuing root changes with every run; ask it.
-    let https_ca = std::fs::read_to_string(&pebble.https_ca).unwrap();
-    let management = https_client(&https_ca).build().unwrap();
-    let root = management
-        .get(format!("{}/roots/0", pebble.management))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let root = pebble_root(&pebble).await;
     assert!(root.contains("BEGIN CERTIFICATE"), "{root}");
 
     let addr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -226,4 +224,45 @@ async fn certificate_from_pebble() {
     wait_for_log(&server, "ACME: serving the cached certificate", dir.path());
     assert!(connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.is_ok());
     assert!(!server.log_text().contains("ACME: certificate issued"));
+}
+
+/// Pebble's root, from its management API.
+async fn pebble_root(pebble: &Pebble) -> String {
+    let https_ca = std::fs::read_to_string(&pebble.https_ca).unwrap();
+    let management = https_client(&https_ca).build().unwrap();
+    let response = management.get(format!("{}/roots/0", pebble.management));
+    response.send().await.unwrap().text().await.unwrap()
+}
+
+/// A certificate is renewed once a third of its lifetime is left (here 6 of
+/// 18 seconds), and new connections get the new one, still from Pebble.
+#[tokio::test(flavor = "multi_thread")]
+async fn certificate_renewed_before_expiry() {
+    if !pebble_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let pebble = start_pebble(dir.path(), port, Duration::from_secs(18));
+    let server = Server::start_with(&[
+        &format!("--listen=127.0.0.1:{port}"),
+        &format!("--acme-domain={DOMAIN}"),
+        "--acme-email=ops@example.com",
+        &format!("--acme-directory={}", pebble.directory),
+        &format!("--acme-ca-root={}", pebble.https_ca.display()),
+    ]);
+    wait_for_log(&server, "ACME: certificate issued", dir.path());
+    let root = pebble_root(&pebble).await;
+    let addr = format!("127.0.0.1:{port}").parse().unwrap();
+    let first = connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.unwrap();
+    let issued = Instant::now();
+
+    wait_for_logs(&server, "ACME: certificate issued", 2, dir.path());
+    let renewed_after = issued.elapsed();
+    assert!(
+        renewed_after >= Duration::from_secs(8) && renewed_after <= Duration::from_secs(17),
+        "renewed {renewed_after:?} after issuance, expected about 12 s (before the 18 s expiry)"
+    );
+    let second = connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.unwrap();
+    assert_ne!(helpers::leaf_of(&first), helpers::leaf_of(&second));
 }

@@ -182,6 +182,9 @@ async fn renew_loop(config: AcmeConfig, resolver: Arc<CertResolver>) {
                 );
                 resolver.install(loaded);
                 backoff = RETRY_MIN;
+                // Never ask again at once, even if a CA issues certificates
+                // that are already due (very short-lived or backdated ones).
+                tokio::time::sleep(RETRY_MIN).await;
             }
             Err(e) => {
                 tracing::warn!(error = %e, "ACME: no certificate this time; retrying in {backoff:?}");
