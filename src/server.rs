@@ -115,7 +115,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!("redirecting plain HTTP on http://{addr} to {target}");
         }
-        // It stops with the sweeper, after the main listener.
+        // Stopped by the sweeper's signal, once the main listener has drained.
         let mut stopped = stop_sweeper.subscribe();
         tokio::spawn(run(
             listener,

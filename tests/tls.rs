@@ -327,6 +327,40 @@ fn log_value(server: &Server, marker: &str) -> String {
     panic!("no log line with {marker:?}; logs:\n{}", server.log_text());
 }
 
+/// SIGTERM with idle HTTPS connections open (HTTP/1.1 keep-alive and HTTP/2)
+/// shuts down cleanly and promptly: idle TLS connections are closed, not waited for.
+#[tokio::test(flavor = "multi_thread")]
+async fn graceful_shutdown_closes_idle_tls_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = TestCa::new();
+    let server = start_tls(dir.path(), &ca.leaf("one"), &["--header-timeout=60s"]);
+    let mut h1 = connect(addr_of(&server.url), &ca.pem, "localhost", &[b"http/1.1"])
+        .await
+        .unwrap();
+    assert_eq!(get_on(&mut h1, "/healthz").await.0, 200);
+    let h2 = https_client(&ca.pem).build().unwrap();
+    let response = h2.get(server.at("/healthz")).send().await.unwrap();
+    assert_eq!(response.version(), reqwest::Version::HTTP_2);
+
+    // The clients keep running (an HTTP/2 client must answer the server's
+    // GOAWAY ping) while this blocks.
+    let started = Instant::now();
+    let (server, clean) = tokio::task::spawn_blocking(move || {
+        let mut server = server;
+        let clean = server.terminate();
+        (server, clean)
+    })
+    .await
+    .unwrap();
+    assert!(clean, "unclean exit; logs:\n{}", server.log_text());
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "shutdown took {took:?}");
+    assert!(server.log_text().contains("snip stopped"));
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(5), h1.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "{read:?}");
+}
+
 /// Runs `snip serve ARGS` expecting it to exit by itself; returns (exit code, stderr).
 fn serve_fails(args: &[&str]) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();

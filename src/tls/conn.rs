@@ -46,6 +46,11 @@ impl TlsConnections {
         }
     }
 
+    /// The counters shared with the metrics.
+    pub fn stats(&self) -> Arc<TlsStats> {
+        self.stats.clone()
+    }
+
     /// Spawns the task that shakes hands and then serves `service`; `watcher`
     /// lets graceful shutdown wait for it.
     pub fn spawn<S, B>(
