@@ -407,6 +407,7 @@ fn startup_errors() {
     let missing_cert = format!("--tls-cert={}", missing.display());
     let other_key_flag = format!("--tls-key={}", other_key.display());
     let garbage_cert = format!("--tls-cert={}", garbage.display());
+    let missing_root = format!("--acme-ca-root={}", missing.display());
 
     let cases: &[(&[&str], i32, &str)] = &[
         (&[&cert_flag], 2, "--tls-key"),
@@ -424,6 +425,15 @@ fn startup_errors() {
         (&[&garbage_cert, &key_flag], 1, "no PEM certificate found"),
         (&["--redirect-http=127.0.0.1:0"], 2, "--tls-cert"),
         (&["--acme-domain=paste.example.com"], 2, "--acme-email"),
+        (
+            &[
+                "--acme-domain=paste.example.com",
+                "--acme-email=a@example.com",
+                &missing_root,
+            ],
+            1,
+            "cannot read the ACME CA root",
+        ),
         (
             &["--acme-domain=*.example.com", "--acme-email=a@example.com"],
             2,

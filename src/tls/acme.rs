@@ -115,6 +115,16 @@ fn cache_name(directory: &str) -> String {
 /// Serves a cached certificate if there is a fitting one, then starts the
 /// task that obtains and renews certificates.
 pub async fn start(config: AcmeConfig, resolver: Arc<CertResolver>) -> Result<(), AcmeError> {
+    if let Some(root) = &config.ca_root {
+        // Checked now: a typo here is a startup error, not a retry loop.
+        tokio::fs::read(root)
+            .await
+            .map_err(|error| TlsError::Read {
+                what: "the ACME CA root",
+                path: root.clone(),
+                error,
+            })?;
+    }
     create_private_dir(&config.cache_dir).await?;
     match load_cached(&config).await {
         Some(loaded) => {
