@@ -184,6 +184,102 @@ pub struct ServeArgs {
     /// A TOML file with any of these options (keys as the long flags).
     #[arg(long, env = "SNIP_CONFIG")]
     pub config: Option<PathBuf>,
+
+    /// HTTPS: certificate files or ACME, and the plain-HTTP redirect.
+    #[command(flatten)]
+    pub tls: TlsArgs,
+}
+
+/// The default ACME directory: Let's Encrypt's production CA.
+pub const LETS_ENCRYPT: &str = "https://acme-v02.api.letsencrypt.org/directory";
+
+/// Options that make snip serve HTTPS itself (see the README's TLS section).
+#[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("tls_source").args(["tls_cert", "acme_domain"]).multiple(false)))]
+pub struct TlsArgs {
+    /// Serve HTTPS with this certificate chain (PEM, leaf first); needs --tls-key.
+    /// Reloaded when the file changes or on SIGHUP.
+    #[arg(long, env = "SNIP_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// Private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, env = "SNIP_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+
+    /// How often --tls-cert and --tls-key are checked for changes (off: only on SIGHUP).
+    #[arg(long, env = "SNIP_TLS_RELOAD_INTERVAL", default_value = "2s", value_parser = parse_interval)]
+    pub tls_reload_interval: Interval,
+
+    /// Get and renew certificates for this domain (comma-separated for several)
+    /// from an ACME CA, answering its TLS-ALPN-01 challenge on the HTTPS port; needs --acme-email.
+    #[arg(long, env = "SNIP_ACME_DOMAIN", value_delimiter = ',', requires = "acme_email", value_parser = parse_domain)]
+    pub acme_domain: Vec<String>,
+
+    /// Contact address given to the ACME CA (expiry and policy mail).
+    #[arg(long, env = "SNIP_ACME_EMAIL", requires = "acme_domain", value_parser = parse_email)]
+    pub acme_email: Option<String>,
+
+    /// Directory URL of the ACME CA.
+    #[arg(long, env = "SNIP_ACME_DIRECTORY", default_value = LETS_ENCRYPT, requires = "acme_domain")]
+    pub acme_directory: String,
+
+    /// Trust only this CA (PEM) for the ACME directory's own HTTPS, e.g. a test CA [default: the system's roots].
+    #[arg(long, env = "SNIP_ACME_CA_ROOT", requires = "acme_domain")]
+    pub acme_ca_root: Option<PathBuf>,
+
+    /// Also listen for plain HTTP on this address and redirect it (308) to the HTTPS public URL.
+    #[arg(long, env = "SNIP_REDIRECT_HTTP", requires = "tls_source")]
+    pub redirect_http: Option<SocketAddr>,
+}
+
+impl TlsArgs {
+    /// Whether snip serves HTTPS.
+    pub fn enabled(&self) -> bool {
+        self.tls_cert.is_some() || !self.acme_domain.is_empty()
+    }
+}
+
+/// A period, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interval(pub Option<Duration>);
+
+fn parse_interval(input: &str) -> Result<Interval, String> {
+    if input.trim().eq_ignore_ascii_case("off") {
+        return Ok(Interval(None));
+    }
+    parse_duration(input).map(|d| Interval(Some(d)))
+}
+
+/// A DNS name an ACME CA can issue for: letters, digits, `-` and `.`, no wildcard.
+fn parse_domain(input: &str) -> Result<String, String> {
+    let domain = input.trim().trim_end_matches('.').to_ascii_lowercase();
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    };
+    if domain.len() > 253
+        || !domain.contains('.') && domain != "localhost"
+        || !domain.split('.').all(label_ok)
+    {
+        return Err(format!(
+            "{input:?} is not a domain name like paste.example.com"
+        ));
+    }
+    Ok(domain)
+}
+
+fn parse_email(input: &str) -> Result<String, String> {
+    match input.split_once('@') {
+        Some((user, host))
+            if !user.is_empty() && host.contains('.') && !input.contains(char::is_whitespace) =>
+        {
+            Ok(input.to_owned())
+        }
+        _ => Err(format!("{input:?} is not an email address")),
+    }
 }
 
 /// Where the pastes live: shared by `serve`, `backup`, `restore` and `migrate`.
@@ -259,7 +355,8 @@ impl ServeArgs {
         }
     }
 
-    /// The base of printed URLs: `--public-url`, or derived from the bound address.
+    /// The base of printed URLs: `--public-url`, or derived from the bound
+    /// address (`https://` with TLS, and the first ACME domain if there is one).
     pub fn public_url(&self, bound: SocketAddr) -> String {
         match &self.public_url {
             Some(url) => url.trim_end_matches('/').to_owned(),
@@ -268,7 +365,12 @@ impl ServeArgs {
                 if addr.ip().is_unspecified() {
                     addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
                 }
-                format!("http://{addr}")
+                match (self.tls.enabled(), self.tls.acme_domain.first()) {
+                    (false, _) => format!("http://{addr}"),
+                    (true, Some(domain)) if bound.port() == 443 => format!("https://{domain}"),
+                    (true, Some(domain)) => format!("https://{domain}:{}", bound.port()),
+                    (true, None) => format!("https://{addr}"),
+                }
             }
         }
     }
@@ -448,6 +550,22 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("5 parsecs").is_err());
         assert!(parse_size("99999999999TiB").is_err());
+    }
+
+    /// Domain names and email addresses for ACME are checked at startup.
+    #[test]
+    fn acme_names() {
+        assert_eq!(
+            parse_domain("Paste.Example.com."),
+            Ok("paste.example.com".into())
+        );
+        assert!(parse_domain("*.example.com").is_err());
+        assert!(parse_domain("exa mple.com").is_err());
+        assert!(parse_domain("-bad.example.com").is_err());
+        assert!(parse_domain("nodot").is_err());
+        assert!(parse_email("ops@example.com").is_ok());
+        assert!(parse_email("ops").is_err());
+        assert!(parse_email("@example.com").is_err());
     }
 
     /// The clap definition is internally consistent.

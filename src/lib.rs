@@ -20,6 +20,8 @@
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
 //! - [`proxy_protocol`]: the PROXY protocol header a TCP proxy may send first.
 //! - [`sweeper`]: deletes expired pastes in the background.
+//! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
+//!   HTTP/2 by ALPN, the plain-HTTP redirect.
 //! - [`cli`]: the `snip put/get/delete` client, and `snip backup/restore/migrate`.
 //! - [`config`]: flags, environment variables and the TOML file, parsed by clap.
 //!
@@ -34,3 +36,4 @@ pub mod proxy_protocol;
 pub mod server;
 pub mod store;
 pub mod sweeper;
+pub mod tls;

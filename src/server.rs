@@ -30,6 +30,8 @@ use crate::metrics::store::MeteredStore;
 use crate::proxy_protocol;
 use crate::store::{self, Store};
 use crate::sweeper;
+use crate::tls::Tls;
+use crate::tls::conn::TlsConnections;
 
 /// How long in-flight requests get to finish after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -57,6 +59,17 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let bound = listener.local_addr()?;
+    // instant-acme's HTTP client asks rustls for the process-wide provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let tls = Tls::start(&args.tls, &args.data_dir).await?;
+    let redirect = match args.tls.redirect_http {
+        Some(addr) => Some(
+            TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr} (--redirect-http)"))?,
+        ),
+        None => None,
+    };
     let metrics = Arc::new(Metrics::new(openapi::route_templates()));
     let (location, options) = args.store_location();
     let backend = store::open(&location, &options)
@@ -109,16 +122,39 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         args.sweep_interval,
         sweeper_stopped,
     ));
+    let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(
         store = %location.describe(),
         durability = ?args.durability(),
-        "snip listening on http://{bound}"
+        "snip listening on {scheme}://{bound}"
     );
     let options = ConnOptions {
         header_timeout: args.header_timeout,
         proxy_protocol: args.proxy_protocol.then(|| Arc::new(args.proxy_config())),
     };
-    run(listener, make_app(state), options, shutdown_signal()).await;
+    let redirect = redirect.map(|listener| {
+        let target = state.public_url.clone();
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!("redirecting plain HTTP on http://{addr} to {target}");
+        }
+        // Stopped by the sweeper's signal, once the main listener has drained.
+        let mut stopped = stop_sweeper.subscribe();
+        tokio::spawn(run(
+            listener,
+            crate::tls::redirect::app(&target),
+            // Redirects are answered to anyone, never behind a PROXY header.
+            ConnOptions {
+                header_timeout: options.header_timeout,
+                proxy_protocol: None,
+            },
+            None,
+            async move {
+                let _ = stopped.changed().await;
+            },
+        ))
+    });
+    let tls = tls.map(|tls| TlsConnections::new(&tls, args.header_timeout));
+    run(listener, make_app(state), options, tls, shutdown_signal()).await;
     let _ = stop_metrics.send(true);
     if let Some(server) = metrics_server {
         let _ = server.await;
@@ -126,6 +162,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     forget.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
+    if let Some(redirect) = redirect {
+        let _ = redirect.await;
+    }
     store.close().await.context("closing the store")?;
     tracing::info!("snip stopped");
     Ok(())
@@ -153,17 +192,19 @@ async fn serve_metrics(
     let stopped = async move {
         let _ = stop.changed().await;
     };
-    Ok(tokio::spawn(run(listener, app, options, stopped)))
+    Ok(tokio::spawn(run(listener, app, options, None, stopped)))
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves, then lets in-flight
-/// requests finish (up to a grace period).
+/// Serves `app` on `listener` (over TLS when `tls` is given) until `shutdown`
+/// resolves, then lets in-flight requests finish (up to a grace period).
 pub async fn run(
     listener: TcpListener,
     app: Router,
     options: ConnOptions,
+    tls: Option<TlsConnections>,
     shutdown: impl Future<Output = ()>,
 ) {
+    let tls = tls.map(Arc::new);
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -188,6 +229,7 @@ pub async fn run(
         let http = http.clone();
         let watcher = graceful.watcher();
         let options = options.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
             let (stream, peer) = match &options.proxy_protocol {
                 None => (stream, peer),
@@ -205,6 +247,11 @@ pub async fn run(
                     req
                 },
             ));
+            if let Some(tls) = &tls {
+                // The PROXY header (if any) came first, in plain text; TLS follows.
+                tls.spawn(stream, peer, service, http, watcher);
+                return;
+            }
             let conn = watcher.watch(http.serve_connection(TokioIo::new(stream), service));
             if let Err(e) = conn.await {
                 tracing::debug!(error = %e, %peer, "connection ended with an error");

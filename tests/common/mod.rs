@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 /// A running snip server process.
 pub struct Server {
     child: Child,
-    /// Base URL, e.g. `http://127.0.0.1:41234`.
+    /// Base URL, e.g. `http://127.0.0.1:41234` (`https://` when serving TLS).
     pub url: String,
     /// The data dir (kept across restarts).
     pub data_dir: PathBuf,
@@ -160,7 +160,7 @@ impl Server {
         std::thread::spawn(move || {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(pos) = line.find("listening on http://") {
+                if let Some(pos) = line.find("listening on http") {
                     let url: String = line[pos + "listening on ".len()..]
                         .chars()
                         .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\u{1b}')

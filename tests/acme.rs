@@ -1,0 +1,268 @@
+//! ACME end to end: snip obtains a certificate from a local Pebble (Debian's
+//! `pebble`, the Let's Encrypt team's test CA) by answering a real
+//! TLS-ALPN-01 validation, serves it, and reuses it from the cache after a
+//! restart. `pebble-challtestsrv` is the DNS server that points the test
+//! domain at 127.0.0.1 for Pebble's validator; nothing is mocked and
+//! `PEBBLE_VA_ALWAYS_VALID` is not used.
+#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
+
+mod common;
+#[path = "tls/helpers.rs"]
+mod helpers;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Server;
+use helpers::{TestCa, connect, https_client};
+
+/// The domain snip gets a certificate for (challtestsrv answers every name with 127.0.0.1).
+const DOMAIN: &str = "snip.test";
+
+/// Pebble and its DNS server, stopped on drop.
+struct Pebble {
+    children: Vec<Child>,
+    /// The ACME directory URL.
+    directory: String,
+    /// Pebble's management API (for its issuing root).
+    management: String,
+    /// The CA of Pebble's own HTTPS certificate (made by the test).
+    https_ca: PathBuf,
+}
+
+impl Drop for Pebble {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A port that was free a moment ago.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Whether the Pebble binaries are installed; without them the test fails
+/// under CI (where `.ci/run` installs them) and is skipped, with a reason, elsewhere.
+fn pebble_available() -> bool {
+    let found = ["pebble", "pebble-challtestsrv"].iter().all(|bin| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {bin}")])
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "pebble is not installed (apt-get install -y pebble); .ci/run installs it"
+        );
+        eprintln!("SKIPPED: pebble is not installed (apt-get install -y pebble)");
+    }
+    found
+}
+
+/// Waits until something accepts TCP connections on `port`.
+fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not start on port {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Starts challtestsrv and Pebble in `dir`, validating TLS-ALPN-01 on
+/// `tls_port` and issuing certificates valid for `validity`.
+fn start_pebble(dir: &Path, tls_port: u16, validity: Duration) -> Pebble {
+    let ca = TestCa::new();
+    let leaf = ca.leaf("pebble");
+    let https_ca = dir.join("pebble-https-ca.pem");
+    std::fs::write(&https_ca, &ca.pem).unwrap();
+    std::fs::write(dir.join("pebble-cert.pem"), &leaf.cert_pem).unwrap();
+    std::fs::write(dir.join("pebble-key.pem"), &leaf.key_pem).unwrap();
+    let (dns, dns_admin, listen, management) = (free_port(), free_port(), free_port(), free_port());
+    let config = serde_json::json!({"pebble": {
+        "listenAddress": format!("127.0.0.1:{listen}"),
+        "managementListenAddress": format!("127.0.0.1:{management}"),
+        "certificate": dir.join("pebble-cert.pem"),
+        "privateKey": dir.join("pebble-key.pem"),
+        "httpPort": free_port(),
+        "tlsPort": tls_port,
+        "ocspResponderURL": "",
+        "externalAccountBindingRequired": false,
+        "certificateValidityPeriod": validity.as_secs(),
+    }});
+    std::fs::write(dir.join("pebble.json"), config.to_string()).unwrap();
+    let log = |name: &str| std::fs::File::create(dir.join(name)).unwrap();
+
+    let dns_server = Command::new("pebble-challtestsrv")
+        .args(["-dns01", &format!("127.0.0.1:{dns}")])
+        .args(["-management", &format!("127.0.0.1:{dns_admin}")])
+        .args(["-http01", "", "-https01", "", "-tlsalpn01", ""])
+        .args(["-defaultIPv4", "127.0.0.1", "-defaultIPv6", ""])
+        .stdout(log("challtestsrv.log"))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut pebble = Pebble {
+        children: vec![dns_server],
+        directory: format!("https://127.0.0.1:{listen}/dir"),
+        management: format!("https://127.0.0.1:{management}"),
+        https_ca,
+    };
+    let ca_server = Command::new("pebble")
+        .arg("-config")
+        .arg(dir.join("pebble.json"))
+        .args(["-dnsserver", &format!("127.0.0.1:{dns}")])
+        // Answer validations at once, and don't reject 5 % of nonces at random
+        // (a test of the client's retry, not of issuance).
+        .env("PEBBLE_VA_NOSLEEP", "1")
+        .env("PEBBLE_WFE_NONCEREJECT", "0")
+        .env_remove("PEBBLE_VA_ALWAYS_VALID")
+        .stdout(log("pebble.log"))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    pebble.children.push(ca_server);
+    wait_for_port(dns_admin, "pebble-challtestsrv");
+    wait_for_port(listen, "pebble");
+    wait_for_port(management, "pebble's management API");
+    pebble
+}
+
+/// Waits for `needle` in the server's logs; on timeout fails with both servers' logs.
+fn wait_for_log(server: &Server, needle: &str, dir: &Path) {
+    wait_for_logs(server, needle, 1, dir);
+}
+
+/// Waits until `needle` appears `times` times in the server's logs.
+fn wait_for_logs(server: &Server, needle: &str, times: usize, dir: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while server.log_text().matches(needle).count() < times {
+        if Instant::now() > deadline {
+            let pebble = std::fs::read_to_string(dir.join("pebble.log")).unwrap_or_default();
+            panic!(
+                "no {needle:?} in snip's logs:\n{}\npebble:\n{pebble}",
+                server.log_text()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// snip gets a certificate for its domain from Pebble through a real
+/// TLS-ALPN-01 validation, serves it (a client trusting only Pebble's root
+/// can create and read a paste), and after a restart serves it from the cache.
+#[tokio::test(flavor = "multi_thread")]
+async fn certificate_from_pebble() {
+    if !pebble_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let pebble = start_pebble(dir.path(), port, Duration::from_secs(90 * 86400));
+    let mut server = Server::start_with(&[
+        &format!("--listen=127.0.0.1:{port}"),
+        &format!("--acme-domain={DOMAIN}"),
+        "--acme-email=ops@example.com",
+        &format!("--acme-directory={}", pebble.directory),
+        &format!("--acme-ca-root={}", pebble.https_ca.display()),
+    ]);
+    wait_for_log(&server, "ACME: certificate issued", dir.path());
+
+    // Pebble's issuing root changes with every run; ask it.
+    let root = pebble_root(&pebble).await;
+    assert!(root.contains("BEGIN CERTIFICATE"), "{root}");
+
+    let addr = format!("127.0.0.1:{port}").parse().unwrap();
+    let tls = connect(addr, &root, DOMAIN, &[b"http/1.1"]).await;
+    assert!(
+        tls.is_ok(),
+        "snip's certificate does not chain to Pebble's root: {tls:?}"
+    );
+
+    let client = https_client(&root).resolve(DOMAIN, addr).build().unwrap();
+    let base = format!("https://{DOMAIN}:{port}");
+    let created = common::create_json(&client, &base, "issued by pebble\n", "").await;
+    assert!(
+        created["url"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{base}/"))
+    );
+    let raw = client
+        .get(created["raw_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.text().await.unwrap(), "issued by pebble\n");
+
+    // The cache: account and certificate, private, reused after a restart.
+    let mut cas = std::fs::read_dir(server.data_dir.join("acme")).unwrap();
+    let cache = cas.next().unwrap().unwrap().path();
+    assert!(cas.next().is_none(), "one cache directory per CA");
+    for file in ["account.json", "cert.pem", "key.pem"] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(cache.join(file))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{file}");
+    }
+    assert!(server.terminate());
+    server.restart();
+    wait_for_log(&server, "ACME: serving the cached certificate", dir.path());
+    assert!(connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.is_ok());
+    assert!(!server.log_text().contains("ACME: certificate issued"));
+}
+
+/// Pebble's root, from its management API.
+async fn pebble_root(pebble: &Pebble) -> String {
+    let https_ca = std::fs::read_to_string(&pebble.https_ca).unwrap();
+    let management = https_client(&https_ca).build().unwrap();
+    let response = management.get(format!("{}/roots/0", pebble.management));
+    response.send().await.unwrap().text().await.unwrap()
+}
+
+/// A certificate is renewed once a third of its lifetime is left (here 6 of
+/// 18 seconds), and new connections get the new one, still from Pebble.
+#[tokio::test(flavor = "multi_thread")]
+async fn certificate_renewed_before_expiry() {
+    if !pebble_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let pebble = start_pebble(dir.path(), port, Duration::from_secs(18));
+    let server = Server::start_with(&[
+        &format!("--listen=127.0.0.1:{port}"),
+        &format!("--acme-domain={DOMAIN}"),
+        "--acme-email=ops@example.com",
+        &format!("--acme-directory={}", pebble.directory),
+        &format!("--acme-ca-root={}", pebble.https_ca.display()),
+    ]);
+    wait_for_log(&server, "ACME: certificate issued", dir.path());
+    let root = pebble_root(&pebble).await;
+    let addr = format!("127.0.0.1:{port}").parse().unwrap();
+    let first = connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.unwrap();
+    let issued = Instant::now();
+
+    wait_for_logs(&server, "ACME: certificate issued", 2, dir.path());
+    let renewed_after = issued.elapsed();
+    assert!(
+        renewed_after >= Duration::from_secs(8) && renewed_after <= Duration::from_secs(17),
+        "renewed {renewed_after:?} after issuance, expected about 12 s (before the 18 s expiry)"
+    );
+    let second = connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.unwrap();
+    assert_ne!(helpers::leaf_of(&first), helpers::leaf_of(&second));
+}
