@@ -70,7 +70,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let metrics = Arc::new(Metrics::new(openapi::route_templates()));
+    let mut metrics = Metrics::new(openapi::route_templates());
+    if let Some(tls) = &tls {
+        metrics = metrics.with_tls(tls.stats());
+    }
+    let metrics = Arc::new(metrics);
     let (location, options) = args.store_location();
     let backend = store::open(&location, &options)
         .await

@@ -459,3 +459,49 @@ fn startup_errors() {
         );
     }
 }
+
+/// Reads one sample's value from the metrics exposition text.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find(|l| l.starts_with(series) && l[series.len()..].starts_with(' '))
+        .and_then(|l| l[series.len()..].trim().parse().ok())
+}
+
+/// `/metrics` over HTTPS counts completed and failed handshakes and exports
+/// the served certificate's expiry time.
+#[tokio::test]
+async fn metrics_count_handshakes_and_certificate_expiry() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = TestCa::new();
+    let server = start_tls(dir.path(), &ca.leaf("one"), &[]);
+    let client = https_client(&ca.pem).http1_only().build().unwrap();
+    // A client that speaks plain HTTP to the TLS port fails its handshake.
+    let mut plain = TcpStream::connect(addr_of(&server.url)).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut plain, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut sink = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), plain.read_to_end(&mut sink)).await;
+    let scrape = || async {
+        let url = server.at("/metrics");
+        client.get(url).send().await.unwrap().text().await.unwrap()
+    };
+    let counted = eventually(Duration::from_secs(10), || async {
+        let text = scrape().await;
+        sample(&text, "snip_tls_handshakes_total{result=\"failed\"}").unwrap_or(0.0) >= 1.0
+    })
+    .await;
+    let text = scrape().await;
+    assert!(counted, "no failed handshake counted:\n{text}");
+    let ok = sample(&text, "snip_tls_handshakes_total{result=\"ok\"}").unwrap();
+    assert!(ok >= 1.0, "{text}");
+    let expiry = sample(&text, "snip_tls_certificate_expiry_timestamp_seconds").unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(
+        expiry > now + 86_400.0,
+        "expiry {expiry} is not in the future"
+    );
+}

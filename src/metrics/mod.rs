@@ -17,7 +17,7 @@
 //! - `store_operation_duration_seconds{op}`;
 //! - `rate_limited_total{bucket}`: `ip` or `tenant`.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::http::{Method, StatusCode};
@@ -30,6 +30,7 @@ use prometheus_client::registry::Registry;
 mod histogram;
 pub mod store;
 
+use crate::tls::TlsStats;
 pub use histogram::LatencyHistogram;
 use histogram::{REQUEST_BUCKETS, STORE_BUCKETS};
 
@@ -80,6 +81,32 @@ struct OpLabels {
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct BucketLabels {
     bucket: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ResultLabels {
+    result: &'static str,
+}
+
+/// The TLS series, present when snip terminates TLS itself. The acceptor
+/// counts into [`TlsStats`] (atomics it owns); a scrape copies them here.
+#[derive(Debug)]
+struct TlsSeries {
+    stats: Arc<TlsStats>,
+    /// Completed, then failed handshakes.
+    handshakes: [Counter; 2],
+    expiry: Gauge,
+}
+
+impl TlsSeries {
+    fn sync(&self) {
+        let totals = [self.stats.handshakes(), self.stats.failed_handshakes()];
+        for (counter, total) in self.handshakes.iter().zip(totals) {
+            // Counters only go up: add what the acceptor counted since the last scrape.
+            counter.inc_by(total.saturating_sub(counter.get()));
+        }
+        self.expiry.set(self.stats.cert_not_after().unwrap_or(0));
+    }
 }
 
 /// A route, resolved once per request from its template.
@@ -181,11 +208,9 @@ pub enum Bucket {
 
 /// Every metric snip exports, with its registry.
 ///
-/// **TLS (reserved for the TLS listener):** `tls_handshakes_total{result}` (a
-/// `Family` of counters) and `tls_certificate_expiry_timestamp_seconds` (a
-/// gauge) are to be added as fields here, registered in [`Metrics::new`] next
-/// to the others, and recorded by the TLS acceptor. They are not registered
-/// until then rather than exported as fake zeros.
+/// With native TLS, [`Metrics::with_tls`] adds `tls_handshakes_total{result}`
+/// and `tls_certificate_expiry_timestamp_seconds`; without it they are not
+/// exported at all rather than as fake zeros.
 #[derive(Debug)]
 pub struct Metrics {
     registry: Registry,
@@ -198,6 +223,7 @@ pub struct Metrics {
     stored_pastes: Gauge,
     store_ops: Vec<LatencyHistogram>,
     rate_limited: [Counter; 2],
+    tls: Option<TlsSeries>,
 }
 
 impl Metrics {
@@ -288,7 +314,33 @@ impl Metrics {
             stored_pastes,
             store_ops,
             rate_limited,
+            tls: None,
         }
+    }
+
+    /// Adds the TLS series, read from the acceptor's `stats` at every scrape.
+    pub fn with_tls(mut self, stats: Arc<TlsStats>) -> Self {
+        let family = Family::<ResultLabels, Counter>::default();
+        self.registry.register(
+            "tls_handshakes",
+            "TLS handshakes on the main listener, by result (ok, failed)",
+            family.clone(),
+        );
+        let expiry = Gauge::default();
+        self.registry.register(
+            "tls_certificate_expiry_timestamp_seconds",
+            "When the served certificate expires (Unix time; 0 while there is none)",
+            expiry.clone(),
+        );
+        self.tls = Some(TlsSeries {
+            stats,
+            handshakes: [
+                family.get_or_create_owned(&ResultLabels { result: "ok" }),
+                family.get_or_create_owned(&ResultLabels { result: "failed" }),
+            ],
+            expiry,
+        });
+        self
     }
 
     /// The route whose template is `matched` (`None`, or a template not
@@ -354,6 +406,9 @@ impl Metrics {
             .set(i64::try_from(stored_bytes).unwrap_or(i64::MAX));
         self.stored_pastes
             .set(i64::try_from(stored_pastes).unwrap_or(i64::MAX));
+        if let Some(tls) = &self.tls {
+            tls.sync();
+        }
         let mut text = String::with_capacity(16 * 1024);
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
