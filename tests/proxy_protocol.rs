@@ -151,12 +151,12 @@ fn missing_or_malformed_header_closes_the_connection() {
         assert_eq!(get_after(&server, prefix), None, "{what}");
     }
     assert_eq!(get_after(&server, &v1("203.0.113.7")), Some(200));
-    let logs = server.log_text();
-    assert!(logs.contains("refused a connection"), "{logs}");
     assert!(
-        logs.contains("does not start with a PROXY protocol header"),
-        "{logs}"
+        server.wait_for_log("does not start with a PROXY protocol header"),
+        "{}",
+        server.log_text()
     );
+    assert!(server.log_text().contains("refused a connection"));
 }
 
 /// A valid header from a peer that is not a trusted proxy is refused.
@@ -164,7 +164,11 @@ fn missing_or_malformed_header_closes_the_connection() {
 fn untrusted_peer_is_refused() {
     let server = Server::start_with(&["--proxy-protocol", "--trusted-proxy=10.0.0.0/8"]);
     assert_eq!(get_after(&server, &v1("203.0.113.7")), None);
-    assert!(server.log_text().contains("peer is not a --trusted-proxy"));
+    assert!(
+        server.wait_for_log("peer is not a --trusted-proxy"),
+        "{}",
+        server.log_text()
+    );
 }
 
 /// A connection that never finishes its header is closed after --header-timeout.

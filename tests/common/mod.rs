@@ -242,6 +242,21 @@ impl Server {
         self.logs.lock().unwrap().join("\n")
     }
 
+    /// Waits up to 10 s for a log line containing `needle`. Lines reach the
+    /// harness through a pipe and a reader thread, a moment after the server
+    /// wrote them, so a line logged just before an event the test saw (a
+    /// closed connection) may not be here yet when the test looks.
+    pub fn wait_for_log(&self, needle: &str) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.log_text().contains(needle) {
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
     /// Peak resident memory of the process, in KiB (from /proc).
     pub fn peak_rss_kib(&self) -> u64 {
         proc_status_kib(self.pid(), "VmHWM:")
