@@ -9,7 +9,9 @@ use tracing_subscriber::EnvFilter;
 /// fifty small allocations in hyper, axum and tower, and glibc's malloc/free
 /// were a quarter of a raw read's instructions (callgrind); mimalloc's
 /// thread-local free lists cost a fraction of that and return memory to the
-/// OS when idle.
+/// OS when idle. Built with `no_thp`: mimalloc otherwise asks for transparent
+/// huge pages for its arenas, which committed 8 MiB of them at start and
+/// doubled the idle RSS (measured: 18 MiB with, 10.5 MiB without).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

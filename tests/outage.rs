@@ -209,6 +209,12 @@ async fn database_restart_while_serving() {
         );
     }
 
+    // Readiness says the same: a load balancer takes the instance out.
+    let ready = http.get(server.at("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 503);
+    let health = http.get(server.at("/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+
     cluster.start();
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut back = get_bytes(&http, &server.at(&format!("/raw/{id}"))).await;
@@ -217,6 +223,8 @@ async fn database_restart_while_serving() {
         back = get_bytes(&http, &server.at(&format!("/raw/{id}"))).await;
     }
     assert_eq!(back, (200, b"written before the outage".to_vec()));
+    let ready = http.get(server.at("/readyz")).send().await.unwrap();
+    assert_eq!(ready.status(), 200);
     let after = create_json(&http, &server.url, "written after", "").await;
     let after_id = after["id"].as_str().unwrap();
     assert_eq!(

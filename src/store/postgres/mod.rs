@@ -71,8 +71,9 @@ pub struct PostgresStore {
     pool: Pool,
     /// Body bytes of all pastes as last counted, plus this instance's writes since.
     used: Arc<AtomicU64>,
-    /// Number of pastes as last counted (at start and at every sweep): the
-    /// metrics gauge; exact counting would cost a round trip per scrape.
+    /// Number of pastes as last counted (at start and at every sweep), plus
+    /// this instance's creates and minus its deletes since: the metrics
+    /// gauge; exact counting would cost a round trip per scrape.
     pastes: Arc<AtomicU64>,
     max_bytes: Option<u64>,
 }
@@ -249,6 +250,9 @@ impl PostgresStore {
         let row = client.query_opt(&stmt, params).await.map_err(db_error)?;
         if let Some(row) = &row {
             self.release(to_u64(row.get("size")));
+            let _ = self
+                .pastes
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
         }
         Ok(row)
     }
@@ -260,6 +264,9 @@ impl Store for PostgresStore {
         self.reserve(meta.size)?;
         self.insert(&meta, &body, limits)
             .await
+            .inspect(|()| {
+                self.pastes.fetch_add(1, Ordering::Relaxed);
+            })
             .inspect_err(|_| self.release(meta.size))
     }
 
