@@ -522,3 +522,39 @@ async fn admin_api_auth() {
     let text = response.text().await.unwrap();
     assert!(text.contains("--admin-token"), "{text}");
 }
+
+/// A burst or rate beyond what every backend can store is a 400, on create and on update.
+#[tokio::test]
+async fn oversized_burst_and_rate_are_refused() {
+    let server = start(&[]);
+    let http = client();
+    for body in [
+        serde_json::json!({"name": "big", "burst": 2_147_483_649u64}),
+        serde_json::json!({"name": "big", "rate": "3000000000/s"}),
+    ] {
+        let response = http
+            .post(server.at("/api/admin/tenants"))
+            .bearer_auth(ADMIN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{body}");
+    }
+    let created = http
+        .post(server.at("/api/admin/tenants"))
+        .bearer_auth(ADMIN)
+        .json(&serde_json::json!({"name": "ok", "burst": 1_000_000}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), 201);
+    let update = http
+        .patch(server.at("/api/admin/tenants/ok"))
+        .bearer_auth(ADMIN)
+        .json(&serde_json::json!({"burst": 4_294_967_294u64}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(update.status(), 400);
+}

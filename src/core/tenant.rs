@@ -36,7 +36,7 @@ pub enum TenantError {
     #[error("a tenant name is 1 to 64 characters of a-z, 0-9, _ and -")]
     Name,
     /// The rate is not `N/s`, `N/m` or `N/h` with N ≥ 1.
-    #[error("a rate looks like 50/s, 600/m or 1000/h")]
+    #[error("a rate looks like 50/s, 600/m or 1000/h, with 1 to 1000000 requests")]
     Rate,
 }
 
@@ -58,6 +58,11 @@ pub struct Rate {
     pub per_secs: u32,
 }
 
+/// The largest request count of a rate, and the largest burst: far above any
+/// real limit, and small enough for every backend's integer columns (the
+/// PostgreSQL store keeps them as 32-bit `int`).
+pub const MAX_COUNT: u32 = 1_000_000;
+
 impl Rate {
     /// Parses `50/s`, `600/m`, `1000/h`.
     pub fn parse(input: &str) -> Result<Self, TenantError> {
@@ -69,7 +74,7 @@ impl Rate {
             "h" | "hour" => 3600,
             _ => return Err(TenantError::Rate),
         };
-        if count == 0 {
+        if !(1..=MAX_COUNT).contains(&count) {
             return Err(TenantError::Rate);
         }
         Ok(Self { count, per_secs })

@@ -137,6 +137,17 @@ fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
         .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))
 }
 
+/// A burst within what every backend stores ([`tenant::MAX_COUNT`]).
+fn check_burst(burst: Option<u32>) -> Result<Option<u32>, ApiError> {
+    match burst {
+        Some(b) if b > tenant::MAX_COUNT => Err(ApiError::bad_request(format!(
+            "burst must be at most {}",
+            tenant::MAX_COUNT
+        ))),
+        _ => Ok(burst),
+    }
+}
+
 fn parse_rate(rate: Option<String>) -> Result<Option<Rate>, ApiError> {
     rate.map(|r| Rate::parse(&r).map_err(|e| ApiError::bad_request(e.to_string())))
         .transpose()
@@ -191,7 +202,7 @@ async fn create_tenant(
         max_bytes: request.max_bytes,
         max_paste_bytes: request.max_paste_bytes,
         rate: parse_rate(request.rate)?,
-        burst: request.burst,
+        burst: check_burst(request.burst)?,
     };
     state.store.create_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %tenant.name, "tenant created");
@@ -235,7 +246,7 @@ async fn update_tenant(
         tenant.rate = parse_rate(v)?;
     }
     if let Some(v) = change.burst {
-        tenant.burst = v;
+        tenant.burst = check_burst(v)?;
     }
     state.store.update_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %name, "tenant limits changed");
