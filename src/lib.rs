@@ -14,6 +14,8 @@
 //!   [`http::make_service`]), one module per feature
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
 //!   become statuses ([`http::errors`]).
+//! - [`logging`]: the `tracing` subscriber and the hand-formatted request
+//!   line, both written through one buffered sink by a background thread.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
 //!   lock-free recording, and [`metrics::store::MeteredStore`], which times
 //!   every store operation and counts paste events.
@@ -31,6 +33,7 @@ pub mod cli;
 pub mod config;
 pub mod core;
 pub mod http;
+pub mod logging;
 pub mod metrics;
 pub mod proxy_protocol;
 pub mod server;

@@ -2,8 +2,7 @@
 
 use std::process::ExitCode;
 
-use snip::config::{self, Command, LogFormat};
-use tracing_subscriber::EnvFilter;
+use snip::config::{self, Command};
 
 /// mimalloc rather than the system allocator: a request passes through about
 /// fifty small allocations in hyper, axum and tower, and glibc's malloc/free
@@ -58,22 +57,7 @@ fn main() -> ExitCode {
 }
 
 async fn serve(args: config::ServeArgs) -> anyhow::Result<()> {
-    // The storage engine's own info lines are noise to an operator; keep its warnings.
-    let mut directives = args.log.clone();
-    for quiet in ["fjall", "lsm_tree"] {
-        if !directives.contains(quiet) {
-            directives.push_str(&format!(",{quiet}=warn"));
-        }
-    }
-    let filter = EnvFilter::try_new(&directives).unwrap_or_else(|_| EnvFilter::new("info"));
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    match args.log_format {
-        LogFormat::Text => logs.init(),
-        // Fields at the top level (not under "fields"), so collectors see
-        // `route`, `status`, … directly.
-        LogFormat::Json => logs.json().flatten_event(true).init(),
-    }
+    // Dropped after the server stops: writes out the last buffered lines.
+    let _logs = snip::logging::init(&args.log, args.log_format)?;
     snip::server::serve(args).await
 }

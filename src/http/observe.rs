@@ -1,5 +1,5 @@
 //! Per-request observation: the request metrics and the one log line every
-//! request gets, recorded by the response middleware (`finish_response`).
+//! request gets, recorded by the response layer ([`super::finish`]).
 //!
 //! The log line carries the method, the route *template* (`/raw/{id}`), the
 //! status, the response body's size, the latency and the client IP. It never
@@ -18,6 +18,7 @@ use axum::response::Response;
 
 use super::SharedState;
 use super::forwarded;
+use crate::logging::RequestLine;
 use crate::metrics::RouteId;
 
 /// What is known about a request when it arrives.
@@ -54,15 +55,13 @@ impl Probe {
             .metrics
             .record_request(self.route, &self.method, status, elapsed);
         let size = response.body().size_hint();
-        tracing::info!(
-            target: "snip::request",
-            method = %self.method,
-            route = state.metrics.route_label(self.route),
-            status = status.as_u16(),
-            bytes = size.exact().unwrap_or(size.lower()),
-            latency_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
-            client = %self.client,
-            "request"
-        );
+        crate::logging::request(&RequestLine {
+            method: self.method.as_str(),
+            route: state.metrics.route_label(self.route),
+            status: status.as_u16(),
+            bytes: size.exact().unwrap_or(size.lower()),
+            latency: elapsed,
+            client: self.client,
+        });
     }
 }

@@ -1,0 +1,96 @@
+//! The server's logs: `tracing` events and the per-request line, both written
+//! through one buffered [`sink`] so that they keep their order and cost no
+//! system call per line.
+//!
+//! [`init`] installs the `tracing` subscriber (filter from `--log`, text or
+//! JSON from `--log-format`) writing into the sink; [`request`] writes a
+//! request's line, formatted by [`request`](mod@request) rather than by the
+//! subscriber because it is paid on every request.
+
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use tracing_subscriber::EnvFilter;
+
+use crate::config::LogFormat;
+
+pub mod request;
+pub mod sink;
+
+pub use request::RequestLine;
+use sink::{Flusher, Sink};
+
+/// The installed sink and format, for request lines.
+static INSTALLED: OnceLock<(Sink, LogFormat)> = OnceLock::new();
+
+/// Keeps the log flusher running; dropping it writes out what is buffered.
+pub struct LogGuard {
+    _flusher: Flusher,
+}
+
+/// Installs the process's logging: `directives` in `EnvFilter` syntax (`--log`),
+/// lines in `format`. Call once, before serving.
+pub fn init(directives: &str, format: LogFormat) -> anyhow::Result<LogGuard> {
+    // The storage engine's own info lines are noise to an operator; keep its warnings.
+    let mut directives = directives.to_owned();
+    for quiet in ["fjall", "lsm_tree"] {
+        if !directives.contains(quiet) {
+            directives.push_str(&format!(",{quiet}=warn"));
+        }
+    }
+    let filter = EnvFilter::try_new(&directives).unwrap_or_else(|_| EnvFilter::new("info"));
+    let (sink, flusher) = Sink::start()?;
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(colors_wanted())
+        .with_writer(sink.clone());
+    match format {
+        LogFormat::Text => logs.try_init(),
+        // Fields at the top level (not under "fields"), so collectors see
+        // `route`, `status`, … directly.
+        LogFormat::Json => logs.json().flatten_event(true).try_init(),
+    }
+    .map_err(|e| anyhow::anyhow!("cannot install the logger: {e}"))?;
+    flush_before_panic_reports(sink.clone());
+    let _ = INSTALLED.set((sink, format));
+    Ok(LogGuard { _flusher: flusher })
+}
+
+/// Colors only for a person at a terminal, and never with `NO_COLOR` set.
+fn colors_wanted() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+}
+
+/// A panic message goes straight to stderr; buffered lines from before the
+/// panic are written first, so the log reads in order.
+fn flush_before_panic_reports(sink: Sink) {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        sink.flush();
+        report(info);
+    }));
+}
+
+/// Logs one request's line, if request lines are on (`--log`).
+pub fn request(line: &RequestLine<'_>) {
+    if !request::enabled() {
+        return;
+    }
+    match INSTALLED.get() {
+        Some((sink, format)) => {
+            request::format(*format, line, SystemTime::now(), |bytes| sink.append(bytes));
+        }
+        // Without `init` (the router embedded elsewhere), an ordinary event.
+        None => tracing::info!(
+            target: request::TARGET,
+            method = line.method,
+            route = line.route,
+            status = line.status,
+            bytes = line.bytes,
+            latency_us = u64::try_from(line.latency.as_micros()).unwrap_or(u64::MAX),
+            client = %line.client,
+            "request"
+        ),
+    }
+}

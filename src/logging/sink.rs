@@ -1,0 +1,196 @@
+//! Where every log line goes: an in-memory buffer that a background thread
+//! writes to stderr in batches.
+//!
+//! Writing each line with its own `write(2)` cost a system call per request
+//! and made the two runtime workers contend for stderr's lock (a futex call
+//! for every other request under load). Here a line is a `memcpy` into a
+//! shared buffer under a briefly held mutex; the first line into an empty
+//! buffer wakes the flusher, which waits [`GATHER`] for more and writes the
+//! whole batch at once. An idle server writes nothing and the flusher sleeps
+//! on a condition variable, so it costs no CPU.
+//!
+//! Order is kept: batches leave in the order their lines arrived. Warnings
+//! and errors are written at once (with everything buffered before them), so
+//! the last words before a crash are not left in memory. A full buffer
+//! ([`MAX_BUFFERED`]) is written by the logging thread itself: when stderr
+//! cannot keep up, logging slows the server down rather than using unbounded
+//! memory or dropping lines. A `kill -9` loses at most [`GATHER`] of lines.
+
+use std::io::Write;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tracing::Level;
+use tracing_subscriber::fmt::MakeWriter;
+
+/// How long the flusher lets a batch gather after its first line.
+pub const GATHER: Duration = Duration::from_millis(20);
+/// Buffered bytes at which the logging thread writes the batch itself.
+pub const MAX_BUFFERED: usize = 1 << 20;
+/// Capacity kept between batches; a burst's larger buffer is given back.
+const KEEP_CAPACITY: usize = 64 << 10;
+
+/// A cheap handle to the shared buffer.
+#[derive(Clone)]
+pub struct Sink {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    /// Lines not yet written.
+    pending: Mutex<Pending>,
+    /// Signalled when the first line arrives in an empty buffer, and at stop.
+    wake: Condvar,
+    /// The batch being written. Also the write lock: it is taken while
+    /// `pending` is still held, so batches leave in the order they were cut.
+    writing: Mutex<Vec<u8>>,
+}
+
+#[derive(Default)]
+struct Pending {
+    lines: Vec<u8>,
+    stopping: bool,
+}
+
+/// Stops the flusher and writes what is left when dropped.
+pub struct Flusher {
+    sink: Sink,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Sink {
+    /// A sink and its flusher thread (`snip-log`).
+    pub fn start() -> std::io::Result<(Sink, Flusher)> {
+        let sink = Sink {
+            shared: Arc::new(Shared {
+                pending: Mutex::new(Pending::default()),
+                wake: Condvar::new(),
+                writing: Mutex::new(Vec::new()),
+            }),
+        };
+        let worker = sink.clone();
+        let thread = std::thread::Builder::new()
+            .name("snip-log".into())
+            .spawn(move || worker.run_flusher())?;
+        let flusher = Flusher {
+            sink: sink.clone(),
+            thread: Some(thread),
+        };
+        Ok((sink, flusher))
+    }
+
+    /// Buffers one or more whole lines.
+    pub fn append(&self, lines: &[u8]) {
+        let mut pending = lock(&self.shared.pending);
+        let was_empty = pending.lines.is_empty();
+        pending.lines.extend_from_slice(lines);
+        if pending.lines.len() >= MAX_BUFFERED {
+            self.write_out(pending);
+            return;
+        }
+        drop(pending);
+        if was_empty {
+            self.shared.wake.notify_one();
+        }
+    }
+
+    /// Writes everything buffered so far, now.
+    pub fn flush(&self) {
+        self.write_out(lock(&self.shared.pending));
+    }
+
+    /// Cuts the pending lines into a batch and writes it.
+    fn write_out(&self, mut pending: MutexGuard<'_, Pending>) {
+        let mut batch = lock(&self.shared.writing);
+        std::mem::swap(&mut pending.lines, &mut *batch);
+        drop(pending);
+        if batch.is_empty() {
+            return;
+        }
+        // Nowhere to report a failed write of the log itself.
+        let _ = std::io::stderr().lock().write_all(&batch);
+        batch.clear();
+        batch.shrink_to(KEEP_CAPACITY);
+    }
+
+    fn run_flusher(&self) {
+        loop {
+            let mut pending = lock(&self.shared.pending);
+            while pending.lines.is_empty() && !pending.stopping {
+                pending = self
+                    .shared
+                    .wake
+                    .wait(pending)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            if pending.stopping {
+                self.write_out(pending);
+                return;
+            }
+            drop(pending);
+            std::thread::sleep(GATHER);
+            self.flush();
+        }
+    }
+}
+
+impl Drop for Flusher {
+    fn drop(&mut self) {
+        lock(&self.sink.shared.pending).stopping = true;
+        self.sink.shared.wake.notify_one();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        self.sink.flush();
+    }
+}
+
+/// Poisoning cannot leave the buffer inconsistent (a panic mid-`extend`
+/// leaves whole bytes), so a poisoned lock is used as is.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What `tracing-subscriber` writes one formatted event into.
+pub struct SinkWriter<'a> {
+    sink: &'a Sink,
+    urgent: bool,
+}
+
+impl Write for SinkWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.sink.append(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for SinkWriter<'_> {
+    fn drop(&mut self) {
+        if self.urgent {
+            self.sink.flush();
+        }
+    }
+}
+
+impl<'a> MakeWriter<'a> for Sink {
+    type Writer = SinkWriter<'a>;
+
+    fn make_writer(&'a self) -> SinkWriter<'a> {
+        SinkWriter {
+            sink: self,
+            urgent: false,
+        }
+    }
+
+    fn make_writer_for(&'a self, meta: &tracing::Metadata<'_>) -> SinkWriter<'a> {
+        SinkWriter {
+            sink: self,
+            urgent: *meta.level() <= Level::WARN,
+        }
+    }
+}
