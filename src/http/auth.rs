@@ -1,17 +1,22 @@
 //! Who is calling: the client IP (honouring trusted proxies), the tenant behind
 //! a bearer token, and the rate limit that applies to them.
 //!
-//! [`authenticate`] runs before every paste route and leaves a [`Caller`] in the
+//! [`Authenticate`] runs before every paste route and leaves a [`Caller`] in the
 //! request's extensions. A request with a bad token is refused (`401`), never
 //! downgraded to anonymous, so a revoked token cannot keep reading.
 
+use std::convert::Infallible;
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
+use tower::Service;
 
 use super::SharedState;
 use super::errors::ApiError;
@@ -20,6 +25,7 @@ use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::Tenant;
 use crate::metrics::Bucket;
+use crate::store::StoreError;
 
 /// What anonymous (token-less) clients may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -89,37 +95,160 @@ impl Caller {
     }
 }
 
-/// The client's address: the peer, or the forwarded client when the peer is a trusted proxy.
-#[derive(Debug, Clone, Copy)]
-pub struct ClientIp(pub IpAddr);
+/// Adds authentication ([`Authenticate`]) to every route it wraps.
+#[derive(Clone)]
+pub struct AuthLayer {
+    state: SharedState,
+}
 
-/// Middleware: establishes the [`Caller`], the [`ClientIp`] and the request's
-/// [`forwarded::Origin`], and applies rate limits.
-pub async fn authenticate(
-    State(state): State<SharedState>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+impl AuthLayer {
+    /// The layer, deciding with `state`'s tokens, rate limits and proxy settings.
+    pub fn new(state: SharedState) -> Self {
+        Self { state }
+    }
+}
+
+impl<S> tower::Layer<S> for AuthLayer {
+    type Service = Authenticate<S>;
+
+    fn layer(&self, inner: S) -> Authenticate<S> {
+        Authenticate {
+            inner,
+            state: self.state.clone(),
+        }
+    }
+}
+
+/// Establishes the [`Caller`] and the request's [`forwarded::Origin`] (both
+/// left in the request's extensions), applies rate limits, and adds the
+/// `RateLimit-*` headers to the answer.
+///
+/// A hand-written service rather than `axum::middleware::from_fn`, because
+/// most requests need no waiting: an anonymous request with in-process rate
+/// buckets is decided at once, and its future is a plain struct around the
+/// route's. Only token lookups and buckets shared through the store take the
+/// boxed, asynchronous path.
+#[derive(Clone)]
+pub struct Authenticate<S> {
+    inner: S,
+    state: SharedState,
+}
+
+impl<S> Service<Request> for Authenticate<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Authenticated<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let origin = origin_of(&self.state, &request);
+        let anonymous = !request.headers().contains_key(header::AUTHORIZATION);
+        let decided = anonymous
+            .then(|| self.state.rate_limits.check_ip_here(origin.client))
+            .flatten();
+        let local = match decided {
+            Some(verdict) => verdict,
+            None => {
+                // The tower idiom: the clone that was made ready is the one called.
+                let clone = self.inner.clone();
+                let inner = std::mem::replace(&mut self.inner, clone);
+                let state = self.state.clone();
+                return Authenticated::Waiting {
+                    future: Box::pin(authenticate(state, origin, request, inner)),
+                };
+            }
+        };
+        match admit(&self.state, Caller::Anonymous, Ok(local)) {
+            Ok((caller, verdict)) => {
+                request.extensions_mut().insert(origin);
+                request.extensions_mut().insert(caller);
+                Authenticated::Admitted {
+                    inner: self.inner.call(request),
+                    verdict,
+                }
+            }
+            Err(refusal) => Authenticated::Refused {
+                response: Some(refusal.into_response()),
+            },
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The future of [`Authenticate`].
+    #[project = State]
+    pub enum Authenticated<F> {
+        /// Decided at once and let through: the route's own future.
+        Admitted { #[pin] inner: F, verdict: Verdict },
+        /// Decided at once and refused.
+        Refused { response: Option<Response> },
+        /// Waiting on the store (a token, or shared rate buckets), then the route.
+        Waiting { future: futures_util::future::BoxFuture<'static, Response> },
+    }
+}
+
+impl<F> Future for Authenticated<F>
+where
+    F: Future<Output = Result<Response, Infallible>>,
+{
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            State::Admitted { inner, verdict } => match inner.poll(cx) {
+                Poll::Ready(Ok(response)) => Poll::Ready(Ok(with_rate_headers(response, *verdict))),
+                Poll::Ready(Err(never)) => match never {},
+                Poll::Pending => Poll::Pending,
+            },
+            State::Refused { response } => Poll::Ready(Ok(response
+                .take()
+                .unwrap_or_else(|| ApiError::internal().into_response()))),
+            State::Waiting { future } => future.as_mut().poll(cx).map(Ok),
+        }
+    }
+}
+
+/// The request's origin: its peer, or what trusted proxies say of the client.
+fn origin_of(state: &SharedState, request: &Request) -> forwarded::Origin {
     let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
-    let origin = forwarded::resolve(peer, request.headers(), &state.auth.proxy);
+    forwarded::resolve(peer, request.headers(), &state.auth.proxy)
+}
+
+/// The slow path of [`Authenticate`]: looks up the token and checks the
+/// caller's bucket wherever it lives, then runs the route.
+async fn authenticate<S>(
+    state: SharedState,
+    origin: forwarded::Origin,
+    mut request: Request,
+    mut inner: S,
+) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
     let ip = origin.client;
     let caller = match caller(&state, request.headers()).await {
         Ok(caller) => caller,
         Err(e) => {
             // A bad token counts against the client's IP like an anonymous
             // request, so guessing tokens is as limited as anything else.
-            match state.rate_limits.check_ip_anywhere(ip).await {
-                Ok(Verdict::Limited { limit, retry_after }) => {
-                    state.metrics.rate_limited(Bucket::Ip);
-                    return limited(limit, retry_after);
-                }
-                Ok(_) => {}
-                Err(store) => return ApiError::from(store).into_response(),
-            }
-            return e.into_response();
+            return match admit(
+                &state,
+                Caller::Anonymous,
+                state.rate_limits.check_ip_anywhere(ip).await,
+            ) {
+                Ok(_) => e.into_response(),
+                Err(refusal) => refusal.into_response(),
+            };
         }
     };
     let verdict = match &caller {
@@ -132,27 +261,62 @@ pub async fn authenticate(
                 .await
         }
     };
-    let verdict = match verdict {
-        Ok(verdict) => verdict,
-        Err(store) => return ApiError::from(store).into_response(),
+    let (caller, verdict) = match admit(&state, caller, verdict) {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal.into_response(),
     };
+    request.extensions_mut().insert(origin);
+    request.extensions_mut().insert(caller);
+    let response = match inner.call(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    with_rate_headers(response, verdict)
+}
+
+/// Why [`admit`] refused a request.
+enum Refusal {
+    /// Over the rate: `429`.
+    Limited { limit: u32, retry_after: Duration },
+    /// Anything else, e.g. `401` or `503`.
+    Error(ApiError),
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Self::Limited { limit, retry_after } => limited(limit, retry_after),
+            Self::Error(e) => e.into_response(),
+        }
+    }
+}
+
+/// Lets `caller` through with its rate `verdict`, or refuses: `429` over the
+/// rate, `401` for anonymous callers when the server needs a token, `503`
+/// when shared buckets cannot be read.
+fn admit(
+    state: &SharedState,
+    caller: Caller,
+    verdict: Result<Verdict, StoreError>,
+) -> Result<(Caller, Verdict), Refusal> {
+    let verdict = verdict.map_err(|store| Refusal::Error(store.into()))?;
     if let Verdict::Limited { limit, retry_after } = verdict {
         state.metrics.rate_limited(match caller {
             Caller::Anonymous => Bucket::Ip,
             Caller::Tenant { .. } => Bucket::Tenant,
         });
-        return limited(limit, retry_after);
+        return Err(Refusal::Limited { limit, retry_after });
     }
     if matches!(caller, Caller::Anonymous) && state.auth.anonymous == AnonymousPolicy::Off {
-        return ApiError::unauthorized(
+        return Err(Refusal::Error(ApiError::unauthorized(
             "this server needs a token: send Authorization: Bearer TOKEN",
-        )
-        .into_response();
+        )));
     }
-    request.extensions_mut().insert(ClientIp(ip));
-    request.extensions_mut().insert(origin);
-    request.extensions_mut().insert(caller);
-    let mut response = next.run(request).await;
+    Ok((caller, verdict))
+}
+
+/// `RateLimit-Limit` and `RateLimit-Remaining` of an admitted request.
+fn with_rate_headers(mut response: Response, verdict: Verdict) -> Response {
     if let Verdict::Allowed { limit, remaining } = verdict {
         let headers = response.headers_mut();
         headers.insert("ratelimit-limit", HeaderValue::from(limit));
@@ -162,7 +326,7 @@ pub async fn authenticate(
 }
 
 /// `429` with `Retry-After` (whole seconds, at least 1) and the bucket's size.
-fn limited(limit: u32, retry_after: std::time::Duration) -> Response {
+fn limited(limit: u32, retry_after: Duration) -> Response {
     let mut response = ApiError::rate_limited(retry_after).into_response();
     let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
     let headers = response.headers_mut();

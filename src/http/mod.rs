@@ -114,10 +114,7 @@ pub fn make_app(state: SharedState) -> Router {
         .route("/download/{id}", get(read::download))
         .route("/{id}/reveal", post(read::reveal))
         .route("/{id}", get(read::view).delete(delete::delete))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            auth::authenticate,
-        ));
+        .route_layer(auth::AuthLayer::new(state.clone()));
     Router::new()
         .merge(pastes)
         .merge(admin::routes())

@@ -112,6 +112,15 @@ impl RateLimits {
         }
     }
 
+    /// Checks (and counts) one anonymous request from `ip` when that needs no
+    /// waiting (buckets in this process); `None` when they live in the store.
+    pub fn check_ip_here(&self, ip: IpAddr) -> Option<Verdict> {
+        match (&self.shared, &self.per_ip) {
+            (Some(_), Some(_)) => None,
+            _ => Some(self.check_ip(ip)),
+        }
+    }
+
     /// Checks (and counts) one request of `tenant`, wherever buckets live.
     pub async fn check_tenant_anywhere(
         &self,
