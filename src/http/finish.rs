@@ -118,9 +118,10 @@ fn finish(wants: Accepts, response: Response) -> Response {
         (header::REFERRER_POLICY, "no-referrer"),
         (header::X_FRAME_OPTIONS, "DENY"),
     ] {
-        if !headers.contains_key(&name) {
-            headers.insert(name, HeaderValue::from_static(value));
-        }
+        // One lookup: a handler's own value (the raw CSP) is kept.
+        headers
+            .entry(name)
+            .or_insert_with(|| HeaderValue::from_static(value));
     }
     response
 }

@@ -185,10 +185,13 @@ enum Disposition {
 fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> Response {
     let Paste { meta, body } = paste;
     // Paste bodies never change, so the ID is a strong validator.
-    let etag = format!("\"{}\"", meta.id);
+    let mut etag = String::with_capacity(meta.id.len() + 2);
+    etag.push('"');
+    etag.push_str(&meta.id);
+    etag.push('"');
     if if_none_match(request, &etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
-        set_raw_headers(response.headers_mut(), &meta, &etag, disposition);
+        set_raw_headers(response.headers_mut(), &meta, etag, disposition);
         return response;
     }
     let size = body.len() as u64;
@@ -204,9 +207,13 @@ fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> 
             ),
         },
     };
-    let mut response = (status, body).into_response();
+    // Built directly: `(status, body).into_response()` would first set a
+    // content type that is replaced at once, and grow the header map twice.
+    let mut response = Response::new(axum::body::Body::from(body));
+    *response.status_mut() = status;
     let headers = response.headers_mut();
-    set_raw_headers(headers, &meta, &etag, disposition);
+    headers.reserve(RAW_HEADERS);
+    set_raw_headers(headers, &meta, etag, disposition);
     headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
     if let Some(range) = range.and_then(|r| HeaderValue::from_str(&r).ok()) {
         headers.insert(header::CONTENT_RANGE, range);
@@ -214,10 +221,13 @@ fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> 
     response
 }
 
+/// Headers of a raw answer, with those the response layer adds: reserved at once.
+const RAW_HEADERS: usize = 12;
+
 fn set_raw_headers(
     headers: &mut HeaderMap,
     meta: &PasteMeta,
-    etag: &str,
+    etag: String,
     disposition: Disposition,
 ) {
     let content_type = if meta.content_type == paste::TEXT_PLAIN {
@@ -236,7 +246,8 @@ fn set_raw_headers(
         Visibility::Unlisted => "no-cache",
     };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-    if let Ok(etag) = HeaderValue::from_str(etag) {
+    // From the owned string: no second copy.
+    if let Ok(etag) = HeaderValue::try_from(etag) {
         headers.insert(header::ETAG, etag);
     }
     // Anything that is not text or inert media is only ever offered as a download.

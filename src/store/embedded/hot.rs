@@ -1,0 +1,134 @@
+//! Recently read pastes, kept decoded in memory.
+//!
+//! A shared link is read many times. From fjall, each read is two lookups
+//! (metadata and body) and a decode of the metadata with its allocations,
+//! about 3,600 instructions; a hit here is a hash lookup and a clone, a few
+//! hundred. fjall's own block cache still holds the encoded blocks below.
+//!
+//! Coherence is simple because one process owns the data dir: every removal
+//! of a paste (delete, reveal, sweep) goes through `Inner::remove`, which
+//! evicts it here while holding the ID's lock, and a miss fills the cache
+//! under the same lock, so a fill can never resurrect a paste removed
+//! meanwhile. Entries are never trusted for expiry: readers check
+//! `expires_at` against the clock on every hit, as on every store read.
+//!
+//! Burn pastes are never cached (they are read once, by a reveal), nor are
+//! file-backed bodies (64 KiB and more), which would crowd out many small
+//! pastes for one large one.
+
+use bytes::Bytes;
+use quick_cache::Weighter;
+use quick_cache::sync::Cache;
+
+use crate::core::PasteMeta;
+use crate::store::Paste;
+
+/// Estimated bytes of a cached paste besides its body (metadata and entry).
+const ENTRY_OVERHEAD: u64 = 256;
+
+/// Decoded pastes by ID, bounded by their total size.
+pub struct HotCache {
+    pastes: Cache<String, (PasteMeta, Bytes), BySize>,
+}
+
+#[derive(Clone)]
+struct BySize;
+
+impl Weighter<String, (PasteMeta, Bytes)> for BySize {
+    fn weight(&self, _id: &String, paste: &(PasteMeta, Bytes)) -> u64 {
+        paste.1.len() as u64 + ENTRY_OVERHEAD
+    }
+}
+
+impl HotCache {
+    /// A cache holding up to about `bytes` of pastes.
+    pub fn new(bytes: u64) -> Self {
+        // quick_cache sizes its tables from an item count; assume small pastes.
+        let items = usize::try_from(bytes / 2048).unwrap_or(usize::MAX).max(16);
+        Self {
+            pastes: Cache::with_weighter(items, bytes.max(1), BySize),
+        }
+    }
+
+    /// The cached paste with ID `id`, if any (expired or not: the caller checks).
+    pub fn get(&self, id: &str) -> Option<Paste> {
+        self.pastes.get(id).map(|(meta, body)| Paste { meta, body })
+    }
+
+    /// The cached metadata of `id`, if any.
+    pub fn meta(&self, id: &str) -> Option<PasteMeta> {
+        self.pastes.get(id).map(|(meta, _)| meta)
+    }
+
+    /// Keeps `paste` if it is worth caching. Caller holds the ID's lock.
+    pub fn fill(&self, paste: &Paste) {
+        if paste.meta.burn || super::body_files::is_file_backed(paste.meta.size) {
+            return;
+        }
+        self.pastes.insert(
+            paste.meta.id.clone(),
+            (paste.meta.clone(), paste.body.clone()),
+        );
+    }
+
+    /// Forgets `id`. Caller holds the ID's lock.
+    pub fn evict(&self, id: &str) {
+        self.pastes.remove(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Visibility;
+
+    fn paste(id: &str, burn: bool, size: usize) -> Paste {
+        Paste {
+            meta: PasteMeta {
+                id: id.into(),
+                created_at: 1,
+                expires_at: None,
+                burn,
+                encrypted: false,
+                lang: None,
+                name: None,
+                content_type: "text/plain; charset=utf-8".into(),
+                size: size as u64,
+                delete_token_hash: [0; 32],
+                owner: None,
+                visibility: Visibility::Unlisted,
+                redirect: None,
+            },
+            body: Bytes::from(vec![b'x'; size]),
+        }
+    }
+
+    #[test]
+    fn fills_evicts_and_skips_burn_and_large_pastes() {
+        let cache = HotCache::new(1 << 20);
+        cache.fill(&paste("a", false, 10));
+        cache.fill(&paste("burn", true, 10));
+        cache.fill(&paste("large", false, 64 << 10));
+        assert_eq!(cache.get("a").map(|p| p.body.len()), Some(10));
+        assert_eq!(cache.meta("a").map(|m| m.size), Some(10));
+        assert!(cache.get("burn").is_none());
+        assert!(cache.get("large").is_none());
+        cache.evict("a");
+        assert!(cache.get("a").is_none());
+    }
+
+    #[test]
+    fn stays_within_its_size() {
+        let cache = HotCache::new(64 << 10);
+        for i in 0..1000 {
+            cache.fill(&paste(&format!("p{i}"), false, 1024));
+        }
+        let held = (0..1000)
+            .filter(|i| cache.get(&format!("p{i}")).is_some())
+            .count() as u64;
+        assert!(
+            held > 0 && held * (1024 + ENTRY_OVERHEAD) <= 64 << 10,
+            "{held}"
+        );
+    }
+}
