@@ -338,6 +338,47 @@ async fn delete_with_token() {
     assert_eq!(again.status(), 404);
 }
 
+/// Reads racing a delete: after the delete's `204` and the reads' end, the
+/// paste is gone for good. (The embedded store keeps read pastes in memory;
+/// a read that fills that cache must never bring back a deleted paste.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reads_racing_a_delete_never_bring_it_back() {
+    let server = Server::start();
+    for round in 0..20 {
+        let (id, token) = create(&server, format!("race {round}"), "").await;
+        let raw = server.at(&format!("/raw/{id}"));
+        let readers: Vec<_> = (0..8)
+            .map(|_| {
+                let raw = raw.clone();
+                tokio::spawn(async move {
+                    let http = client();
+                    for _ in 0..10 {
+                        let status = http.get(&raw).send().await.unwrap().status();
+                        assert!(status == 200 || status == 404, "{status}");
+                    }
+                })
+            })
+            .collect();
+        let deleted = client()
+            .delete(server.at(&format!("/{id}")))
+            .header("x-delete-token", &token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+        for reader in readers {
+            reader.await.unwrap();
+        }
+        assert_eq!(client().get(&raw).send().await.unwrap().status(), 404);
+        let meta = client()
+            .get(server.at(&format!("/api/pastes/{id}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(meta.status(), 404);
+    }
+}
+
 /// Multipart forms: a `file` part takes its file name; a `content` part works too.
 #[tokio::test]
 async fn multipart_create() {

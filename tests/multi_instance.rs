@@ -137,9 +137,11 @@ fn swept(server: &Server) -> u64 {
         .lines()
         .filter(|line| line.contains("swept expired pastes"))
         .filter_map(|line| {
-            let plain: String = line
-                .split('\u{1b}')
-                .map(|part| part.split_once('m').map_or(part, |(_, rest)| rest))
+            // Drop ANSI colour codes (ESC … m) if any; the text before the first is kept.
+            let mut parts = line.split('\u{1b}');
+            let first = parts.next().unwrap_or_default();
+            let plain: String = std::iter::once(first)
+                .chain(parts.map(|part| part.split_once('m').map_or(part, |(_, rest)| rest)))
                 .collect();
             let after = &plain[plain.find("removed=")? + "removed=".len()..];
             let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
