@@ -1,5 +1,6 @@
-//! Who is calling: the client IP (honouring trusted proxies), the tenant behind
-//! a bearer token, and the rate limit that applies to them.
+//! Who is calling: the tenant behind a bearer token, or an anonymous client
+//! known by its IP (resolved, honouring trusted proxies, by the response
+//! layer in [`super::finish`]), and the rate limit that applies to them.
 //!
 //! [`Authenticate`] runs before every paste route and leaves a [`Caller`] in the
 //! request's extensions. A request with a bad token is refused (`401`), never
@@ -7,12 +8,12 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::{ConnectInfo, Request};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
@@ -119,9 +120,9 @@ impl<S> tower::Layer<S> for AuthLayer {
     }
 }
 
-/// Establishes the [`Caller`] and the request's [`forwarded::Origin`] (both
-/// left in the request's extensions), applies rate limits, and adds the
-/// `RateLimit-*` headers to the answer.
+/// Establishes the [`Caller`] (left in the request's extensions), applies
+/// rate limits to it or to the client IP of the request's
+/// [`forwarded::Origin`], and adds the `RateLimit-*` headers to the answer.
 ///
 /// A hand-written service rather than `axum::middleware::from_fn`, because
 /// most requests need no waiting: an anonymous request with in-process rate
@@ -148,10 +149,10 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let origin = origin_of(&self.state, &request);
+        let client = client_of(&self.state, &mut request);
         let anonymous = !request.headers().contains_key(header::AUTHORIZATION);
         let decided = anonymous
-            .then(|| self.state.rate_limits.check_ip_here(origin.client))
+            .then(|| self.state.rate_limits.check_ip_here(client))
             .flatten();
         let local = match decided {
             Some(verdict) => verdict,
@@ -161,13 +162,12 @@ where
                 let inner = std::mem::replace(&mut self.inner, clone);
                 let state = self.state.clone();
                 return Authenticated::Waiting {
-                    future: Box::pin(authenticate(state, origin, request, inner)),
+                    future: Box::pin(authenticate(state, client, request, inner)),
                 };
             }
         };
         match admit(&self.state, Caller::Anonymous, Ok(local)) {
             Ok((caller, verdict)) => {
-                request.extensions_mut().insert(origin);
                 request.extensions_mut().insert(caller);
                 Authenticated::Admitted {
                     inner: self.inner.call(request),
@@ -215,27 +215,30 @@ where
     }
 }
 
-/// The request's origin: its peer, or what trusted proxies say of the client.
-fn origin_of(state: &SharedState, request: &Request) -> forwarded::Origin {
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
-    forwarded::resolve(peer, request.headers(), &state.auth.proxy)
+/// The client's IP, from the origin the response layer decided
+/// ([`super::finish`]); decided and recorded here only if the router is used
+/// without that layer.
+fn client_of(state: &SharedState, request: &mut Request) -> IpAddr {
+    if let Some(origin) = request.extensions().get::<forwarded::Origin>() {
+        return origin.client;
+    }
+    let origin = forwarded::of_request(request, &state.auth.proxy);
+    let client = origin.client;
+    request.extensions_mut().insert(origin);
+    client
 }
 
 /// The slow path of [`Authenticate`]: looks up the token and checks the
 /// caller's bucket wherever it lives, then runs the route.
 async fn authenticate<S>(
     state: SharedState,
-    origin: forwarded::Origin,
+    ip: IpAddr,
     mut request: Request,
     mut inner: S,
 ) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    let ip = origin.client;
     let caller = match caller(&state, request.headers()).await {
         Ok(caller) => caller,
         Err(e) => {
@@ -265,7 +268,6 @@ where
         Ok(admitted) => admitted,
         Err(refusal) => return refusal.into_response(),
     };
-    request.extensions_mut().insert(origin);
     request.extensions_mut().insert(caller);
     let response = match inner.call(request).await {
         Ok(response) => response,

@@ -1,6 +1,9 @@
-//! The one layer every response passes through: errors rendered for what the
-//! client accepts, then the security headers (a handler's own value, e.g. the
-//! raw CSP, wins), then the request's metrics and log line ([`observe`]).
+//! The one layer every request and response passes through. On the way in it
+//! decides the request's [`forwarded::Origin`] (client IP, scheme, host) and
+//! leaves it in the extensions; on the way out, errors are rendered for what
+//! the client accepts, then the security headers are added (a handler's own
+//! value, e.g. the raw CSP, wins), then the request's metrics and log line
+//! ([`observe`]).
 //!
 //! A hand-written tower layer rather than `axum::middleware::from_fn`: its
 //! future is a plain struct, so the read path pays no boxed future and no
@@ -20,7 +23,7 @@ use tower::Service;
 
 use super::negotiate::{self, Accepts};
 use super::observe::Probe;
-use super::{PAGE_CSP, SharedState, errors};
+use super::{PAGE_CSP, SharedState, errors, forwarded};
 
 /// Adds [`Finish`] to every route.
 #[derive(Clone)]
@@ -65,9 +68,13 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request) -> Self::Future {
+    fn call(&mut self, mut request: Request) -> Self::Future {
         let wants = negotiate::accepts(request.headers());
-        let probe = Probe::start(&self.state, &request);
+        // The one place a request's origin is decided; the log line, the
+        // authentication and the handlers all read this.
+        let origin = forwarded::of_request(&request, &self.state.auth.proxy);
+        let probe = Probe::start(&self.state, &request, origin.client);
+        request.extensions_mut().insert(origin);
         Finishing {
             inner: self.inner.call(request),
             finish: Some((wants, probe, self.state.clone())),

@@ -8,16 +8,15 @@
 //! bodies and `#key` fragments never reach this layer (a fragment never
 //! leaves the browser).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::time::Instant;
 
 use axum::body::HttpBody;
-use axum::extract::{ConnectInfo, MatchedPath, Request};
+use axum::extract::{MatchedPath, Request};
 use axum::http::Method;
 use axum::response::Response;
 
 use super::SharedState;
-use super::forwarded;
 use crate::logging::RequestLine;
 use crate::metrics::RouteId;
 
@@ -30,20 +29,16 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// Starts timing `request`. Runs after routing, so the matched route's
-    /// template is in the request's extensions.
-    pub fn start(state: &SharedState, request: &Request) -> Self {
+    /// Starts timing `request` from `client`. Runs after routing, so the
+    /// matched route's template is in the request's extensions.
+    pub fn start(state: &SharedState, request: &Request, client: IpAddr) -> Self {
         let matched = request.extensions().get::<MatchedPath>();
-        let peer = request
-            .extensions()
-            .get::<ConnectInfo<SocketAddr>>()
-            .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
         Self {
             start: Instant::now(),
             route: state.metrics.route(matched.map(MatchedPath::as_str)),
             // Standard methods are an enum inside: cloning them does not allocate.
             method: request.method().clone(),
-            client: forwarded::resolve(peer, request.headers(), &state.auth.proxy).client,
+            client,
         }
     }
 

@@ -103,6 +103,16 @@ impl Origin {
     }
 }
 
+/// Establishes the [`Origin`] of `request`, from its peer (the connection's
+/// `ConnectInfo`) and, when that peer is trusted, its forwarding headers.
+pub fn of_request(request: &axum::extract::Request, config: &ProxyConfig) -> Origin {
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
+    resolve(peer, request.headers(), config)
+}
+
 /// Establishes the [`Origin`] of a request from `peer`.
 pub fn resolve(peer: IpAddr, headers: &HeaderMap, config: &ProxyConfig) -> Origin {
     let mut origin = Origin {
