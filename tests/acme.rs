@@ -145,18 +145,15 @@ fn wait_for_log(server: &Server, needle: &str, dir: &Path) {
     wait_for_logs(server, needle, 1, dir);
 }
 
-/// Waits until `needle` appears `times` times in the server's logs.
+/// Waits (up to 90 s: issuance takes a while) until `needle` appears `times`
+/// times in the server's logs.
 fn wait_for_logs(server: &Server, needle: &str, times: usize, dir: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while server.log_text().matches(needle).count() < times {
-        if Instant::now() > deadline {
-            let pebble = std::fs::read_to_string(dir.join("pebble.log")).unwrap_or_default();
-            panic!(
-                "no {needle:?} in snip's logs:\n{}\npebble:\n{pebble}",
-                server.log_text()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
+    if !server.wait_for_log_count(needle, times, Duration::from_secs(90)) {
+        let pebble = std::fs::read_to_string(dir.join("pebble.log")).unwrap_or_default();
+        panic!(
+            "no {needle:?} in snip's logs:\n{}\npebble:\n{pebble}",
+            server.log_text()
+        );
     }
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Server, client, create};
+use common::{Server, client, create, get_json, get_status, get_text};
 use reqwest::StatusCode;
 
 /// `curl --data-binary` style create prints a URL whose GET returns the bytes untouched.
@@ -24,15 +24,10 @@ async fn create_then_read_round_trip() {
     assert!(url.ends_with('\n'));
     assert_eq!(url.trim_end(), location);
     assert!(url.starts_with(&server.url));
-    let body = client()
-        .get(url.trim_end())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert_eq!(body, "hello=world&x");
+    assert_eq!(
+        get_text(&client(), url.trim_end()).await,
+        (200, "hello=world&x".to_owned())
+    );
 }
 
 /// All 256 byte values survive a round trip through every raw route.
@@ -93,13 +88,8 @@ async fn json_create_answer() {
 async fn metadata_route() {
     let server = Server::start();
     let (id, _) = create(&server, "print(1)", "lang=python&name=a.py&ttl=1d").await;
-    let response = client()
-        .get(server.at(&format!("/api/pastes/{id}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let json: serde_json::Value = response.json().await.unwrap();
+    let (status, json) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    assert_eq!(status, 200);
     assert_eq!(json["id"], id.as_str());
     assert_eq!(json["size"], 8);
     assert_eq!(json["lang"], "python");
@@ -404,21 +394,13 @@ async fn multipart_create() {
     let json: serde_json::Value = response.json().await.unwrap();
     assert!(json["expires_at"].is_string());
     let id = json["id"].as_str().unwrap();
-    let meta: serde_json::Value = client()
-        .get(server.at(&format!("/api/pastes/{id}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    assert_eq!(status, 200);
     assert_eq!(meta["name"], "notes.md");
-    let raw = client()
-        .get(server.at(&format!("/raw/{id}")))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(raw.text().await.unwrap(), "# Title\nbody");
+    assert_eq!(
+        get_text(&client(), &server.at(&format!("/raw/{id}"))).await,
+        (200, "# Title\nbody".to_owned())
+    );
 
     let content_form = format!(
         "--{boundary}\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nplain text\r\n--{boundary}--\r\n"
@@ -549,20 +531,12 @@ async fn bad_and_unknown_ids() {
     );
 
     for bad in ["short", "has.dots.in.it", "0000000000000", "k7m3q9xw2hd4o"] {
-        let response = client()
-            .get(server.at(&format!("/raw/{bad}")))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 404, "{bad}");
+        let status = get_status(&client(), &server.at(&format!("/raw/{bad}"))).await;
+        assert_eq!(status, 404, "{bad}");
     }
     // Upper case is the same ID.
-    let upper = client()
-        .get(server.at(&format!("/{}", id.to_uppercase())))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(upper.status(), 200);
+    let upper = server.at(&format!("/{}", id.to_uppercase()));
+    assert_eq!(get_status(&client(), &upper).await, 200);
 }
 
 /// Wrong methods get `405`, unknown routes `404`, both with a message.
@@ -581,29 +555,22 @@ async fn wrong_method_and_route() {
     assert_eq!(json.status(), StatusCode::METHOD_NOT_ALLOWED);
     let body: serde_json::Value = json.json().await.unwrap();
     assert_eq!(body["error"]["code"], "method_not_allowed");
-    let nowhere = client()
-        .get(server.at("/no/such/route"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(nowhere.status(), 404);
+    assert_eq!(
+        get_status(&client(), &server.at("/no/such/route")).await,
+        404
+    );
 }
 
 /// Health check, usage text, the form page and its stylesheet.
 #[tokio::test]
 async fn service_routes() {
     let server = Server::start();
-    let health = client().get(server.at("/healthz")).send().await.unwrap();
-    assert_eq!(health.status(), 200);
-    assert_eq!(health.text().await.unwrap(), "ok\n");
-    let usage = client()
-        .get(server.at("/"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    assert_eq!(
+        get_text(&client(), &server.at("/healthz")).await,
+        (200, "ok\n".to_owned())
+    );
+    let (status, usage) = get_text(&client(), &server.at("/")).await;
+    assert_eq!(status, 200);
     assert!(usage.contains("curl --data-binary @-"));
     let form = client()
         .get(server.at("/"))
@@ -635,8 +602,10 @@ async fn browser_form_post_redirects() {
         .unwrap();
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let location = response.headers()["location"].to_str().unwrap().to_owned();
-    let raw = client().get(server.at(&location)).send().await.unwrap();
-    assert_eq!(raw.text().await.unwrap(), "from a form");
+    assert_eq!(
+        get_text(&client(), &server.at(&location)).await,
+        (200, "from a form".to_owned())
+    );
 }
 
 /// Printed URLs use --public-url, never the request's Host header.

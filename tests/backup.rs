@@ -13,7 +13,9 @@ use std::process::Output;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use common::{Server, XorShift, client, database_url, drop_schema, fresh_schema, run_cli};
+use common::{
+    Server, XorShift, client, database_url, drop_schema, fresh_schema, get_status, run_cli,
+};
 use helpers::{ADMIN, create, request, start, tenant};
 
 /// A store to restore into: an empty data dir, or an empty PostgreSQL schema.
@@ -350,12 +352,8 @@ async fn across_backends() {
 #[tokio::test]
 async fn backup_needs_admin_and_restore_needs_a_store() {
     let server = start(&[]);
-    let anonymous = client()
-        .get(server.at("/api/admin/backup"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(anonymous.status(), 401);
+    let anonymous = get_status(&client(), &server.at("/api/admin/backup")).await;
+    assert_eq!(anonymous, 401);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.snipdump");
     let said = fails(run_cli(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Server, client, create};
+use common::{Server, client, create, get_json};
 use reqwest::StatusCode;
 
 /// GET and HEAD with any Accept never consume a burn paste; metadata shows it is one.
@@ -33,14 +33,8 @@ async fn reads_do_not_burn() {
             }
         }
     }
-    let meta: serde_json::Value = client()
-        .get(server.at(&format!("/api/pastes/{id}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    assert_eq!(status, 200);
     assert_eq!(meta["burn"], true);
     let reveal = client()
         .post(server.at(&format!("/{id}/reveal")))

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::{Command, Output};
 
-use common::{Server, client};
+use common::{Server, client, get_json};
 
 /// Runs `snip ARGS` against `server` with `stdin`, with its own token directory.
 fn snip(server: &Server, client_dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
@@ -72,14 +72,8 @@ async fn put_files() {
     let urls: Vec<String> = stdout(&put).lines().map(str::to_owned).collect();
     assert_eq!(urls.len(), 2);
     let id = urls[1].rsplit('/').next().unwrap();
-    let meta: serde_json::Value = client()
-        .get(server.at(&format!("/api/pastes/{id}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    assert_eq!(status, 200);
     assert_eq!(meta["name"], "b.py");
     let by_id = snip(&server, dir.path(), &["get", id], b"");
     assert_eq!(stdout(&by_id), "def b(): pass");

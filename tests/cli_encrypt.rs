@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Output;
 
-use common::{Server, client};
+use common::{Server, client, get_json};
 
 /// Runs `snip ARGS` against `server` with `stdin`, its own token directory and
 /// the given environment (`SNIP_PASSWORD` only if listed).
@@ -60,14 +60,9 @@ async fn raw(server: &Server, id: &str) -> Vec<u8> {
 }
 
 async fn metadata(server: &Server, id: &str) -> serde_json::Value {
-    client()
-        .get(server.at(&format!("/api/pastes/{id}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    assert_eq!(status, 200, "{meta}");
+    meta
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -138,6 +133,11 @@ async fn round_trip_without_password() {
     assert_eq!(meta["lang"], serde_json::Value::Null);
     assert_eq!(meta["name"], serde_json::Value::Null);
     assert_eq!(meta["content_type"], "application/octet-stream");
+    assert!(
+        server.wait_for_request_logs().await,
+        "request log lines missing:\n{}",
+        server.log_text()
+    );
     let logs = server.log_text();
     assert!(!logs.contains(&key) && !logs.contains("launch"), "{logs}");
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Server, XorShift, client, create_json, get_bytes};
+use common::{Server, XorShift, client, create_json, get_bytes, get_json};
 
 /// One acknowledged paste: its ID and the exact bytes sent.
 struct Written {
@@ -115,14 +115,8 @@ async fn pastes_survive_clean_restart() {
     server.restart();
 
     assert_all_present(&server, &written).await;
-    let meta: serde_json::Value = http
-        .get(server.at(&format!("/api/pastes/{named}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (status, meta) = get_json(&http, &server.at(&format!("/api/pastes/{named}"))).await;
+    assert_eq!(status, 200);
     assert_eq!(meta["name"], "notes.txt");
     assert_eq!(meta["expires_at"], expires_at);
 }

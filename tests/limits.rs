@@ -275,6 +275,12 @@ async fn idle_connections_do_not_block_shutdown() {
     let took = started.elapsed();
     eprintln!("shutdown with idle connections took {took:?}");
     assert!(clean, "snip did not exit cleanly:\n{}", server.log_text());
+    // The grace-period warning would come before the last line; wait for that one.
+    assert!(
+        server.wait_for_log("snip stopped"),
+        "no final log line:\n{}",
+        server.log_text()
+    );
     assert!(
         !server.log_text().contains("did not finish"),
         "shutdown waited out its grace period:\n{}",

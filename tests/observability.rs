@@ -5,7 +5,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create, create_json};
+use common::{LOG_WAIT, Server, client, create, create_json, get_status, get_text};
 
 /// The value of one series (`name{labels}` exactly as exposed), or 0 if absent.
 fn value(text: &str, series: &str) -> f64 {
@@ -15,20 +15,6 @@ fn value(text: &str, series: &str) -> f64 {
             (name == series).then(|| value.parse().unwrap())
         })
         .unwrap_or(0.0)
-}
-
-/// Waits (up to 5 s) until the server has logged `needle`: lines reach the
-/// harness through a pipe and a thread, a little after the response.
-async fn wait_for_log(server: &Server, needle: &str) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !server.log_text().contains(needle) {
-        assert!(
-            Instant::now() < deadline,
-            "never logged {needle:?}:\n{}",
-            server.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 async fn scrape(url: &str) -> String {
@@ -63,12 +49,10 @@ async fn metrics_move_with_requests() {
     let (id, token) = create(&server, "hello metrics", "").await;
     let (burn, _) = create(&server, "burn me", "burn=true").await;
     for _ in 0..3 {
-        let response = http
-            .get(server.at(&format!("/raw/{id}")))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 200);
+        assert_eq!(
+            get_status(&http, &server.at(&format!("/raw/{id}"))).await,
+            200
+        );
     }
     let revealed = http
         .post(server.at(&format!("/{burn}/reveal")))
@@ -76,8 +60,7 @@ async fn metrics_move_with_requests() {
         .await
         .unwrap();
     assert_eq!(revealed.status(), 200);
-    let missing = http.get(server.at("/no/such/page")).send().await.unwrap();
-    assert_eq!(missing.status(), 404);
+    assert_eq!(get_status(&http, &server.at("/no/such/page")).await, 404);
 
     let during = scrape(&server.at("/metrics")).await;
     assert_eq!(value(&during, &requests("/raw/{id}", "GET", 200)), 3.0);
@@ -157,12 +140,7 @@ async fn rate_limit_rejections_are_counted() {
     let http = client();
     let mut refused = 0;
     for _ in 0..4 {
-        let response = http
-            .get(server.at("/raw/k7m3q9xw2hd4p"))
-            .send()
-            .await
-            .unwrap();
-        if response.status() == 429 {
+        if get_status(&http, &server.at("/raw/k7m3q9xw2hd4p")).await == 429 {
             refused += 1;
         }
     }
@@ -179,6 +157,11 @@ async fn rate_limit_rejections_are_counted() {
 #[tokio::test]
 async fn metrics_on_a_separate_listener() {
     let server = Server::start_with(&["--metrics-listen=127.0.0.1:0"]);
+    assert!(
+        server.wait_for_log("metrics on http://"),
+        "metrics address never logged:\n{}",
+        server.log_text()
+    );
     let log = server.log_text();
     let start = log
         .find("metrics on http://")
@@ -191,8 +174,7 @@ async fn metrics_on_a_separate_listener() {
     create(&server, "counted", "").await;
     let text = scrape(&url).await;
     assert_eq!(value(&text, &pastes("created")), 1.0);
-    let main = client().get(server.at("/metrics")).send().await.unwrap();
-    assert_eq!(main.status(), 404);
+    assert_eq!(get_status(&client(), &server.at("/metrics")).await, 404);
 }
 
 /// /healthz answers while the process runs; /readyz fails with 503 while the
@@ -206,11 +188,11 @@ async fn readiness_follows_the_store() {
     }
     let server = Server::start();
     let http = client();
-    let health = http.get(server.at("/healthz")).send().await.unwrap();
-    assert_eq!(health.status(), 200);
-    let ready = http.get(server.at("/readyz")).send().await.unwrap();
-    assert_eq!(ready.status(), 200);
-    assert_eq!(ready.text().await.unwrap(), "ready\n");
+    assert_eq!(get_status(&http, &server.at("/healthz")).await, 200);
+    assert_eq!(
+        get_text(&http, &server.at("/readyz")).await,
+        (200, "ready\n".to_owned())
+    );
 
     let moved = server.data_dir.with_extension("moved");
     std::fs::rename(&server.data_dir, &moved).unwrap();
@@ -223,13 +205,19 @@ async fn readiness_follows_the_store() {
     assert_eq!(down.status(), 503);
     let body: serde_json::Value = down.json().await.unwrap();
     assert_eq!(body["error"]["code"], "not_ready");
-    let health = http.get(server.at("/healthz")).send().await.unwrap();
-    assert_eq!(health.status(), 200, "the process is still up");
-    wait_for_log(&server, "readiness check failed").await;
+    assert_eq!(
+        get_status(&http, &server.at("/healthz")).await,
+        200,
+        "the process is still up"
+    );
+    assert!(
+        server.wait_for_log("readiness check failed"),
+        "never logged the failed readiness check:\n{}",
+        server.log_text()
+    );
 
     std::fs::rename(&moved, &server.data_dir).unwrap();
-    let ready = http.get(server.at("/readyz")).send().await.unwrap();
-    assert_eq!(ready.status(), 200);
+    assert_eq!(get_status(&http, &server.at("/readyz")).await, 200);
 }
 
 const ADMIN: &str = "admin-secret-9f8e7d6c5b4a";
@@ -299,12 +287,13 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
         .await
         .unwrap();
     assert_eq!(bad.status(), 401);
-    // Wait for the log thread to catch up with the seven request lines.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while server.log_text().matches("snip::request").count() < 7 {
-        assert!(Instant::now() < deadline, "{}", server.log_text());
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // Request lines arrive after their responses (a buffered writer, a pipe):
+    // wait for all seven before looking for secrets in them.
+    assert!(
+        server.wait_for_log_count("snip::request", 7, LOG_WAIT),
+        "fewer than 7 request lines:\n{}",
+        server.log_text()
+    );
     let logs = server.logs.lock().unwrap().clone();
     let secrets = vec![
         ADMIN.to_owned(),

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create_json};
+use common::{Server, client, create_json, get_json};
 
 const SPEC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json");
 /// Files whose `.route(...)` calls make up the main listener's router.
@@ -302,6 +302,11 @@ async fn schemathesis_finds_no_violation() {
     );
     assert!(generated >= 2000, "only {generated} test cases:\n{report}");
     assert!(
+        server.wait_for_request_logs().await,
+        "request log lines missing:\n{}",
+        server.log_text()
+    );
+    assert!(
         !server.log_text().contains("ERROR"),
         "{}",
         server.log_text()
@@ -319,14 +324,8 @@ async fn ttl_beyond_year_9999_is_answered() {
         let created = create_json(&http, &server.url, "long-lived", &format!("ttl={ttl}")).await;
         assert_eq!(created["expires_at"], "9999-12-31T23:59:59Z");
         let id = created["id"].as_str().unwrap();
-        let meta: serde_json::Value = http
-            .get(server.at(&format!("/api/pastes/{id}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let (status, meta) = get_json(&http, &server.at(&format!("/api/pastes/{id}"))).await;
+        assert_eq!(status, 200);
         assert_eq!(meta["expires_at"], "9999-12-31T23:59:59Z");
     }
     let too_long = http

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create_json, get_bytes};
+use common::{Server, client, create_json, get_bytes, get_status};
 
 /// A throwaway PostgreSQL cluster, stopped and deleted on drop.
 struct Cluster {
@@ -210,10 +210,8 @@ async fn database_restart_while_serving() {
     }
 
     // Readiness says the same: a load balancer takes the instance out.
-    let ready = http.get(server.at("/readyz")).send().await.unwrap();
-    assert_eq!(ready.status(), 503);
-    let health = http.get(server.at("/healthz")).send().await.unwrap();
-    assert_eq!(health.status(), 200);
+    assert_eq!(get_status(&http, &server.at("/readyz")).await, 503);
+    assert_eq!(get_status(&http, &server.at("/healthz")).await, 200);
 
     cluster.start();
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -223,13 +221,16 @@ async fn database_restart_while_serving() {
         back = get_bytes(&http, &server.at(&format!("/raw/{id}"))).await;
     }
     assert_eq!(back, (200, b"written before the outage".to_vec()));
-    let ready = http.get(server.at("/readyz")).send().await.unwrap();
-    assert_eq!(ready.status(), 200);
+    assert_eq!(get_status(&http, &server.at("/readyz")).await, 200);
     let after = create_json(&http, &server.url, "written after", "").await;
     let after_id = after["id"].as_str().unwrap();
     assert_eq!(
         get_bytes(&http, &server.at(&format!("/raw/{after_id}"))).await,
         (200, b"written after".to_vec())
     );
-    assert!(server.log_text().contains("the database is unavailable"));
+    assert!(
+        server.wait_for_log("the database is unavailable"),
+        "the outage was never logged:\n{}",
+        server.log_text()
+    );
 }

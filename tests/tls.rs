@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
-use common::Server;
+use common::{Server, get_status};
 use helpers::{
     Leaf, TestCa, addr_of, connect, eventually, get_on, https_client, leaf_of, replace_file,
     served_leaf, write_pair,
@@ -30,6 +30,46 @@ fn start_tls(dir: &Path, leaf: &Leaf, extra: &[&str]) -> Server {
     args.extend(extra.iter().map(|s| s.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     Server::start_with(&args)
+}
+
+/// Waits up to `limit` until new handshakes with `server` present `leaf`;
+/// fails with `what` and the server's logs if they never do.
+async fn assert_serves_soon(
+    server: &Server,
+    ca: &TestCa,
+    leaf: &Leaf,
+    limit: Duration,
+    what: &str,
+) {
+    let addr = addr_of(&server.url);
+    let served = eventually(limit, || async {
+        served_leaf(addr, &ca.pem).await == leaf.der
+    })
+    .await;
+    assert!(served, "{what}; logs:\n{}", server.log_text());
+}
+
+/// Waits up to 15 s until the server has refused new certificate files
+/// `count` times; fails with `what` and the server's logs if it has not.
+fn assert_refused(server: &Server, count: usize, what: &str) {
+    assert!(
+        server.wait_for_log_count(
+            "new TLS certificate refused",
+            count,
+            Duration::from_secs(15)
+        ),
+        "{what}; logs:\n{}",
+        server.log_text()
+    );
+}
+
+/// Asserts that the server logs `needle` (waiting for the line to arrive).
+fn assert_logged(server: &Server, needle: &str) {
+    assert!(
+        server.wait_for_log(needle),
+        "no {needle:?} in the logs:\n{}",
+        server.log_text()
+    );
 }
 
 /// A paste created over HTTPS (HTTP/1.1) gets an https:// URL and reads back byte for byte.
@@ -103,20 +143,15 @@ async fn reload_on_file_change_keeps_open_connections() {
     assert_eq!(get_on(&mut open, "/healthz").await, (200, "ok\n".into()));
 
     write_pair(dir.path(), &two);
-    let swapped = eventually(Duration::from_secs(15), || async {
-        served_leaf(addr, &ca.pem).await == two.der
-    })
+    assert_serves_soon(
+        &server,
+        &ca,
+        &two,
+        Duration::from_secs(15),
+        "new connections never saw the new certificate",
+    )
     .await;
-    assert!(
-        swapped,
-        "new connections never saw the new certificate; logs:\n{}",
-        server.log_text()
-    );
-    assert!(
-        server
-            .log_text()
-            .contains("TLS certificate reloaded (files changed)")
-    );
+    assert_logged(&server, "TLS certificate reloaded (files changed)");
     assert_eq!(get_on(&mut open, "/healthz").await, (200, "ok\n".into()));
     assert_eq!(
         leaf_of(&open),
@@ -135,51 +170,33 @@ async fn broken_certificate_refused_without_downtime() {
     let server = start_tls(dir.path(), &one, &["--tls-reload-interval=1s"]);
     let addr = addr_of(&server.url);
     let client = https_client(&ca.pem).build().unwrap();
-    let refusals = |server: &Server| {
-        server
-            .log_text()
-            .matches("new TLS certificate refused")
-            .count()
-    };
 
     replace_file(
         &dir.path().join("cert.pem"),
         "-----BEGIN CERTIFICATE-----\nnot base64!\n",
     );
-    let warned = eventually(Duration::from_secs(15), || async { refusals(&server) >= 1 }).await;
-    assert!(
-        warned,
-        "no warning for a garbage certificate; logs:\n{}",
-        server.log_text()
-    );
+    assert_refused(&server, 1, "no warning for a garbage certificate");
     assert!(server.log_text().contains("WARN"));
     assert_eq!(served_leaf(addr, &ca.pem).await, one.der);
-    let health = client.get(server.at("/healthz")).send().await.unwrap();
-    assert_eq!(health.status(), 200);
+    assert_eq!(get_status(&client, &server.at("/healthz")).await, 200);
 
     // The new certificate with the old key: parsable, but not a pair.
     replace_file(&dir.path().join("cert.pem"), &two.cert_pem);
-    let warned = eventually(Duration::from_secs(15), || async { refusals(&server) >= 2 }).await;
-    assert!(
-        warned,
-        "no warning for a mismatched key; logs:\n{}",
-        server.log_text()
-    );
-    assert!(server.log_text().contains("does not fit the certificate"));
+    assert_refused(&server, 2, "no warning for a mismatched key");
+    assert_logged(&server, "does not fit the certificate");
     assert_eq!(served_leaf(addr, &ca.pem).await, one.der);
     common::create_json(&client, &server.url, "still up", "").await;
 
     // Completing the pair is accepted.
     replace_file(&dir.path().join("key.pem"), &two.key_pem);
-    let swapped = eventually(Duration::from_secs(15), || async {
-        served_leaf(addr, &ca.pem).await == two.der
-    })
+    assert_serves_soon(
+        &server,
+        &ca,
+        &two,
+        Duration::from_secs(15),
+        "the completed pair was not loaded",
+    )
     .await;
-    assert!(
-        swapped,
-        "the completed pair was not loaded; logs:\n{}",
-        server.log_text()
-    );
 }
 
 /// With polling off, new files are picked up on SIGHUP and not before.
@@ -203,20 +220,15 @@ async fn sighup_reloads() {
         .status()
         .unwrap();
     assert!(status.success());
-    let swapped = eventually(Duration::from_secs(10), || async {
-        served_leaf(addr, &ca.pem).await == two.der
-    })
+    assert_serves_soon(
+        &server,
+        &ca,
+        &two,
+        Duration::from_secs(10),
+        "SIGHUP did not reload",
+    )
     .await;
-    assert!(
-        swapped,
-        "SIGHUP did not reload; logs:\n{}",
-        server.log_text()
-    );
-    assert!(
-        server
-            .log_text()
-            .contains("TLS certificate reloaded (SIGHUP)")
-    );
+    assert_logged(&server, "TLS certificate reloaded (SIGHUP)");
 }
 
 /// `--redirect-http` answers plain HTTP with 308 to the same path and query under the HTTPS URL.
@@ -316,15 +328,10 @@ async fn stalled_handshake_is_dropped() {
 
 /// Waits for a log line containing `marker` and returns the word after it.
 fn log_value(server: &Server, marker: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while Instant::now() < deadline {
-        let text = server.log_text();
-        if let Some(rest) = text.lines().find_map(|l| l.split(marker).nth(1)) {
-            return rest.split_whitespace().next().unwrap().to_owned();
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    panic!("no log line with {marker:?}; logs:\n{}", server.log_text());
+    assert_logged(server, marker);
+    let text = server.log_text();
+    let rest = text.lines().find_map(|l| l.split(marker).nth(1)).unwrap();
+    rest.split_whitespace().next().unwrap().to_owned()
 }
 
 /// SIGTERM with idle HTTPS connections open (HTTP/1.1 keep-alive and HTTP/2)
@@ -355,7 +362,7 @@ async fn graceful_shutdown_closes_idle_tls_connections() {
     assert!(clean, "unclean exit; logs:\n{}", server.log_text());
     let took = started.elapsed();
     assert!(took < Duration::from_secs(5), "shutdown took {took:?}");
-    assert!(server.log_text().contains("snip stopped"));
+    assert_logged(&server, "snip stopped");
     let mut buf = [0u8; 16];
     let read = tokio::time::timeout(Duration::from_secs(5), h1.read(&mut buf)).await;
     assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "{read:?}");

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Server, client, create};
+use common::{Server, client, create, get_status};
 use reqwest::StatusCode;
 
 async fn html(server: &Server, path: &str) -> reqwest::Response {
@@ -122,12 +122,8 @@ async fn assets_are_hashed_precompressed_and_cached() {
     let stable = http.get(server.at("/assets/app.js")).send().await.unwrap();
     assert_eq!(stable.status(), StatusCode::OK);
     assert_eq!(stable.headers()["cache-control"], "public, no-cache");
-    let missing = http
-        .get(server.at("/assets/nope-AAAAAAAA.js"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    let missing = get_status(&http, &server.at("/assets/nope-AAAAAAAA.js")).await;
+    assert_eq!(missing, StatusCode::NOT_FOUND);
 }
 
 /// The form offers only the lifetimes the server allows, preselecting its default.

@@ -230,22 +230,19 @@ pub trait Store: Send + Sync + 'static {
 
     /// Whether rate limits should be counted in the store ([`Store::rate_acquire`])
     /// because several instances share it; otherwise they stay in process.
-    fn shares_rate_limits(&self) -> bool {
-        false
-    }
+    /// Required (no default), so a wrapper store cannot silently lose it.
+    fn shares_rate_limits(&self) -> bool;
 
     /// Counts one request against the shared bucket `key` (GCRA: one request
-    /// per `interval`, up to `burst` back to back).
+    /// per `interval`, up to `burst` back to back). Only called on a store whose
+    /// [`Store::shares_rate_limits`] is `true`; a store that keeps no shared
+    /// buckets allows every request.
     async fn rate_acquire(
         &self,
-        _key: &str,
-        _interval: Duration,
-        _burst: u32,
-    ) -> Result<GcraOutcome, StoreError> {
-        Ok(GcraOutcome::Allowed {
-            remaining: u32::MAX,
-        })
-    }
+        key: &str,
+        interval: Duration,
+        burst: u32,
+    ) -> Result<GcraOutcome, StoreError>;
 
     /// Makes everything written so far durable and releases the backend.
     async fn close(&self) -> Result<(), StoreError>;

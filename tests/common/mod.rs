@@ -13,6 +13,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// How long the log helpers wait for a line to arrive (see [`Server::wait_for_log`]).
+pub const LOG_WAIT: Duration = Duration::from_secs(10);
+
 /// A running snip server process.
 pub struct Server {
     child: Child,
@@ -242,17 +245,54 @@ impl Server {
         self.logs.lock().unwrap().join("\n")
     }
 
-    /// Waits up to 10 s for a log line containing `needle`. Lines reach the
-    /// harness through a pipe and a reader thread, a moment after the server
-    /// wrote them, so a line logged just before an event the test saw (a
-    /// closed connection) may not be here yet when the test looks.
+    /// Waits up to [`LOG_WAIT`] for a log line containing `needle`. Every line
+    /// reaches the harness through a pipe and a reader thread, and request
+    /// lines may be written by a buffered background writer (up to ~200 ms
+    /// late), so a line may arrive a while after the event the test saw (a
+    /// response, a closed connection): assert on log content only after waiting. Blocks the thread: the line must not depend on the test's
+    /// own runtime making progress.
     pub fn wait_for_log(&self, needle: &str) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !self.log_text().contains(needle) {
+        self.wait_for_log_count(needle, 1, LOG_WAIT)
+    }
+
+    /// Waits up to `within` until `needle` occurs at least `count` times in
+    /// the logs (see [`Server::wait_for_log`]).
+    pub fn wait_for_log_count(&self, needle: &str, count: usize, within: Duration) -> bool {
+        let deadline = Instant::now() + within;
+        while self.log_text().matches(needle).count() < count {
             if Instant::now() > deadline {
                 return false;
             }
             std::thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
+    /// Waits up to [`LOG_WAIT`] until every request the server has counted in
+    /// its metrics so far has its request log line: call it before asserting
+    /// that something is *not* in the logs, so that no line is still on its
+    /// way. Needs `/metrics` on the main listener.
+    pub async fn wait_for_request_logs(&self) -> bool {
+        let (status, metrics) = get_text(&client(), &self.at("/metrics")).await;
+        assert_eq!(status, 200, "no metrics on the main listener: {metrics}");
+        let requests: usize = metrics
+            .lines()
+            .filter(|line| line.starts_with("snip_http_requests_total{"))
+            .map(|line| {
+                let (_, value) = line.rsplit_once(' ').unwrap();
+                value.parse::<f64>().unwrap() as usize
+            })
+            .sum();
+        assert!(
+            requests > 0,
+            "no request counted in the metrics:\n{metrics}"
+        );
+        let deadline = Instant::now() + LOG_WAIT;
+        while self.log_text().matches("snip::request").count() < requests {
+            if Instant::now() > deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
         true
     }
@@ -378,6 +418,25 @@ pub async fn get_bytes(client: &reqwest::Client, url: &str) -> (u16, Vec<u8>) {
     let response = client.get(url).send().await.unwrap();
     let status = response.status().as_u16();
     (status, response.bytes().await.unwrap().to_vec())
+}
+
+/// GETs `url` and returns the status (the body is not read).
+pub async fn get_status(client: &reqwest::Client, url: &str) -> u16 {
+    client.get(url).send().await.unwrap().status().as_u16()
+}
+
+/// GETs `url` and returns (status, body as text).
+pub async fn get_text(client: &reqwest::Client, url: &str) -> (u16, String) {
+    let response = client.get(url).send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+/// GETs `url` and returns (status, body as JSON); panics if the body is not JSON.
+pub async fn get_json(client: &reqwest::Client, url: &str) -> (u16, serde_json::Value) {
+    let response = client.get(url).send().await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
 }
 
 /// Disk space the files under `dir` really take (allocated blocks, as `du` counts),

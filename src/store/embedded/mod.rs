@@ -25,13 +25,16 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
 use fjall::{Database, Keyspace, KeyspaceCreateOptions, KvSeparationOptions, PersistMode};
 
 use super::group_commit::GroupCommit;
-use super::{ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage};
+use super::{
+    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
+};
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
@@ -759,6 +762,22 @@ impl Store for EmbeddedStore {
 
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
         Ok(self.inner.accounts.tokens(tenant))
+    }
+
+    fn shares_rate_limits(&self) -> bool {
+        // One process per data directory: rate limits stay in process.
+        false
+    }
+
+    async fn rate_acquire(
+        &self,
+        _key: &str,
+        _interval: Duration,
+        _burst: u32,
+    ) -> Result<GcraOutcome, StoreError> {
+        Ok(GcraOutcome::Allowed {
+            remaining: u32::MAX,
+        })
     }
 
     async fn close(&self) -> Result<(), StoreError> {

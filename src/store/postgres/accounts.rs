@@ -7,6 +7,7 @@
 use deadpool_postgres::ClientWrapper;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
+use tokio_postgres::types::ToSql;
 
 use super::rows::{to_i64, to_u64};
 use super::{StoreError, db_error};
@@ -52,7 +53,7 @@ fn token_from_row(row: &Row) -> Result<TokenRecord, StoreError> {
     })
 }
 
-/// The tenant's settings as statement parameters `$2…$7` (after the name).
+/// The tenant's settings, in the order of the statement parameters `$2…$6`.
 fn settings(tenant: &Tenant) -> [Option<i64>; 5] {
     [
         tenant.max_bytes.map(to_i64),
@@ -63,24 +64,30 @@ fn settings(tenant: &Tenant) -> [Option<i64>; 5] {
     ]
 }
 
+/// The parameters both tenant statements start with: `$1` the name, `$2…$6`
+/// the `settings` (rate and burst as `bigint`; the statements cast them to `int`).
+fn tenant_params<'a>(
+    tenant: &'a Tenant,
+    settings: &'a [Option<i64>; 5],
+) -> Vec<&'a (dyn ToSql + Sync)> {
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![&tenant.name];
+    params.extend(settings.iter().map(|s| s as &(dyn ToSql + Sync)));
+    params
+}
+
 pub async fn create_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<(), StoreError> {
-    let [max_bytes, max_paste, count, per_secs, burst] = settings(tenant);
+    let settings = settings(tenant);
+    let created_at = to_i64(tenant.created_at);
+    let mut params = tenant_params(tenant, &settings);
+    params.push(&created_at);
     let inserted = client
         .execute(
             &format!(
                 "INSERT INTO tenants ({TENANT_COLUMNS})
-                 VALUES ($1, $2, $3, $4, $5::bigint::int, $6::bigint::int, $7::bigint::int)
+                 VALUES ($1, $7, $2, $3, $4::bigint::int, $5::bigint::int, $6::bigint::int)
                  ON CONFLICT (name) DO NOTHING"
             ),
-            &[
-                &tenant.name,
-                &to_i64(tenant.created_at),
-                &max_bytes,
-                &max_paste,
-                &count,
-                &per_secs,
-                &burst,
-            ],
+            &params,
         )
         .await
         .map_err(db_error)?;
@@ -91,20 +98,13 @@ pub async fn create_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<()
 }
 
 pub async fn update_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<(), StoreError> {
-    let [max_bytes, max_paste, count, per_secs, burst] = settings(tenant);
+    let settings = settings(tenant);
     let updated = client
         .execute(
             "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
                 rate_per_secs = $5::bigint::int, burst = $6::bigint::int
              WHERE name = $1",
-            &[
-                &tenant.name,
-                &max_bytes,
-                &max_paste,
-                &count,
-                &per_secs,
-                &burst,
-            ],
+            &tenant_params(tenant, &settings),
         )
         .await
         .map_err(db_error)?;

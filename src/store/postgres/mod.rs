@@ -231,6 +231,30 @@ impl PostgresStore {
         tx.commit().await.map_err(db_error)
     }
 
+    /// Reads one live paste (not expired at `now`): selects the metadata
+    /// columns and `extra_columns` (`", body"` or nothing), and decodes the row.
+    async fn read_live<T>(
+        &self,
+        id: &PasteId,
+        now: UnixTime,
+        extra_columns: &str,
+        decode: fn(&Row) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
+        let client = self.client().await?;
+        let stmt = client
+            .prepare_cached(&format!(
+                "SELECT {META_COLUMNS}{extra_columns} FROM pastes
+                 WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)"
+            ))
+            .await
+            .map_err(db_error)?;
+        let row = client
+            .query_opt(&stmt, &[&id.as_str(), &to_i64(now)])
+            .await
+            .map_err(db_error)?;
+        row.as_ref().map(decode).transpose()
+    }
+
     /// Deletes one paste with `filter` (`$1` is the ID, `$2` the time) and
     /// returns its row; gives its bytes back to its owner in the same statement.
     async fn delete_returning(
@@ -271,35 +295,11 @@ impl Store for PostgresStore {
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT {META_COLUMNS}, body FROM pastes
-                 WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)"
-            ))
-            .await
-            .map_err(db_error)?;
-        let row = client
-            .query_opt(&stmt, &[&id.as_str(), &to_i64(now)])
-            .await
-            .map_err(db_error)?;
-        row.as_ref().map(paste_from_row).transpose()
+        self.read_live(id, now, ", body", paste_from_row).await
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
-        let client = self.client().await?;
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT {META_COLUMNS} FROM pastes
-                 WHERE id = $1 AND (expires_at IS NULL OR expires_at > $2)"
-            ))
-            .await
-            .map_err(db_error)?;
-        let row = client
-            .query_opt(&stmt, &[&id.as_str(), &to_i64(now)])
-            .await
-            .map_err(db_error)?;
-        row.as_ref().map(meta_from_row).transpose()
+        self.read_live(id, now, "", meta_from_row).await
     }
 
     async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
