@@ -481,6 +481,9 @@ pub fn run_cli(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
+        // A command that fails before reading its input may close the pipe first.
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     child.wait_with_output().unwrap()
 }
