@@ -38,6 +38,8 @@ pub struct Sink {
 }
 
 struct Shared {
+    /// Where batches go: standard error, or a test's buffer.
+    out: Mutex<Box<dyn Write + Send>>,
     /// Lines not yet written.
     pending: Mutex<Pending>,
     /// Signalled when the first line arrives in an empty buffer, and at stop.
@@ -60,10 +62,16 @@ pub struct Flusher {
 }
 
 impl Sink {
-    /// A sink and its flusher thread (`snip-log`).
+    /// A sink writing to standard error, and its flusher thread (`snip-log`).
     pub fn start() -> std::io::Result<(Sink, Flusher)> {
+        Self::start_writing_to(Box::new(std::io::stderr()))
+    }
+
+    /// A sink writing to `out`, and its flusher thread.
+    pub fn start_writing_to(out: Box<dyn Write + Send>) -> std::io::Result<(Sink, Flusher)> {
         let sink = Sink {
             shared: Arc::new(Shared {
+                out: Mutex::new(out),
                 pending: Mutex::new(Pending::default()),
                 wake: Condvar::new(),
                 writing: Mutex::new(Vec::new()),
@@ -109,7 +117,7 @@ impl Sink {
             return;
         }
         // Nowhere to report a failed write of the log itself.
-        let _ = std::io::stderr().lock().write_all(&batch);
+        let _ = lock(&self.shared.out).write_all(&batch);
         batch.clear();
         batch.shrink_to(KEEP_CAPACITY);
     }
@@ -192,5 +200,92 @@ impl<'a> MakeWriter<'a> for Sink {
             sink: self,
             urgent: *meta.level() <= Level::WARN,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    /// A writer the test can read back: every `write` call is one batch.
+    #[derive(Clone, Default)]
+    struct Batches(Arc<Mutex<Vec<Vec<u8>>>>);
+
+    impl Write for Batches {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            lock(&self.0).push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Batches {
+        fn text(&self) -> String {
+            String::from_utf8(lock(&self.0).concat()).expect("UTF-8")
+        }
+        fn count(&self) -> usize {
+            lock(&self.0).len()
+        }
+    }
+
+    fn wait_until(done: impl Fn() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !done() {
+            assert!(Instant::now() < deadline, "timed out");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    #[test]
+    fn lines_leave_in_order_in_few_batches() {
+        let out = Batches::default();
+        let (sink, _flusher) = Sink::start_writing_to(Box::new(out.clone())).expect("start");
+        let expected: String = (0..1000).map(|i| format!("line {i}\n")).collect();
+        for i in 0..1000 {
+            sink.append(format!("line {i}\n").as_bytes());
+        }
+        wait_until(|| out.text().len() == expected.len());
+        assert_eq!(out.text(), expected);
+        // One write per gathered batch, not one per line.
+        assert!(out.count() < 100, "{} writes", out.count());
+    }
+
+    #[test]
+    fn warnings_are_written_at_once_with_what_came_before() {
+        let out = Batches::default();
+        let (sink, _flusher) = Sink::start_writing_to(Box::new(out.clone())).expect("start");
+        sink.append(b"info\n");
+        {
+            let mut urgent = SinkWriter {
+                sink: &sink,
+                urgent: true,
+            };
+            urgent.write_all(b"warn\n").expect("write");
+        }
+        // Written by the dropped writer itself, before the flusher's gathering delay.
+        assert_eq!(out.text(), "info\nwarn\n");
+    }
+
+    #[test]
+    fn a_full_buffer_is_written_by_the_logging_thread() {
+        let out = Batches::default();
+        let (sink, _flusher) = Sink::start_writing_to(Box::new(out.clone())).expect("start");
+        let mut line = vec![b'x'; MAX_BUFFERED];
+        line.push(b'\n');
+        sink.append(&line);
+        // Already written when append returns: nothing waited for the flusher.
+        assert_eq!(out.text().len(), line.len());
+    }
+
+    #[test]
+    fn stopping_writes_what_is_left() {
+        let out = Batches::default();
+        let (sink, flusher) = Sink::start_writing_to(Box::new(out.clone())).expect("start");
+        sink.append(b"last words\n");
+        drop(flusher);
+        assert_eq!(out.text(), "last words\n");
     }
 }
