@@ -31,6 +31,9 @@ async fn expired_paste_is_not_served_before_sweep() {
         let (status, _) = get_bytes(&http, &server.at(route)).await;
         assert_eq!(status, 404, "{route} after expiry");
     }
+    // Log lines keep their order: once the reads' lines are out, so is any
+    // sweep line from before them.
+    assert!(server.wait_for_request_logs().await);
     assert!(
         !server.log_text().contains("swept expired pastes"),
         "the sweeper ran, so this did not test read-time expiry"
