@@ -40,40 +40,6 @@ async fn expired_paste_is_not_served_before_sweep() {
     );
 }
 
-/// Pastes the sweeper reported removing, from the server's log.
-fn swept_count(server: &Server) -> u64 {
-    server
-        .log_text()
-        .lines()
-        .filter(|line| line.contains("swept expired pastes"))
-        .filter_map(|line| {
-            let plain = strip_ansi(line);
-            let after = &plain[plain.find("removed=")? + "removed=".len()..];
-            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse::<u64>().ok()
-        })
-        .sum()
-}
-
-/// The text of a log line without its colour codes.
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            // Skip to the end of the escape sequence (a letter).
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Writing ~50 MB of 1-second pastes and waiting for the sweeper shrinks the data dir to a fraction of its peak.
 #[tokio::test]
 async fn sweeper_reclaims_disk_space() {
@@ -111,7 +77,7 @@ async fn sweeper_reclaims_disk_space() {
     // counts in full however little of it is written.
     let started = Instant::now();
     let mut now = disk_usage(&server.data_dir);
-    while (swept_count(&server) < PASTES as u64 || now >= peak / 4)
+    while (server.swept_count() < PASTES as u64 || now >= peak / 4)
         && started.elapsed() < Duration::from_secs(30)
     {
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -125,7 +91,7 @@ async fn sweeper_reclaims_disk_space() {
         dir_size(&server.data_dir)
     );
     assert_eq!(
-        swept_count(&server),
+        server.swept_count(),
         PASTES as u64,
         "the sweeper did not remove every paste"
     );

@@ -119,35 +119,19 @@ async fn expiry_and_sweeping_across_instances() {
         assert_eq!(get_bytes(&http, &b.at(&format!("/raw/{id}"))).await.0, 404);
     }
     let deadline = Instant::now() + Duration::from_secs(15);
-    while swept(&a) + swept(&b) < 40 && Instant::now() < deadline {
+    while a.swept_count() + b.swept_count() < 40 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    assert_eq!(swept(&a) + swept(&b), 40, "every paste swept exactly once");
+    assert_eq!(
+        a.swept_count() + b.swept_count(),
+        40,
+        "every paste swept exactly once"
+    );
     let kept_id = kept["id"].as_str().unwrap();
     assert_eq!(
         get_bytes(&http, &b.at(&format!("/raw/{kept_id}"))).await.0,
         200
     );
-}
-
-/// Pastes the sweeper reported removing, from the server's log.
-fn swept(server: &Server) -> u64 {
-    server
-        .log_text()
-        .lines()
-        .filter(|line| line.contains("swept expired pastes"))
-        .filter_map(|line| {
-            // Drop ANSI colour codes (ESC … m) if any; the text before the first is kept.
-            let mut parts = line.split('\u{1b}');
-            let first = parts.next().unwrap_or_default();
-            let plain: String = std::iter::once(first)
-                .chain(parts.map(|part| part.split_once('m').map_or(part, |(_, rest)| rest)))
-                .collect();
-            let after = &plain[plain.find("removed=")? + "removed=".len()..];
-            let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
-            digits.parse::<u64>().ok()
-        })
-        .sum()
 }
 
 /// A token revoked through one instance is refused by the other on the very next request.

@@ -245,6 +245,20 @@ impl Server {
         self.logs.lock().unwrap().join("\n")
     }
 
+    /// Pastes the sweeper reported removing (its `removed=N` lines), from the log.
+    pub fn swept_count(&self) -> u64 {
+        self.log_text()
+            .lines()
+            .filter(|line| line.contains("swept expired pastes"))
+            .filter_map(|line| {
+                let plain = strip_ansi(line);
+                let after = &plain[plain.find("removed=")? + "removed=".len()..];
+                let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse::<u64>().ok()
+            })
+            .sum()
+    }
+
     /// Waits up to [`LOG_WAIT`] for a log line containing `needle`. Every line
     /// reaches the harness through a pipe and a reader thread, and request
     /// lines may be written by a buffered background writer (up to ~200 ms
@@ -486,4 +500,23 @@ pub fn run_cli(
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
     }
     child.wait_with_output().unwrap()
+}
+
+/// The text of a log line without its colour codes (if a terminal got them).
+pub fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // Skip to the end of the escape sequence (a letter).
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
