@@ -81,7 +81,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub store: StoreArgs,
 
-    /// Base of the URLs snip prints, e.g. https://paste.example.com
+    /// Base of the URLs snip prints, e.g. `https://paste.example.com`
     /// [default: http:// and the listen address, or the scheme and Host a
     /// --trusted-proxy passes on]. Never taken from an untrusted client's Host header.
     #[arg(long, env = "SNIP_PUBLIC_URL")]

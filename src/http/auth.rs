@@ -1,6 +1,6 @@
 //! Who is calling: the tenant behind a bearer token, or an anonymous client
 //! known by its IP (resolved, honouring trusted proxies, by the response
-//! layer in [`super::finish`]), and the rate limit that applies to them.
+//! layer, [`super::FinishLayer`]), and the rate limit that applies to them.
 //!
 //! [`Authenticate`] runs before every paste route and leaves a [`Caller`] in the
 //! request's extensions. A request with a bad token is refused (`401`), never
@@ -51,7 +51,7 @@ pub struct AuthConfig {
     pub admin_token_hash: Option<[u8; 32]>,
 }
 
-/// The caller of a request, as established by [`authenticate`].
+/// The caller of a request, as established by [`Authenticate`].
 #[derive(Debug, Clone)]
 pub enum Caller {
     /// No token.

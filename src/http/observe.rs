@@ -1,5 +1,5 @@
 //! Per-request observation: the request metrics and the one log line every
-//! request gets, recorded by the response layer ([`super::finish`]).
+//! request gets, recorded by the response layer ([`super::FinishLayer`]).
 //!
 //! The log line carries the method, the route *template* (`/raw/{id}`), the
 //! status, the response body's size, the latency and the client IP. It never

@@ -3,7 +3,7 @@
 //! system call per line.
 //!
 //! [`init`] installs the `tracing` subscriber (filter from `--log`, text or
-//! JSON from `--log-format`) writing into the sink; [`request`] writes a
+//! JSON from `--log-format`) writing into the sink; [`request()`] writes a
 //! request's line, formatted by [`request`](mod@request) rather than by the
 //! subscriber because it is paid on every request.
 

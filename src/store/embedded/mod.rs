@@ -1,20 +1,20 @@
 //! The default backend: an embedded fjall (LSM-tree) database in the data dir.
 //!
 //! Keyspaces:
-//! - `meta`:   ID → [`PasteMeta`] ([`meta_codec`]) (small; what listing and sweeping read);
+//! - `meta`:   ID → [`PasteMeta`] (`meta_codec`) (small; what listing and sweeping read);
 //! - `body`:   ID → body bytes (key-value separated, so large bodies live in blob
 //!   files and are not rewritten by every compaction);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
-//! - `tenants`, `tokens`: see [`accounts`].
+//! - `tenants`, `tokens`: see `accounts`.
 //!
-//! Bodies of 64 KiB or more are files instead of `body` entries: see [`body_files`].
+//! Bodies of 64 KiB or more are files instead of `body` entries: see `body_files`.
 //!
 //! A paste's entries are written and removed in one atomic write batch.
 //! Every batch is written to the journal and flushed to the OS before the call
 //! returns, so an acknowledged paste survives `kill -9` of the process. With
 //! [`Durability::Fsync`] writers also wait for an `fdatasync`, shared between
-//! concurrent writers by [group commit](super::group_commit).
+//! concurrent writers by group commit (`store::group_commit`).
 //!
 //! fjall calls are made inline on the async runtime: reads are memory-speed in
 //! the common case (memtable or block cache) and a write is one buffered
@@ -65,7 +65,7 @@ pub struct EmbeddedOptions {
     /// Refuse new pastes once this many body bytes are stored.
     pub max_bytes: Option<u64>,
     /// Memory for caches, in bytes: three quarters for fjall's block cache,
-    /// a quarter for decoded pastes that were read ([`hot`]).
+    /// a quarter for decoded pastes that were read (`hot`).
     pub cache_bytes: u64,
 }
 
