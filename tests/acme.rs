@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Server;
+use common::{Server, free_port};
 use helpers::{TestCa, connect, https_client};
 
 /// The domain snip gets a certificate for (challtestsrv answers every name with 127.0.0.1).
@@ -38,15 +38,6 @@ impl Drop for Pebble {
             let _ = child.wait();
         }
     }
-}
-
-/// A port that was free a moment ago.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Whether the Pebble binaries are installed; without them the test fails

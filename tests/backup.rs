@@ -14,7 +14,8 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use common::{
-    Server, XorShift, client, database_url, drop_schema, fresh_schema, get_status, run_cli,
+    Server, XorShift, client, database_url, drop_schema, free_port, fresh_schema, get_status,
+    run_cli,
 };
 use helpers::{ADMIN, create, request, start, tenant};
 
@@ -411,12 +412,4 @@ async fn store_arguments_are_checked() {
     assert!(said.contains("cannot open the store postgres://"), "{said}");
     assert!(said.contains("unavailable"), "{said}");
     assert!(!out.exists());
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }

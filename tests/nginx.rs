@@ -9,12 +9,12 @@
 
 mod common;
 
-use std::net::{IpAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::Server;
+use common::{Server, free_port};
 
 /// A running nginx, stopped on drop.
 struct Nginx {
@@ -51,15 +51,6 @@ fn nginx_binary() -> Option<PathBuf> {
             None
         }
     }
-}
-
-/// A free loopback port (free a moment ago; good enough for a test).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// The example file with each `(from, to)` applied; every `from` must occur,

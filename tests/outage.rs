@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create_json, get_bytes, get_status};
+use common::{Server, client, create_json, free_port, get_bytes, get_status};
 
 /// A throwaway PostgreSQL cluster, stopped and deleted on drop.
 struct Cluster {
@@ -50,14 +50,6 @@ fn run_pg(bin: &Path, tool: &str, args: &[&str]) -> std::process::Output {
         Command::new(&program)
     };
     command.args(args).output().unwrap()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 impl Cluster {
