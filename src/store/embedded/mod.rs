@@ -203,6 +203,14 @@ impl EmbeddedStore {
     }
 }
 
+/// What [`Inner::read_filling`] found.
+enum Read {
+    /// The paste (or `None`: missing or expired).
+    Done(Option<Paste>),
+    /// A paste whose body is a file, for the caller to read on a blocking thread.
+    FileBacked(PasteMeta),
+}
+
 /// Locks a mutex whose data stays consistent even if a holder panicked
 /// (every critical section here is a handful of arithmetic updates).
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -241,25 +249,20 @@ impl Inner {
     }
 
     /// A small paste read under its ID's lock and kept in the hot cache; the
-    /// lock orders the fill against removals, which evict. `Err(meta)` for a
-    /// file-backed paste, whose body the caller reads on a blocking thread.
-    fn read_filling(
-        &self,
-        id: &str,
-        now: UnixTime,
-    ) -> Result<Result<Option<Paste>, PasteMeta>, StoreError> {
+    /// lock orders the fill against removals, which evict.
+    fn read_filling(&self, id: &str, now: UnixTime) -> Result<Read, StoreError> {
         let _guard = self.lock_id(id);
         let Some(meta) = self.read_live_meta(id, now)? else {
-            return Ok(Ok(None));
+            return Ok(Read::Done(None));
         };
         if is_file_backed(meta.size) {
-            return Ok(Err(meta));
+            return Ok(Read::FileBacked(meta));
         }
         let paste = self.read_body(meta)?;
         if let Some(paste) = &paste {
             self.hot.fill(paste);
         }
-        Ok(Ok(paste))
+        Ok(Read::Done(paste))
     }
 
     /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
@@ -628,11 +631,8 @@ impl Store for EmbeddedStore {
             return Ok(Some(paste).filter(|p| !p.meta.is_expired(now)));
         }
         match self.inner.read_filling(id.as_str(), now)? {
-            Ok(small) => Ok(small),
-            Err(file_backed) => {
-                self.run(true, move |inner| inner.read_body(file_backed))
-                    .await
-            }
+            Read::Done(paste) => Ok(paste),
+            Read::FileBacked(meta) => self.run(true, move |inner| inner.read_body(meta)).await,
         }
     }
 
