@@ -72,19 +72,27 @@ impl PasteId {
 
     /// Parses user input: case-insensitive, checked, never touching storage.
     pub fn parse(input: &str) -> Result<Self, IdError> {
+        Self::check(input)?;
+        Ok(Self(input.to_ascii_lowercase().into_boxed_str()))
+    }
+
+    /// Whether `input` would parse, without allocating: one pass over its
+    /// bytes, which is all the read path's routing needs.
+    pub fn check(input: &str) -> Result<(), IdError> {
         let len = input.len();
         if !(MIN_RANDOM_LEN + 1..=MAX_RANDOM_LEN + 1).contains(&len) {
             return Err(IdError::Length);
         }
-        let mut values = Vec::with_capacity(len);
-        for byte in input.bytes() {
-            values.push(value_of(byte.to_ascii_lowercase()).ok_or(IdError::Character)?);
+        // Position k (from 0) weighs len − k: n+1 … 2 for the data, 1 for the check.
+        let mut sum = 0;
+        for (k, byte) in input.bytes().enumerate() {
+            let value = value_of(byte).ok_or(IdError::Character)?;
+            sum += (len - k) as u32 * value;
         }
-        let (data, check) = values.split_at(len - 1);
-        if check[0] != check_value(data) {
+        if sum % MODULUS != 0 {
             return Err(IdError::Checksum);
         }
-        Ok(Self(input.to_ascii_lowercase().into_boxed_str()))
+        Ok(())
     }
 
     /// The canonical (lower-case) text of the ID.
@@ -121,8 +129,24 @@ fn symbol(value: u32) -> u8 {
     ALPHABET[value as usize]
 }
 
+/// Value of each byte (either case), or `NOT_A_SYMBOL`.
+const VALUES: [u8; 256] = {
+    let mut table = [NOT_A_SYMBOL; 256];
+    let mut value = 0;
+    while value < ALPHABET.len() {
+        let symbol = ALPHABET[value];
+        table[symbol as usize] = value as u8;
+        table[symbol.to_ascii_uppercase() as usize] = value as u8;
+        value += 1;
+    }
+    table
+};
+const NOT_A_SYMBOL: u8 = u8::MAX;
+
+/// The value of a symbol, case-insensitively.
 fn value_of(byte: u8) -> Option<u32> {
-    ALPHABET.iter().position(|&s| s == byte).map(|p| p as u32)
+    let value = VALUES[usize::from(byte)];
+    (value != NOT_A_SYMBOL).then_some(u32::from(value))
 }
 
 #[cfg(test)]
