@@ -10,8 +10,8 @@
 //!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL
 //!   backend for several instances ([`store::postgres`]), and backup/restore
 //!   ([`store::transfer`]) in the `.snipdump` format ([`store::dump`]).
-//! - [`http`]: the axum router ([`http::make_app`], served by
-//!   [`server::run`]), one module per feature
+//! - [`http`]: the axum router behind a shortcut for the three hot routes
+//!   ([`http::make_app`], [`http::hot`]; served by [`server::run`]), one module per feature
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
 //!   become statuses ([`http::errors`]).
 //! - [`logging`]: the `tracing` subscriber and the hand-formatted request

@@ -5,6 +5,7 @@
 //! needs hyper's header-read timeout, which bounds how long a slow or idle
 //! client can hold a connection.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -199,15 +200,25 @@ async fn serve_metrics(
     Ok(tokio::spawn(run(listener, app, options, None, stopped)))
 }
 
-/// Serves `app` on `listener` (over TLS when `tls` is given) until `shutdown`
-/// resolves, then lets in-flight requests finish (up to a grace period).
-pub async fn run(
+/// Serves `app` (the API, or a router of its own) on `listener` (over TLS
+/// when `tls` is given) until `shutdown` resolves, then lets in-flight
+/// requests finish (up to a grace period).
+pub async fn run<A>(
     listener: TcpListener,
-    app: Router,
+    app: A,
     options: ConnOptions,
     tls: Option<TlsConnections>,
     shutdown: impl Future<Output = ()>,
-) {
+) where
+    A: tower::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = Infallible,
+        > + Clone
+        + Send
+        + 'static,
+    A::Future: Send + 'static,
+{
     let tls = tls.map(Arc::new);
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();

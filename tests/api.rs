@@ -658,3 +658,54 @@ async fn config_file_options() {
         .unwrap();
     assert!(ok.text().await.unwrap().starts_with("https://from.file/"));
 }
+
+/// The hot routes (`GET /raw/{id}`, `GET /{id}`), which skip the router,
+/// answer exactly what the router answers. A percent-encoded ID is not hot,
+/// so the router serves the same paste under that spelling; every status,
+/// header (but `date`) and body must match.
+#[tokio::test]
+async fn hot_routes_answer_exactly_like_the_router() {
+    let server = Server::start();
+    let http = client();
+    let (id, _) = create(&server, "0123456789abcdef", "lang=rust").await;
+    let (burn, _) = create(&server, "burn me", "burn=true").await;
+    let (link, _) = create(&server, "", "url=http://example.com/").await;
+    let encoded = |id: &str| format!("%{:02X}{}", id.as_bytes()[0], &id[1..]);
+    let etag = format!("\"{id}\"");
+    let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+        (format!("/raw/{id}"), vec![]),
+        (format!("/raw/{id}"), vec![("range", "bytes=2-5")]),
+        (format!("/raw/{id}"), vec![("if-none-match", etag.as_str())]),
+        (format!("/raw/{burn}"), vec![]),
+        (format!("/{id}"), vec![]),
+        (format!("/{id}"), vec![("accept", "text/html")]),
+        (format!("/{id}"), vec![("accept", "application/json")]),
+        (format!("/{burn}"), vec![("accept", "text/html")]),
+        (format!("/{burn}"), vec![]),
+        (format!("/{link}"), vec![]),
+    ];
+    for (path, headers) in cases {
+        let (prefix, id) = path.rsplit_once('/').unwrap();
+        let routed = format!("{prefix}/{}", encoded(id));
+        let mut answers = Vec::new();
+        for path in [&path, &routed] {
+            let mut request = http.get(server.at(path));
+            for (name, value) in &headers {
+                request = request.header(*name, *value);
+            }
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            let mut seen: Vec<(String, String)> = response
+                .headers()
+                .iter()
+                .filter(|(name, _)| name.as_str() != "date")
+                .map(|(name, value)| (name.to_string(), value.to_str().unwrap().to_owned()))
+                .collect();
+            seen.sort();
+            answers.push((status, seen, response.bytes().await.unwrap()));
+        }
+        // Both spellings found the paste (a mistyped or unknown ID is 404).
+        assert_ne!(answers[0].0, StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(answers[0], answers[1], "{path} {headers:?}");
+    }
+}

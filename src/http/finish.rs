@@ -45,6 +45,7 @@ impl<S> tower::Layer<S> for FinishLayer {
         Finish {
             inner,
             state: self.state.clone(),
+            route: None,
         }
     }
 }
@@ -54,6 +55,20 @@ impl<S> tower::Layer<S> for FinishLayer {
 pub struct Finish<S> {
     inner: S,
     state: SharedState,
+    /// The route's template when it is not served by the router (which
+    /// leaves a `MatchedPath` instead).
+    route: Option<&'static str>,
+}
+
+impl<S> Finish<S> {
+    /// Finishes `inner`, a route served outside the router under `template`.
+    pub fn for_route(state: SharedState, template: &'static str, inner: S) -> Self {
+        Self {
+            inner,
+            state,
+            route: Some(template),
+        }
+    }
 }
 
 impl<S> Service<Request> for Finish<S>
@@ -73,7 +88,7 @@ where
         // The one place a request's origin is decided; the log line, the
         // authentication and the handlers all read this.
         let origin = forwarded::of_request(&request, &self.state.auth.proxy);
-        let probe = Probe::start(&self.state, &request, origin.client);
+        let probe = Probe::start(&self.state, &request, self.route, origin.client);
         request.extensions_mut().insert(origin);
         Finishing {
             inner: self.inner.call(request),

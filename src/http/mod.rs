@@ -1,4 +1,5 @@
-//! The HTTP API: [`make_app`] builds the router and its middleware stack.
+//! The HTTP API: [`make_app`] builds the router and its middleware stack,
+//! behind the hot routes' shortcut ([`hot`]).
 //!
 //! Handlers are split by feature (`create`, `read`, `delete`, `meta`) and talk
 //! to storage only through the [`Store`] trait; errors are mapped to statuses
@@ -25,6 +26,7 @@ mod delete;
 pub mod errors;
 mod finish;
 pub mod forwarded;
+pub mod hot;
 mod list;
 mod meta;
 pub mod negotiate;
@@ -38,6 +40,7 @@ mod read;
 pub use auth::{AnonymousPolicy, AuthConfig};
 pub use finish::{Finish, FinishLayer};
 pub use forwarded::{ProxyConfig, ProxyHeaders};
+pub use hot::App;
 pub use ratelimit::{Limit, RateLimits};
 
 /// Limits and defaults applied to requests.
@@ -102,8 +105,14 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
 /// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
 pub const RAW_CSP: &str = "default-src 'none'; sandbox";
 
-/// Builds the router: every route with its per-route middleware (authentication).
-pub fn make_app(state: SharedState) -> Router {
+/// Builds the service: every route with its per-route middleware
+/// (authentication), the hot ones also reachable without the router.
+pub fn make_app(state: SharedState) -> App {
+    App::new(state.clone(), make_router(state))
+}
+
+/// The router of every route.
+fn make_router(state: SharedState) -> Router {
     // Every route that touches pastes knows its caller and is rate limited.
     let pastes = Router::new()
         .route("/", get(create::form).post(create::create))

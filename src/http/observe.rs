@@ -29,13 +29,22 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// Starts timing `request` from `client`. Runs after routing, so the
-    /// matched route's template is in the request's extensions.
-    pub fn start(state: &SharedState, request: &Request, client: IpAddr) -> Self {
-        let matched = request.extensions().get::<MatchedPath>();
+    /// Starts timing `request` from `client`. `route` is the template of a
+    /// route served outside the router; otherwise this runs after routing,
+    /// and the matched route's template is in the request's extensions.
+    pub fn start(
+        state: &SharedState,
+        request: &Request,
+        route: Option<&str>,
+        client: IpAddr,
+    ) -> Self {
+        let route = route.or_else(|| {
+            let matched = request.extensions().get::<MatchedPath>();
+            matched.map(MatchedPath::as_str)
+        });
         Self {
             start: Instant::now(),
-            route: state.metrics.route(matched.map(MatchedPath::as_str)),
+            route: state.metrics.route(route),
             // Standard methods are an enum inside: cloning them does not allocate.
             method: request.method().clone(),
             client,
