@@ -12,6 +12,7 @@
 //! to the router.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -148,8 +149,12 @@ impl Service<Request> for Handler {
         // One box per route: a future is as large as its largest state, and
         // creating a paste needs far more than reading one.
         match self.route {
-            HotRoute::Raw => Box::pin(async move { Ok(raw(state, request).await) }),
-            HotRoute::View => Box::pin(async move { Ok(view(state, request).await) }),
+            HotRoute::Raw => {
+                Box::pin(async move { Ok(read_with(read::raw, state, request).await) })
+            }
+            HotRoute::View => {
+                Box::pin(async move { Ok(read_with(read::view, state, request).await) })
+            }
             HotRoute::Create => Box::pin(async move { Ok(create(state, request).await) }),
         }
     }
@@ -172,22 +177,17 @@ fn id(request: &Request) -> Path<String> {
     Path(id.unwrap_or_default().to_owned())
 }
 
-async fn raw(state: SharedState, request: Request) -> Response {
+/// Calls a read handler (`read::raw`, `read::view`) as the router would.
+async fn read_with<H, F>(handler: H, state: SharedState, request: Request) -> Response
+where
+    H: FnOnce(State<SharedState>, Extension<Caller>, Extension<Origin>, Path<String>, Request) -> F,
+    F: Future<Output = Result<Response, ApiError>>,
+{
     let Some((caller, origin)) = extensions(&request) else {
         return ApiError::internal().into_response();
     };
     let id = id(&request);
-    read::raw(State(state), caller, origin, id, request)
-        .await
-        .into_response()
-}
-
-async fn view(state: SharedState, request: Request) -> Response {
-    let Some((caller, origin)) = extensions(&request) else {
-        return ApiError::internal().into_response();
-    };
-    let id = id(&request);
-    read::view(State(state), caller, origin, id, request)
+    handler(State(state), caller, origin, id, request)
         .await
         .into_response()
 }
