@@ -24,6 +24,7 @@ use tower::Service;
 use super::negotiate::{self, Accepts};
 use super::observe::Probe;
 use super::{PAGE_CSP, SharedState, errors, forwarded};
+use crate::metrics::RouteId;
 
 /// Adds [`Finish`] to every route.
 #[derive(Clone)]
@@ -55,18 +56,19 @@ impl<S> tower::Layer<S> for FinishLayer {
 pub struct Finish<S> {
     inner: S,
     state: SharedState,
-    /// The route's template when it is not served by the router (which
-    /// leaves a `MatchedPath` instead).
-    route: Option<&'static str>,
+    /// The route, resolved once, when it is not served by the router
+    /// (which leaves a `MatchedPath` to resolve on every request instead).
+    route: Option<RouteId>,
 }
 
 impl<S> Finish<S> {
     /// Finishes `inner`, a route served outside the router under `template`.
     pub fn for_route(state: SharedState, template: &'static str, inner: S) -> Self {
+        let route = Some(state.metrics.route(Some(template)));
         Self {
             inner,
             state,
-            route: Some(template),
+            route,
         }
     }
 }

@@ -46,15 +46,24 @@ impl HotRoute {
     /// The hot route of a request, if it is one. `/{id}` is taken only for a
     /// well-formed paste ID, so it never shadows a fixed route such as
     /// `/healthz` (a test checks every route of the API document).
-    fn of<'p>(method: &Method, path: &'p str) -> Option<(Self, &'p str)> {
-        if *method == Method::GET {
-            let (route, id) = match path.strip_prefix("/raw/") {
-                Some(id) => (Self::Raw, id),
-                None => (Self::View, path.strip_prefix('/')?),
-            };
-            return PasteId::check(id).is_ok().then_some((route, id));
-        }
-        (*method == Method::POST && path == "/").then_some((Self::Create, ""))
+    fn of(method: &Method, path: &str) -> Option<Self> {
+        let route = match *method {
+            Method::GET if path.starts_with("/raw/") => Self::Raw,
+            Method::GET => Self::View,
+            Method::POST if path == "/" => return Some(Self::Create),
+            _ => return None,
+        };
+        PasteId::check(route.id(path)).is_ok().then_some(route)
+    }
+
+    /// The ID segment of a path of this route, as the router's `Path` would
+    /// give it: a hot one is a well-formed ID, which needs no percent-decoding.
+    fn id(self, path: &str) -> &str {
+        let prefix = match self {
+            Self::Raw => "/raw/",
+            Self::View | Self::Create => "/",
+        };
+        path.strip_prefix(prefix).unwrap_or_default()
     }
 
     fn template(self) -> &'static str {
@@ -119,9 +128,9 @@ impl Service<Request> for App {
         // Each service is ready at once and called once (the tower idiom for
         // a shared service: call a clone).
         let hot = match HotRoute::of(request.method(), request.uri().path()) {
-            Some((HotRoute::Raw, _)) => &services.raw,
-            Some((HotRoute::View, _)) => &services.view,
-            Some((HotRoute::Create, _)) => &services.create,
+            Some(HotRoute::Raw) => &services.raw,
+            Some(HotRoute::View) => &services.view,
+            Some(HotRoute::Create) => &services.create,
             None => return Either::Right(services.router.clone().call(request)),
         };
         Either::Left(hot.clone().call(request))
@@ -150,10 +159,14 @@ impl Service<Request> for Handler {
         // creating a paste needs far more than reading one.
         match self.route {
             HotRoute::Raw => {
-                Box::pin(async move { Ok(read_with(read::raw, state, request).await) })
+                Box::pin(
+                    async move { Ok(read_with(read::raw, HotRoute::Raw, state, request).await) },
+                )
             }
             HotRoute::View => {
-                Box::pin(async move { Ok(read_with(read::view, state, request).await) })
+                Box::pin(
+                    async move { Ok(read_with(read::view, HotRoute::View, state, request).await) },
+                )
             }
             HotRoute::Create => Box::pin(async move { Ok(create(state, request).await) }),
         }
@@ -170,15 +183,13 @@ fn extensions(request: &Request) -> Option<(Extension<Caller>, Extension<Origin>
     Some((Extension(caller), Extension(origin)))
 }
 
-/// The ID the router's `Path` would give: the segment as it is, since a hot
-/// one is a well-formed ID, which needs no percent-decoding.
-fn id(request: &Request) -> Path<String> {
-    let id = HotRoute::of(request.method(), request.uri().path()).map(|(_, id)| id);
-    Path(id.unwrap_or_default().to_owned())
-}
-
 /// Calls a read handler (`read::raw`, `read::view`) as the router would.
-async fn read_with<H, F>(handler: H, state: SharedState, request: Request) -> Response
+async fn read_with<H, F>(
+    handler: H,
+    route: HotRoute,
+    state: SharedState,
+    request: Request,
+) -> Response
 where
     H: FnOnce(State<SharedState>, Extension<Caller>, Extension<Origin>, Path<String>, Request) -> F,
     F: Future<Output = Result<Response, ApiError>>,
@@ -186,7 +197,7 @@ where
     let Some((caller, origin)) = extensions(&request) else {
         return ApiError::internal().into_response();
     };
-    let id = id(&request);
+    let id = Path(route.id(request.uri().path()).to_owned());
     handler(State(state), caller, origin, id, request)
         .await
         .into_response()
@@ -218,7 +229,7 @@ mod tests {
                 continue;
             }
             for method in [Method::GET, Method::POST] {
-                let hot = HotRoute::of(&method, template).map(|(route, _)| route);
+                let hot = HotRoute::of(&method, template);
                 let expected =
                     (template == "/" && method == Method::POST).then_some(HotRoute::Create);
                 assert_eq!(hot, expected, "{method} {template}");
@@ -230,14 +241,11 @@ mod tests {
     fn recognises_only_well_formed_ids() {
         let id = PasteId::generate(12).unwrap();
         let id = id.as_str();
-        assert_eq!(
-            HotRoute::of(&Method::GET, &format!("/raw/{id}")),
-            Some((HotRoute::Raw, id))
-        );
-        assert_eq!(
-            HotRoute::of(&Method::GET, &format!("/{id}")),
-            Some((HotRoute::View, id))
-        );
+        let (raw, view) = (format!("/raw/{id}"), format!("/{id}"));
+        assert_eq!(HotRoute::of(&Method::GET, &raw), Some(HotRoute::Raw));
+        assert_eq!(HotRoute::Raw.id(&raw), id);
+        assert_eq!(HotRoute::of(&Method::GET, &view), Some(HotRoute::View));
+        assert_eq!(HotRoute::View.id(&view), id);
         // Everything unsure goes to the router.
         for path in [
             format!("/raw/{id}/"),

@@ -29,22 +29,22 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// Starts timing `request` from `client`. `route` is the template of a
-    /// route served outside the router; otherwise this runs after routing,
-    /// and the matched route's template is in the request's extensions.
+    /// Starts timing `request` from `client`. `route` is given for a route
+    /// served outside the router; otherwise this runs after routing, and
+    /// the matched route's template is in the request's extensions.
     pub fn start(
         state: &SharedState,
         request: &Request,
-        route: Option<&str>,
+        route: Option<RouteId>,
         client: IpAddr,
     ) -> Self {
-        let route = route.or_else(|| {
+        let route = route.unwrap_or_else(|| {
             let matched = request.extensions().get::<MatchedPath>();
-            matched.map(MatchedPath::as_str)
+            state.metrics.route(matched.map(MatchedPath::as_str))
         });
         Self {
             start: Instant::now(),
-            route: state.metrics.route(route),
+            route,
             // Standard methods are an enum inside: cloning them does not allocate.
             method: request.method().clone(),
             client,
