@@ -10,15 +10,17 @@
 //!
 //! Bodies of 64 KiB or more are files instead of `body` entries: see `body_files`.
 //!
-//! A paste's entries are written and removed in one atomic write batch.
+//! A paste's entries are written and removed in one atomic write batch; new
+//! pastes that arrive together share one (`combiner`).
 //! Every batch is written to the journal and flushed to the OS before the call
 //! returns, so an acknowledged paste survives `kill -9` of the process. With
 //! [`Durability::Fsync`] writers also wait for an `fdatasync`, shared between
 //! concurrent writers by group commit (`store::group_commit`).
 //!
 //! fjall calls are made inline on the async runtime: reads are memory-speed in
-//! the common case (memtable or block cache) and a write is one buffered
-//! `write(2)`; sending each to a blocking thread would cost more than it saves.
+//! the common case (memtable or block cache) and a group of writes is one
+//! buffered `write(2)`; sending each to a blocking thread would cost more than
+//! it saves.
 //! Slow work (sweeping, compaction, fsync, body files) runs on blocking threads.
 
 use std::collections::HashMap;
@@ -40,11 +42,13 @@ use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod accounts;
 mod body_files;
+mod combiner;
 mod hot;
 mod meta_codec;
 
 use accounts::Accounts;
 use body_files::{BodyFiles, is_file_backed};
+use combiner::{Combiner, Commit, Outcome};
 use hot::HotCache;
 
 /// How far a write must have gone before it is acknowledged.
@@ -71,6 +75,10 @@ pub struct EmbeddedOptions {
 
 /// Largest memtable of one keyspace.
 const MEMTABLE_BYTES: u64 = 8 << 20;
+/// Largest memtable of the `body` keyspace (see `EmbeddedStore::open`).
+const BODY_MEMTABLE_BYTES: u64 = 16 << 20;
+/// Level-0 tables of the `body` keyspace that trigger a compaction (fjall: 4).
+const BODY_L0_TABLES: u8 = 16;
 /// All journals together (fjall's minimum is 64 MiB).
 const MAX_JOURNAL_BYTES: u64 = 128 << 20;
 /// Number of lock stripes serialising writers of the same ID.
@@ -107,6 +115,8 @@ struct Inner {
     files: BodyFiles,
     /// Decoded pastes recently read.
     hot: HotCache,
+    /// New pastes waiting to be committed together.
+    combiner: Combiner<Staged>,
     path: PathBuf,
 }
 
@@ -119,8 +129,8 @@ impl EmbeddedStore {
             StoreError::Backend(format!("cannot create data dir {}: {e}", dir.display()))
         })?;
         // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
-        // global cap) let RSS reach ~250 MiB after a burst of writes; four
-        // keyspaces of 8 MiB bound the active memtables to 32 MiB.
+        // global cap) let RSS reach ~250 MiB after a burst of writes; three
+        // keyspaces of 8 MiB and one of 16 MiB bound the active memtables to 40 MiB.
         //
         // Four background workers, not two: fjall 3.1's worker 0 hands every
         // compaction request back to the queue, so while the only other
@@ -135,8 +145,20 @@ impl EmbeddedStore {
             .open()?;
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
         let meta = db.keyspace("meta", small)?;
+        // Bodies fill a memtable fast but leave small index tables behind
+        // (the values go to blob files): with fjall's defaults every four
+        // flushes (16k bodies of 2 KiB) rewrote the whole first level of the
+        // index. A bigger memtable and sixteen level-0 tables before a
+        // compaction cut fjall's background CPU per create by about 40 %
+        // (`bench/run`'s create flood); a cold body read checks up to sixteen
+        // more bloom filters.
         let body = db.keyspace("body", || {
-            small().with_kv_separation(Some(KvSeparationOptions::default()))
+            KeyspaceCreateOptions::default()
+                .max_memtable_size(BODY_MEMTABLE_BYTES)
+                .compaction_strategy(Arc::new(
+                    fjall::compaction::Leveled::default().with_l0_threshold(BODY_L0_TABLES),
+                ))
+                .with_kv_separation(Some(KvSeparationOptions::default()))
         })?;
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;
@@ -157,6 +179,7 @@ impl EmbeddedStore {
             unreclaimed: AtomicU64::new(0),
             files,
             hot: HotCache::new(options.cache_bytes / 4),
+            combiner: Combiner::default(),
             path: dir.to_path_buf(),
         };
         inner.count_usage()?;
@@ -331,58 +354,48 @@ impl Inner {
         }
     }
 
-    /// Stores a paste; `body` is `None` when it is already in its file.
-    fn put(
+    /// Encodes a paste for the combiner and reserves its bytes; `body` is
+    /// `None` when it is already in its file (which is removed if this fails).
+    fn stage(
         &self,
-        meta: &PasteMeta,
+        meta: PasteMeta,
         body: Option<Bytes>,
         limits: PutLimits,
-    ) -> Result<(), StoreError> {
-        let encoded = meta_codec::encode(meta)?;
-        let _guard = self.lock_id(&meta.id);
-        if self.meta.contains_key(meta.id.as_str())? {
-            return Err(StoreError::IdTaken);
+    ) -> Result<Staged, StoreError> {
+        let staged = meta_codec::encode(&meta)
+            .and_then(|encoded| {
+                self.reserve(&meta, limits)?;
+                Ok(encoded)
+            })
+            .map(|encoded| Staged {
+                meta: meta.clone(),
+                encoded,
+                body: body.clone(),
+            });
+        if staged.is_err() && body.is_none() {
+            self.files.remove(&meta.id);
         }
-        self.reserve(meta, limits)?;
-        let mut batch = self.db.batch();
-        batch.insert(&self.meta, meta.id.as_str(), encoded);
-        if let Some(body) = body {
-            batch.insert(&self.body, meta.id.as_str(), body);
-        }
-        if let Some(at) = meta.expires_at {
-            batch.insert(&self.expiry, expiry_key(at, &meta.id), []);
-        }
-        if let Some(owner) = &meta.owner {
-            batch.insert(
-                &self.owners,
-                owner_key(owner, meta.created_at, &meta.id),
-                [],
-            );
-        }
-        batch.commit().inspect_err(|_| self.release(meta))?;
-        Ok(())
+        staged
     }
 
-    /// Blocking: writes the body file, then stores the paste (removing the file if that fails).
-    fn put_file_backed(
-        &self,
-        meta: &PasteMeta,
-        body: &[u8],
-        limits: PutLimits,
-    ) -> Result<(), StoreError> {
-        // Not atomic (put reserves for real), but spares writing a file that would be refused.
+    /// Blocking: writes a large body's file, after checking it would fit.
+    fn write_body_file(&self, meta: &PasteMeta, body: &[u8]) -> Result<(), StoreError> {
+        // Not atomic (`stage` reserves for real), but spares writing a file that would be refused.
         if let Some(limit) = self.max_bytes
             && self.used.load(Ordering::Relaxed).saturating_add(meta.size) > limit
         {
             return Err(StoreError::Full { limit });
         }
-        self.files.write(&meta.id, body)?;
-        self.put(meta, None, limits).inspect_err(|e| {
-            // IdTaken means the file we "wrote" was refused before writing; keep theirs.
-            if !matches!(e, StoreError::IdTaken) {
-                self.files.remove(&meta.id);
-            }
-        })
+        // IdTaken here means a file exists for this ID: it is someone else's, kept.
+        self.files.write(&meta.id, body)
+    }
+
+    /// Gives back what [`Self::stage`] took for a paste that was not stored.
+    fn unstage(&self, staged: &Staged) {
+        self.release(&staged.meta);
+        if staged.body.is_none() {
+            self.files.remove(&staged.meta.id);
+        }
     }
 
     fn take(&self, id: &str, now: UnixTime) -> Result<Option<Paste>, StoreError> {
@@ -579,6 +592,76 @@ impl Inner {
     }
 }
 
+/// A paste on its way into the store: encoded, its bytes reserved.
+struct Staged {
+    meta: PasteMeta,
+    encoded: Vec<u8>,
+    /// `None` when the body is in its file.
+    body: Option<Bytes>,
+}
+
+/// New pastes are committed in groups (`combiner`): one write batch, one
+/// journal write. Only the combiner writes new IDs, one group at a time, so
+/// checking that an ID is free and inserting it cannot interleave with
+/// another put.
+impl Commit<Staged> for Inner {
+    fn commit(&self, group: Vec<Staged>) -> Vec<Outcome> {
+        let mut batch = self.db.batch();
+        let mut outcomes = Vec::with_capacity(group.len());
+        for (i, staged) in group.iter().enumerate() {
+            let id = staged.meta.id.as_str();
+            let taken = group[..i]
+                .iter()
+                .any(|earlier| earlier.meta.id == staged.meta.id);
+            outcomes.push(match self.meta.contains_key(id) {
+                Ok(exists) if exists || taken => Err(StoreError::IdTaken),
+                Ok(_) => {
+                    self.add_to(&mut batch, staged);
+                    Ok(())
+                }
+                Err(e) => Err(e.into()),
+            });
+        }
+        if let Err(e) = batch.commit() {
+            let message = StoreError::from(e).to_string();
+            for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
+                *outcome = Err(StoreError::Backend(message.clone()));
+            }
+        }
+        for (staged, outcome) in group.iter().zip(&outcomes) {
+            if outcome.is_err() {
+                self.unstage(staged);
+            }
+        }
+        outcomes
+    }
+
+    fn abandon(&self, staged: Staged) {
+        self.unstage(&staged);
+    }
+}
+
+impl Inner {
+    /// A new paste's entries: metadata, body (unless it is a file) and index entries.
+    fn add_to(&self, batch: &mut fjall::OwnedWriteBatch, staged: &Staged) {
+        let meta = &staged.meta;
+        batch.insert(&self.meta, meta.id.as_str(), staged.encoded.as_slice());
+        if let Some(body) = &staged.body {
+            batch.insert(&self.body, meta.id.as_str(), body.clone());
+        }
+        if let Some(at) = meta.expires_at {
+            batch.insert(&self.expiry, expiry_key(at, &meta.id), []);
+        }
+        if let Some(owner) = &meta.owner {
+            batch.insert(
+                &self.owners,
+                owner_key(owner, meta.created_at, &meta.id),
+                [],
+            );
+        }
+    }
+}
+
 /// `expires_at` big-endian then the ID, so byte order is expiry order.
 fn expiry_key(at: UnixTime, id: &str) -> Vec<u8> {
     let mut key = Vec::with_capacity(8 + id.len());
@@ -622,14 +705,19 @@ fn decode_cursor(cursor: &str) -> Result<Vec<u8>, StoreError> {
 #[async_trait]
 impl Store for EmbeddedStore {
     async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
-        if is_file_backed(meta.size) {
-            self.run(true, move |inner| {
-                inner.put_file_backed(&meta, &body, limits)
-            })
-            .await?;
+        let (meta, body) = if is_file_backed(meta.size) {
+            let meta = self
+                .run(true, move |inner| {
+                    inner.write_body_file(&meta, &body)?;
+                    Ok(meta)
+                })
+                .await?;
+            (meta, None)
         } else {
-            self.inner.put(&meta, Some(body), limits)?;
-        }
+            (meta, Some(body))
+        };
+        let staged = self.inner.stage(meta, body, limits)?;
+        self.inner.combiner.submit(staged, &*self.inner).await?;
         self.durable().await
     }
 
@@ -866,6 +954,63 @@ mod tests {
             assert!(!store.inner.files.path(text).unwrap().exists());
         }
         assert_eq!(store.used_bytes(), 0);
+    }
+
+    /// Concurrent puts of one ID, small and file-backed: exactly one is stored,
+    /// the others are told the ID is taken and leave no file or usage behind.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn an_id_is_stored_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Arc::new(open(tmp.path()));
+        let text = new_id();
+        let big = FILE_BODY_BYTES as usize;
+        let tasks: Vec<_> = (0..16u8)
+            .map(|n| {
+                let (store, text) = (store.clone(), text.clone());
+                tokio::spawn(async move {
+                    let size = if n % 2 == 0 { 100 } else { big };
+                    let body = Bytes::from(vec![n; size]);
+                    let outcome = store
+                        .put(meta(&text, size, Some("a")), body, PutLimits::default())
+                        .await;
+                    (n, size, outcome)
+                })
+            })
+            .collect();
+        let mut stored = Vec::new();
+        for task in tasks {
+            match task.await.unwrap() {
+                (n, size, Ok(())) => stored.push((n, size)),
+                (_, _, Err(StoreError::IdTaken)) => {}
+                (_, _, Err(e)) => panic!("unexpected {e}"),
+            }
+        }
+        let [(n, size)] = stored[..] else {
+            panic!("stored {} times", stored.len());
+        };
+        let paste = store.get(&id(&text), 50).await.unwrap().unwrap();
+        assert_eq!(paste.body, vec![n; size]);
+        let usage = Usage {
+            bytes: size as u64,
+            pastes: 1,
+        };
+        assert_eq!(store.owner_usage("a").await.unwrap(), usage);
+        assert_eq!(store.used_bytes(), size as u64);
+        assert_eq!(store.inner.files.path(&text).unwrap().exists(), size == big);
+        // A later put of the ID is refused too and changes nothing.
+        let again = store
+            .put(
+                meta(&text, 100, Some("a")),
+                Bytes::from_static(&[0; 100]),
+                PutLimits::default(),
+            )
+            .await;
+        assert!(matches!(again, Err(StoreError::IdTaken)), "{again:?}");
+        assert_eq!(store.owner_usage("a").await.unwrap(), usage);
+        assert_eq!(
+            store.get(&id(&text), 50).await.unwrap().unwrap().body,
+            vec![n; size]
+        );
     }
 
     /// Concurrent pings all succeed and leave no probe file; a vanished data dir fails the ping.

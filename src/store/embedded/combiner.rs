@@ -1,0 +1,202 @@
+//! Write combining: concurrent creates share one fjall write batch.
+//!
+//! fjall applies a batch under one journal lock: the journal `write(2)` and
+//! the memtable inserts happen while it is held. When every create commits its
+//! own batch, the runtime threads queue on that lock (a futex sleep and two
+//! context switches each time) and every create pays its own syscall.
+//!
+//! Here a create queues its entry and then waits, asynchronously, for its
+//! turn. Whoever gets the turn commits everything queued at that moment as one
+//! batch, so under load one journal write acknowledges many creates, and a
+//! create that waits frees its thread for other requests instead of sleeping.
+//! Those whose entry was committed meanwhile find their result and leave.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::{StoreError, lock};
+
+/// The result of one queued item, set by whoever commits it.
+type Slot<R> = Arc<OnceLock<R>>;
+
+/// Items waiting to be committed together; see the module documentation.
+pub struct Combiner<T> {
+    queue: Mutex<Vec<(T, Slot<Outcome>)>>,
+    turn: tokio::sync::Mutex<()>,
+}
+
+/// What committing an item gave (errors are per item: one can be a duplicate ID).
+pub type Outcome = Result<(), StoreError>;
+
+/// How a group is committed and how an abandoned item is undone.
+pub trait Commit<T> {
+    /// Commits `group` as one write; one outcome per item, in order.
+    fn commit(&self, group: Vec<T>) -> Vec<Outcome>;
+    /// Undoes what was done for an item that will never be committed (its
+    /// caller went away before its turn).
+    fn abandon(&self, item: T);
+}
+
+impl<T> Default for Combiner<T> {
+    fn default() -> Self {
+        Self {
+            queue: Mutex::new(Vec::new()),
+            turn: tokio::sync::Mutex::new(()),
+        }
+    }
+}
+
+impl<T> Combiner<T> {
+    /// Queues `item` and waits until it is committed, by this call or another.
+    ///
+    /// If the returned future is dropped before the item's turn, the item is
+    /// taken off the queue and `abandon`ed; once a group holding it is being
+    /// committed, it is committed whether or not anyone waits.
+    pub async fn submit(&self, item: T, how: &impl Commit<T>) -> Outcome {
+        let mut slot: Slot<Outcome> = Arc::default();
+        lock(&self.queue).push((item, slot.clone()));
+        let mut pending = Pending {
+            combiner: self,
+            slot: slot.clone(),
+            how,
+            armed: true,
+        };
+        let turn = self.turn.lock().await;
+        if slot.get().is_none() {
+            let group = std::mem::take(&mut *lock(&self.queue));
+            let (items, slots): (Vec<T>, Vec<Slot<Outcome>>) = group.into_iter().unzip();
+            for (slot, outcome) in slots.iter().zip(how.commit(items)) {
+                let _unset_before = slot.set(outcome);
+            }
+        }
+        drop(turn);
+        // Committed: nothing to abandon any more, and the slot is ours alone
+        // (the committer dropped its handles before giving up the turn).
+        pending.armed = false;
+        drop(pending);
+        Arc::get_mut(&mut slot)
+            .and_then(OnceLock::take)
+            .unwrap_or_else(|| Err(StoreError::Backend("the write was not committed".into())))
+    }
+}
+
+/// Takes an abandoned item off the queue when `submit`'s future is dropped early.
+struct Pending<'a, T, C: Commit<T>> {
+    combiner: &'a Combiner<T>,
+    slot: Slot<Outcome>,
+    how: &'a C,
+    /// Cleared once the item is committed.
+    armed: bool,
+}
+
+impl<T, C: Commit<T>> Drop for Pending<'_, T, C> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let mut queue = lock(&self.combiner.queue);
+        // Not in the queue any more: a group holding it was committed.
+        if let Some(at) = queue.iter().position(|(_, s)| Arc::ptr_eq(s, &self.slot)) {
+            let (item, _) = queue.swap_remove(at);
+            drop(queue);
+            self.how.abandon(item);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records the groups it commits; odd items are refused as duplicates.
+    #[derive(Default)]
+    struct Recorder {
+        groups: Mutex<Vec<Vec<u32>>>,
+        abandoned: Mutex<Vec<u32>>,
+        /// When set, the next commit waits for a message on it.
+        gate: Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+    }
+
+    impl Commit<u32> for Recorder {
+        fn commit(&self, group: Vec<u32>) -> Vec<Outcome> {
+            let gate = lock(&self.gate).take();
+            if let Some(gate) = gate {
+                gate.recv().unwrap();
+            }
+            let outcomes = group.iter().map(|&n| expected(n)).collect();
+            lock(&self.groups).push(group);
+            outcomes
+        }
+
+        fn abandon(&self, item: u32) {
+            lock(&self.abandoned).push(item);
+        }
+    }
+
+    fn expected(n: u32) -> Outcome {
+        if n.is_multiple_of(2) {
+            Ok(())
+        } else {
+            Err(StoreError::IdTaken)
+        }
+    }
+
+    type Shared = Arc<(Combiner<u32>, Recorder)>;
+
+    fn submit(shared: &Shared, n: u32) -> tokio::task::JoinHandle<Outcome> {
+        let shared = shared.clone();
+        tokio::spawn(async move { shared.0.submit(n, &shared.1).await })
+    }
+
+    /// Items queued while a commit runs go in one group, and each caller gets its own outcome.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn waiting_items_are_committed_together() {
+        let (open, gate) = std::sync::mpsc::channel();
+        let recorder = Recorder {
+            gate: Mutex::new(Some(gate)),
+            ..Recorder::default()
+        };
+        let shared: Shared = Arc::new((Combiner::default(), recorder));
+        let first = submit(&shared, 0);
+        while lock(&shared.1.gate).is_some() {
+            tokio::task::yield_now().await;
+        }
+        let rest: Vec<_> = (1..=8).map(|n| submit(&shared, n)).collect();
+        while lock(&shared.0.queue).len() < 8 {
+            tokio::task::yield_now().await;
+        }
+        open.send(()).unwrap();
+        assert!(first.await.unwrap().is_ok());
+        for (n, task) in (1..=8).zip(rest) {
+            let outcome = task.await.unwrap();
+            assert_eq!(
+                outcome.is_ok(),
+                expected(n).is_ok(),
+                "item {n}: {outcome:?}"
+            );
+        }
+        let mut groups = lock(&shared.1.groups).clone();
+        groups[1].sort_unstable();
+        assert_eq!(groups, vec![vec![0], (1..=8).collect::<Vec<_>>()]);
+        assert!(lock(&shared.1.abandoned).is_empty());
+    }
+
+    /// A caller that goes away before its turn takes its item off the queue.
+    #[tokio::test]
+    async fn an_item_given_up_before_its_turn_is_abandoned() {
+        let shared: Shared = Arc::default();
+        let turn = shared.0.turn.lock().await;
+        let mut waiting = Box::pin(shared.0.submit(6, &shared.1));
+        tokio::select! {
+            biased;
+            _ = &mut waiting => panic!("committed while another holds the turn"),
+            () = tokio::task::yield_now() => {}
+        }
+        drop(waiting);
+        drop(turn);
+        assert_eq!(*lock(&shared.1.abandoned), vec![6]);
+        assert!(lock(&shared.0.queue).is_empty());
+        assert!(lock(&shared.1.groups).is_empty());
+        // The combiner still works afterwards.
+        assert!(submit(&shared, 2).await.unwrap().is_ok());
+    }
+}
