@@ -75,10 +75,8 @@ pub struct EmbeddedOptions {
 
 /// Largest memtable of one keyspace.
 const MEMTABLE_BYTES: u64 = 8 << 20;
-/// Largest memtable of the `body` keyspace (see `EmbeddedStore::open`).
-const BODY_MEMTABLE_BYTES: u64 = 16 << 20;
 /// Level-0 tables of the `body` keyspace that trigger a compaction (fjall: 4).
-const BODY_L0_TABLES: u8 = 16;
+const BODY_L0_TABLES: u8 = 8;
 /// All journals together (fjall's minimum is 64 MiB).
 const MAX_JOURNAL_BYTES: u64 = 128 << 20;
 /// Number of lock stripes serialising writers of the same ID.
@@ -129,8 +127,8 @@ impl EmbeddedStore {
             StoreError::Backend(format!("cannot create data dir {}: {e}", dir.display()))
         })?;
         // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
-        // global cap) let RSS reach ~250 MiB after a burst of writes; three
-        // keyspaces of 8 MiB and one of 16 MiB bound the active memtables to 40 MiB.
+        // global cap) let RSS reach ~250 MiB after a burst of writes; four
+        // keyspaces of 8 MiB bound the active memtables to 32 MiB.
         //
         // Four background workers, not two: fjall 3.1's worker 0 hands every
         // compaction request back to the queue, so while the only other
@@ -146,15 +144,16 @@ impl EmbeddedStore {
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
         let meta = db.keyspace("meta", small)?;
         // Bodies fill a memtable fast but leave small index tables behind
-        // (the values go to blob files): with fjall's defaults every four
-        // flushes (16k bodies of 2 KiB) rewrote the whole first level of the
-        // index. A bigger memtable and sixteen level-0 tables before a
-        // compaction cut fjall's background CPU per create by about 40 %
-        // (`bench/run`'s create flood); a cold body read checks up to sixteen
-        // more bloom filters.
+        // (the values go to blob files): with fjall's default of compacting
+        // every four level-0 tables, the first level of the index was
+        // rewritten every 16k bodies of 2 KiB. Eight tables cut fjall's
+        // background CPU per create by a fifth under `bench/run`'s create
+        // flood; sixteen, or 16 MiB memtables, saved a little more but
+        // raised the p99 latency and the RSS after writes by half (fjall
+        // stalls writers while flushes lag). A cold body read checks up to
+        // eight bloom filters instead of four.
         let body = db.keyspace("body", || {
-            KeyspaceCreateOptions::default()
-                .max_memtable_size(BODY_MEMTABLE_BYTES)
+            small()
                 .compaction_strategy(Arc::new(
                     fjall::compaction::Leveled::default().with_l0_threshold(BODY_L0_TABLES),
                 ))
