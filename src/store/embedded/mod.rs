@@ -361,20 +361,23 @@ impl Inner {
         body: Option<Bytes>,
         limits: PutLimits,
     ) -> Result<Staged, StoreError> {
-        let staged = meta_codec::encode(&meta)
-            .and_then(|encoded| {
-                self.reserve(&meta, limits)?;
-                Ok(encoded)
-            })
-            .map(|encoded| Staged {
-                meta: meta.clone(),
+        let reserved = meta_codec::encode(&meta).and_then(|encoded| {
+            self.reserve(&meta, limits)?;
+            Ok(encoded)
+        });
+        match reserved {
+            Ok(encoded) => Ok(Staged {
+                meta,
                 encoded,
-                body: body.clone(),
-            });
-        if staged.is_err() && body.is_none() {
-            self.files.remove(&meta.id);
+                body,
+            }),
+            Err(e) => {
+                if body.is_none() {
+                    self.files.remove(&meta.id);
+                }
+                Err(e)
+            }
         }
-        staged
     }
 
     /// Blocking: writes a large body's file, after checking it would fit.
