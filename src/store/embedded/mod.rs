@@ -17,10 +17,11 @@
 //! [`Durability::Fsync`] writers also wait for an `fdatasync`, shared between
 //! concurrent writers by group commit (`store::group_commit`).
 //!
-//! fjall calls are made inline on the async runtime: reads are memory-speed in
-//! the common case (memtable or block cache) and a group of writes is one
-//! buffered `write(2)`; sending each to a blocking thread would cost more than
-//! it saves.
+//! fjall reads are made inline on the async runtime: they are memory-speed in
+//! the common case (memtable or block cache), and sending each to a blocking
+//! thread would cost more than it saves. New pastes are committed on a
+//! blocking thread, a group at a time (`combiner`), because fjall may stall a
+//! writer; removals (take, delete) are single small batches, made inline.
 //! Slow work (sweeping, compaction, fsync, body files) runs on blocking threads.
 
 use std::collections::HashMap;
@@ -719,7 +720,7 @@ impl Store for EmbeddedStore {
             (meta, Some(body))
         };
         let staged = self.inner.stage(meta, body, limits)?;
-        self.inner.combiner.submit(staged, &*self.inner).await?;
+        self.inner.combiner.submit(staged, &self.inner).await?;
         self.durable().await
     }
 
