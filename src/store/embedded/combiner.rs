@@ -27,7 +27,9 @@ type Slot<R> = Arc<OnceLock<R>>;
 /// Items waiting to be committed together; see the module documentation.
 pub struct Combiner<T> {
     queue: Mutex<Vec<(T, Slot<Outcome>)>>,
-    turn: tokio::sync::Mutex<()>,
+    /// Held by whoever commits; owned, so the commit can keep it after the
+    /// future that took it is gone.
+    turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// What committing an item gave (errors are per item: one can be a duplicate ID).
@@ -46,7 +48,7 @@ impl<T> Default for Combiner<T> {
     fn default() -> Self {
         Self {
             queue: Mutex::new(Vec::new()),
-            turn: tokio::sync::Mutex::new(()),
+            turn: Arc::default(),
         }
     }
 }
@@ -70,23 +72,31 @@ impl<T> Combiner<T> {
             how: how.as_ref(),
             armed: true,
         };
-        let turn = self.turn.lock().await;
+        let turn = self.turn.clone().lock_owned().await;
         if slot.get().is_none() {
             let group = std::mem::take(&mut *lock(&self.queue));
-            let (items, slots): (Vec<T>, Vec<Slot<Outcome>>) = group.into_iter().unzip();
-            // On a blocking thread: fjall may stall a writer (it sleeps while
-            // flushes lag), and the runtime's threads must go on serving reads.
             let committer = how.clone();
-            let outcomes = tokio::task::spawn_blocking(move || committer.commit(items))
-                .await
-                .unwrap_or_default();
-            for (slot, outcome) in slots.iter().zip(outcomes) {
-                let _unset_before = slot.set(outcome);
-            }
+            // On a blocking thread: fjall may stall a writer (it sleeps while
+            // flushes lag), and the runtime's threads must go on serving
+            // reads. The closure owns the group, the slots and the turn, so
+            // even if this future is dropped now, the group is committed,
+            // every slot is set, and only then is the turn given up.
+            let commit = tokio::task::spawn_blocking(move || {
+                let (items, slots): (Vec<T>, Vec<Slot<Outcome>>) = group.into_iter().unzip();
+                for (slot, outcome) in slots.iter().zip(committer.commit(items)) {
+                    let _unset_before = slot.set(outcome);
+                }
+                drop(slots);
+                drop(turn);
+            });
+            // A failed task (a panic in `commit`) leaves slots unset: answered below.
+            let _finished = commit.await;
+        } else {
+            drop(turn);
         }
-        drop(turn);
         // Committed: nothing to abandon any more, and the slot is ours alone
-        // (the committer dropped its handles before giving up the turn).
+        // (the committer dropped its handles before giving up the turn, and
+        // we held or waited for the turn).
         pending.armed = false;
         drop(pending);
         Arc::get_mut(&mut slot)
@@ -196,11 +206,57 @@ mod tests {
         assert!(lock(&shared.1.abandoned).is_empty());
     }
 
+    /// A caller that goes away while it commits a group: the group is still
+    /// committed and every other caller gets its own outcome.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_committer_that_goes_away_still_commits_the_group() {
+        let (open, gate) = std::sync::mpsc::channel();
+        let recorder = Recorder {
+            gate: Mutex::new(Some(gate)),
+            ..Recorder::default()
+        };
+        let shared: Shared = Arc::new((Combiner::default(), Arc::new(recorder)));
+        let held = shared.0.turn.clone().lock_owned().await;
+        // First in line for the turn (Tokio's mutex is fair), so it commits.
+        let mut committer = Box::pin(shared.0.submit(0, &shared.1));
+        tokio::select! {
+            biased;
+            _ = &mut committer => panic!("committed while the turn is held"),
+            () = tokio::task::yield_now() => {}
+        }
+        let others: Vec<_> = (1..=4).map(|n| submit(&shared, n)).collect();
+        while lock(&shared.0.queue).len() < 5 {
+            tokio::task::yield_now().await;
+        }
+        drop(held);
+        while lock(&shared.1.gate).is_some() {
+            tokio::select! {
+                biased;
+                _ = &mut committer => panic!("committed before the gate opened"),
+                () = tokio::task::yield_now() => {}
+            }
+        }
+        drop(committer);
+        open.send(()).unwrap();
+        for (n, task) in (1..=4).zip(others) {
+            let outcome = task.await.unwrap();
+            assert_eq!(
+                outcome.is_ok(),
+                expected(n).is_ok(),
+                "item {n}: {outcome:?}"
+            );
+        }
+        let mut groups = lock(&shared.1.groups).clone();
+        groups[0].sort_unstable();
+        assert_eq!(groups, vec![(0..=4).collect::<Vec<_>>()]);
+        assert!(lock(&shared.1.abandoned).is_empty());
+    }
+
     /// A caller that goes away before its turn takes its item off the queue.
     #[tokio::test]
     async fn an_item_given_up_before_its_turn_is_abandoned() {
         let shared: Shared = Arc::default();
-        let turn = shared.0.turn.lock().await;
+        let turn = shared.0.turn.clone().lock_owned().await;
         let mut waiting = Box::pin(shared.0.submit(6, &shared.1));
         tokio::select! {
             biased;
