@@ -173,15 +173,44 @@ mod tests {
         tokio::spawn(async move { shared.0.submit(n, &shared.1).await })
     }
 
-    /// Items queued while a commit runs go in one group, and each caller gets its own outcome.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn waiting_items_are_committed_together() {
+    /// Polls `future` once and fails with `why` if it finished.
+    async fn still_pending(future: std::pin::Pin<&mut impl Future>, why: &str) {
+        tokio::select! {
+            biased;
+            _ = future => panic!("{why}"),
+            () = tokio::task::yield_now() => {}
+        }
+    }
+
+    /// A combiner whose first commit waits until the returned sender sends.
+    fn gated() -> (Shared, std::sync::mpsc::Sender<()>) {
         let (open, gate) = std::sync::mpsc::channel();
         let recorder = Recorder {
             gate: Mutex::new(Some(gate)),
             ..Recorder::default()
         };
-        let shared: Shared = Arc::new((Combiner::default(), Arc::new(recorder)));
+        (Arc::new((Combiner::default(), Arc::new(recorder))), open)
+    }
+
+    /// Awaits the tasks of `items` and checks that each got its own item's outcome.
+    async fn check_outcomes(
+        items: impl Iterator<Item = u32>,
+        tasks: Vec<tokio::task::JoinHandle<Outcome>>,
+    ) {
+        for (n, task) in items.zip(tasks) {
+            let outcome = task.await.unwrap();
+            assert_eq!(
+                outcome.is_ok(),
+                expected(n).is_ok(),
+                "item {n}: {outcome:?}"
+            );
+        }
+    }
+
+    /// Items queued while a commit runs go in one group, and each caller gets its own outcome.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn waiting_items_are_committed_together() {
+        let (shared, open) = gated();
         let first = submit(&shared, 0);
         while lock(&shared.1.gate).is_some() {
             tokio::task::yield_now().await;
@@ -191,15 +220,7 @@ mod tests {
             tokio::task::yield_now().await;
         }
         open.send(()).unwrap();
-        assert!(first.await.unwrap().is_ok());
-        for (n, task) in (1..=8).zip(rest) {
-            let outcome = task.await.unwrap();
-            assert_eq!(
-                outcome.is_ok(),
-                expected(n).is_ok(),
-                "item {n}: {outcome:?}"
-            );
-        }
+        check_outcomes(0..=8, std::iter::once(first).chain(rest).collect()).await;
         let mut groups = lock(&shared.1.groups).clone();
         groups[1].sort_unstable();
         assert_eq!(groups, vec![vec![0], (1..=8).collect::<Vec<_>>()]);
@@ -210,42 +231,22 @@ mod tests {
     /// committed and every other caller gets its own outcome.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_committer_that_goes_away_still_commits_the_group() {
-        let (open, gate) = std::sync::mpsc::channel();
-        let recorder = Recorder {
-            gate: Mutex::new(Some(gate)),
-            ..Recorder::default()
-        };
-        let shared: Shared = Arc::new((Combiner::default(), Arc::new(recorder)));
+        let (shared, open) = gated();
         let held = shared.0.turn.clone().lock_owned().await;
         // First in line for the turn (Tokio's mutex is fair), so it commits.
         let mut committer = Box::pin(shared.0.submit(0, &shared.1));
-        tokio::select! {
-            biased;
-            _ = &mut committer => panic!("committed while the turn is held"),
-            () = tokio::task::yield_now() => {}
-        }
+        still_pending(committer.as_mut(), "committed while the turn is held").await;
         let others: Vec<_> = (1..=4).map(|n| submit(&shared, n)).collect();
         while lock(&shared.0.queue).len() < 5 {
             tokio::task::yield_now().await;
         }
         drop(held);
         while lock(&shared.1.gate).is_some() {
-            tokio::select! {
-                biased;
-                _ = &mut committer => panic!("committed before the gate opened"),
-                () = tokio::task::yield_now() => {}
-            }
+            still_pending(committer.as_mut(), "committed before the gate opened").await;
         }
         drop(committer);
         open.send(()).unwrap();
-        for (n, task) in (1..=4).zip(others) {
-            let outcome = task.await.unwrap();
-            assert_eq!(
-                outcome.is_ok(),
-                expected(n).is_ok(),
-                "item {n}: {outcome:?}"
-            );
-        }
+        check_outcomes(1..=4, others).await;
         let mut groups = lock(&shared.1.groups).clone();
         groups[0].sort_unstable();
         assert_eq!(groups, vec![(0..=4).collect::<Vec<_>>()]);
@@ -258,11 +259,7 @@ mod tests {
         let shared: Shared = Arc::default();
         let turn = shared.0.turn.clone().lock_owned().await;
         let mut waiting = Box::pin(shared.0.submit(6, &shared.1));
-        tokio::select! {
-            biased;
-            _ = &mut waiting => panic!("committed while another holds the turn"),
-            () = tokio::task::yield_now() => {}
-        }
+        still_pending(waiting.as_mut(), "committed while another holds the turn").await;
         drop(waiting);
         drop(turn);
         assert_eq!(*lock(&shared.1.abandoned), vec![6]);
