@@ -19,7 +19,8 @@
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
 //!   lock-free recording, and [`metrics::store::MeteredStore`], which times
 //!   every store operation and counts paste events.
-//! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown.
+//! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown;
+//!   [`header_timer`]: the header-read deadline, one timer per connection.
 //! - [`proxy_protocol`]: the PROXY protocol header a TCP proxy may send first.
 //! - [`sweeper`]: deletes expired pastes in the background.
 //! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
@@ -32,6 +33,7 @@
 pub mod cli;
 pub mod config;
 pub mod core;
+pub mod header_timer;
 pub mod http;
 pub mod logging;
 pub mod metrics;

@@ -15,7 +15,7 @@ use anyhow::Context;
 use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
@@ -23,6 +23,7 @@ use tower::ServiceExt;
 
 use crate::config::ServeArgs;
 use crate::core::paste::hash_token;
+use crate::header_timer::HeaderTimer;
 use crate::http::{
     AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_app, openapi, ops,
 };
@@ -222,8 +223,7 @@ pub async fn run<A>(
     let tls = tls.map(Arc::new);
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(options.header_timeout)
+    http.header_read_timeout(options.header_timeout)
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {
@@ -241,7 +241,9 @@ pub async fn run<A>(
         };
         let _ = stream.set_nodelay(true);
         let app = app.clone();
-        let http = http.clone();
+        // Each connection gets its own timer (see `header_timer`).
+        let mut http = http.clone();
+        http.timer(HeaderTimer::default());
         let watcher = graceful.watcher();
         let options = options.clone();
         let tls = tls.clone();

@@ -249,6 +249,80 @@ async fn slow_clients_are_cut_off() {
     assert_serving(&server).await;
 }
 
+/// Reads one response of a kept-alive connection whose body is short and
+/// declared with Content-Length; returns its head and body.
+async fn read_response(stream: &mut TcpStream) -> String {
+    let mut received = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+            .await
+            .expect("no response within 5 s")
+            .unwrap();
+        assert!(n > 0, "closed before a whole response arrived");
+        received.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&received).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length: "))
+                .map_or(0, |l| l.trim().parse::<usize>().unwrap());
+            if body.len() >= length {
+                return text;
+            }
+        }
+    }
+}
+
+/// On a kept-alive connection the header deadline starts again for every
+/// request: a request whose body takes longer than `--header-timeout` (but
+/// arrives within `--body-timeout`) is answered and the connection stays
+/// usable, and a next request that stalls in its headers is cut off
+/// `--header-timeout` after the answer before it.
+#[tokio::test]
+async fn the_header_deadline_starts_again_for_each_request() {
+    let server = Server::start_with(&["--header-timeout=1s", "--body-timeout=5s"]);
+    let mut conn = TcpStream::connect(addr(&server)).await.unwrap();
+
+    // A body trickled over 1.5 s: longer than the header timeout.
+    conn.write_all(b"POST / HTTP/1.1\r\nHost: snip\r\nContent-Length: 6\r\n\r\nabc")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    conn.write_all(b"def").await.unwrap();
+    let created = read_response(&mut conn).await;
+    assert!(created.starts_with("HTTP/1.1 201"), "{created}");
+
+    // The same connection, well within the header timeout of the last answer.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: snip\r\n\r\n")
+        .await
+        .unwrap();
+    let health = read_response(&mut conn).await;
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+
+    // Then a request that stops in its headers: cut off about a second later.
+    let answered = Instant::now();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: snip\r\n")
+        .await
+        .unwrap();
+    let rest = read_until_closed(&mut conn, Duration::from_secs(5))
+        .await
+        .expect("a client stuck in its second request's headers was never disconnected");
+    let waited = answered.elapsed();
+    assert!(
+        rest.is_empty() || rest.starts_with(b"HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&rest)
+    );
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(3),
+        "cut off {waited:?} after the last answer"
+    );
+    assert_serving(&server).await;
+}
+
 /// SIGTERM with an idle keep-alive connection (and one that never sent a byte) open still exits cleanly within the grace period.
 #[tokio::test]
 async fn idle_connections_do_not_block_shutdown() {
