@@ -28,8 +28,10 @@
 //! - [`cli`]: the `snip put/get/delete` client, and `snip backup/restore/migrate`.
 //! - [`config`]: flags, environment variables and the TOML file, parsed by clap.
 //!
-//! `main.rs` only parses the command line and dispatches.
+//! `main.rs` only parses the command line and dispatches; [`allocator`] is
+//! the global allocator it installs (mimalloc).
 
+pub mod allocator;
 pub mod cli;
 pub mod config;
 pub mod core;

@@ -4,15 +4,9 @@ use std::process::ExitCode;
 
 use snip::config::{self, Command};
 
-/// mimalloc rather than the system allocator: a request passes through about
-/// fifty small allocations in hyper, axum and tower, and glibc's malloc/free
-/// were a quarter of a raw read's instructions (callgrind); mimalloc's
-/// thread-local free lists cost a fraction of that and return memory to the
-/// OS when idle. Built with `no_thp`: mimalloc otherwise asks for transparent
-/// huge pages for its arenas, which committed 8 MiB of them at start and
-/// doubled the idle RSS (measured: 18 MiB with, 10.5 MiB without).
+/// mimalloc, called through its plain functions where it can (see `allocator`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: snip::allocator::Mimalloc = snip::allocator::Mimalloc;
 
 fn main() -> ExitCode {
     let cli = match config::parse() {
