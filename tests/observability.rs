@@ -360,6 +360,26 @@ async fn json_logs_are_structured_and_keep_secrets() {
     assert_eq!(statuses, vec![201, 201, 201, 200, 403, 204, 401]);
 }
 
+/// `--log info,snip::request=warn` turns request lines off and keeps the
+/// server's other info lines.
+#[tokio::test]
+async fn request_lines_can_be_turned_off() {
+    let server = Server::start_with(&["--log=info,snip::request=warn"]);
+    let http = client();
+    let created = create_json(&http, &server.url, BODY, "").await;
+    let read = http
+        .get(created["raw_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.status(), 200);
+    // Lines are written in batches within 20 ms; give them ample time.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let logs = server.log_text();
+    assert!(logs.contains("listening"), "{logs}");
+    assert!(!logs.contains("snip::request"), "{logs}");
+}
+
 /// Bad observability flags stop the server at once with a message naming the
 /// problem: an unknown log format, a malformed or busy metrics address.
 #[test]

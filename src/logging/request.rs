@@ -8,7 +8,7 @@
 //! timestamp's date and time of day formatted once per second per thread.
 //!
 //! The line is still governed by `--log`: [`enabled`] asks `tracing` whether
-//! `snip::request` is on at INFO (a cached answer), so
+//! `snip::request` is on at INFO (once, when logging is installed), so
 //! `--log info,snip::request=warn` turns request lines off.
 
 use std::cell::RefCell;
