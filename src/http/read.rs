@@ -46,10 +46,12 @@ pub async fn load_meta(
 
 async fn load(state: &SharedState, caller: &Caller, raw_id: &str) -> Result<Paste, ApiError> {
     let id = parse_id(raw_id)?;
-    state
-        .store
-        .get(&id, paste::now())
-        .await?
+    let now = paste::now();
+    let paste = match state.store.cached(&id, now) {
+        Some(paste) => Some(paste),
+        None => state.store.get(&id, now).await?,
+    };
+    paste
         .filter(|p| visible(&p.meta, caller))
         .ok_or_else(ApiError::not_found)
 }

@@ -28,6 +28,14 @@ impl MeteredStore {
         Self { inner, metrics }
     }
 
+    /// Counts a paste read by `get`. A plain get of a burn paste never
+    /// serves it (409 or the reveal page), so it is not counted.
+    fn count_read(&self, paste: &Paste) {
+        if !paste.meta.burn {
+            self.metrics.pastes.read.inc();
+        }
+    }
+
     async fn timed<T>(&self, op: StoreOp, work: impl Future<Output = T>) -> T {
         let start = Instant::now();
         let result = work.await;
@@ -50,13 +58,20 @@ impl Store for MeteredStore {
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
         let result = self.timed(StoreOp::Get, self.inner.get(id, now)).await;
-        // A plain get of a burn paste never serves it (409 or the reveal page).
-        if let Ok(Some(paste)) = &result
-            && !paste.meta.burn
-        {
-            self.metrics.pastes.read.inc();
+        if let Ok(Some(paste)) = &result {
+            self.count_read(paste);
         }
         result
+    }
+
+    /// A hit counts as a `get` in every metric; a miss is not recorded (the
+    /// caller's `get` that follows is).
+    fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
+        let start = Instant::now();
+        let paste = self.inner.cached(id, now)?;
+        self.metrics.store_op(StoreOp::Get).observe(start.elapsed());
+        self.count_read(&paste);
+        Some(paste)
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {

@@ -155,6 +155,15 @@ pub trait Store: Send + Sync + 'static {
     /// Reads a live paste (not expired at `now`).
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError>;
 
+    /// A live paste the store holds decoded in memory, without waiting: what
+    /// [`Self::get`] would return, or `None` when that needs a lookup. Callers
+    /// fall back to `get`. It exists for the read path, where `get`'s boxed
+    /// future (two, with [`crate::metrics::store::MeteredStore`]) costs more
+    /// than a cache hit itself.
+    fn cached(&self, _id: &PasteId, _now: UnixTime) -> Option<Paste> {
+        None
+    }
+
     /// Reads only a live paste's metadata.
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError>;
 

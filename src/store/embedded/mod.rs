@@ -734,6 +734,13 @@ impl Store for EmbeddedStore {
         }
     }
 
+    fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
+        self.inner
+            .hot
+            .get(id.as_str())
+            .filter(|p| !p.meta.is_expired(now))
+    }
+
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
         let meta = match self.inner.hot.meta(id.as_str()) {
             Some(meta) => Some(meta),
