@@ -65,10 +65,13 @@ impl HotCache {
         if paste.meta.burn || super::body_files::is_file_backed(paste.meta.size) {
             return;
         }
-        self.pastes.insert(
-            paste.meta.id.clone(),
-            (paste.meta.clone(), paste.body.clone()),
-        );
+        // A copy, not a share: a body read from fjall is a slice of the data
+        // block it was found in, and sharing it would keep the whole block
+        // (4 KiB or more for a paste of a few bytes) in memory for as long as
+        // the paste stays here, outside what the cache counts as its size.
+        let body = Bytes::copy_from_slice(&paste.body);
+        self.pastes
+            .insert(paste.meta.id.clone(), (paste.meta.clone(), body));
     }
 
     /// Forgets `id`. Caller holds the ID's lock.
@@ -115,6 +118,23 @@ mod tests {
         assert!(cache.get("large").is_none());
         cache.evict("a");
         assert!(cache.get("a").is_none());
+    }
+
+    /// The cache keeps its own copy of a body that is a slice of a larger
+    /// buffer (as fjall's values are slices of their data block).
+    #[test]
+    fn does_not_keep_the_buffer_a_body_was_sliced_from() {
+        let cache = HotCache::new(1 << 20);
+        let block = Bytes::from(vec![b'x'; 4096]);
+        let mut sliced = paste("a", false, 16);
+        sliced.body = block.slice(100..116);
+        cache.fill(&sliced);
+        drop(sliced);
+        assert!(block.is_unique(), "the cache holds the 4 KiB block");
+        assert_eq!(
+            cache.get("a").map(|p| p.body),
+            Some(Bytes::from(vec![b'x'; 16]))
+        );
     }
 
     #[test]
