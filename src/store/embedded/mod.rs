@@ -21,8 +21,10 @@
 //! the common case (memtable or block cache), and sending each to a blocking
 //! thread would cost more than it saves. New pastes are committed on a
 //! blocking thread, a group at a time (`combiner`), because fjall may stall a
-//! writer; removals (take, delete) are single small batches, made inline.
-//! Slow work (sweeping, compaction, fsync, body files) runs on blocking threads.
+//! writer (it sleeps 100 ms at a time while flushes lag); removals (take,
+//! delete) are single small batches, committed on a blocking thread for the
+//! same reason. Slow work (sweeping, compaction, fsync, body files) runs on
+//! blocking threads too.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -217,15 +219,12 @@ impl EmbeddedStore {
         }
     }
 
-    /// Runs `work` on a blocking thread when it touches a body file, inline otherwise.
-    async fn run<T: Send + 'static>(
+    /// Runs `work` on a blocking thread: it reads or writes a body file, or
+    /// commits a write batch that fjall may stall.
+    async fn blocking<T: Send + 'static>(
         &self,
-        file_io: bool,
         work: impl FnOnce(&Inner) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        if !file_io {
-            return work(&self.inner);
-        }
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || work(&inner))
             .await
@@ -715,7 +714,7 @@ impl Store for EmbeddedStore {
     async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
         let (meta, body) = if is_file_backed(meta.size) {
             let meta = self
-                .run(true, move |inner| {
+                .blocking(move |inner| {
                     inner.write_body_file(&meta, &body)?;
                     Ok(meta)
                 })
@@ -735,7 +734,7 @@ impl Store for EmbeddedStore {
         }
         match self.inner.read_filling(id.as_str(), now)? {
             Read::Done(paste) => Ok(paste),
-            Read::FileBacked(meta) => self.run(true, move |inner| inner.read_body(meta)).await,
+            Read::FileBacked(meta) => self.blocking(move |inner| inner.read_body(meta)).await,
         }
     }
 
@@ -755,15 +754,15 @@ impl Store for EmbeddedStore {
     }
 
     async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        // Peek at the size to know whether the take reads a file (it re-reads
-        // the metadata under the ID's lock).
-        let Some(meta) = self.inner.read_live_meta(id.as_str(), now)? else {
+        // A cheap miss stays on the runtime thread; a take that will remove
+        // something goes to a blocking thread (it re-reads the metadata under
+        // the ID's lock there), because its write batch can meet fjall's
+        // writer stall, like a create's.
+        if self.inner.read_live_meta(id.as_str(), now)?.is_none() {
             return Ok(None);
-        };
+        }
         let id = id.as_str().to_owned();
-        let paste = self
-            .run(is_file_backed(meta.size), move |inner| inner.take(&id, now))
-            .await?;
+        let paste = self.blocking(move |inner| inner.take(&id, now)).await?;
         if paste.is_some() {
             // A revealed burn paste must not come back after a power loss.
             self.durable().await?;
@@ -785,7 +784,9 @@ impl Store for EmbeddedStore {
     }
 
     async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
-        let deleted = self.inner.delete(id.as_str())?;
+        // On a blocking thread, as `take`.
+        let id = id.as_str().to_owned();
+        let deleted = self.blocking(move |inner| inner.delete(&id)).await?;
         if deleted {
             self.durable().await?;
         }
@@ -1026,6 +1027,51 @@ mod tests {
             store.get(&id(&text), 50).await.unwrap().unwrap().body,
             vec![n; size]
         );
+    }
+
+    /// A removal that has to wait (here for its ID's lock; in production for
+    /// fjall's writer stall) waits on a blocking thread, so the runtime's
+    /// worker keeps running other tasks meanwhile.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Arc::new(open(tmp.path()));
+        for take in [false, true] {
+            let text = new_id();
+            store
+                .put(
+                    meta(&text, 10, None),
+                    Bytes::from_static(&[1; 10]),
+                    PutLimits::default(),
+                )
+                .await
+                .unwrap();
+            let guard = store.inner.lock_id(&text);
+            let removing = tokio::spawn({
+                let (store, id) = (store.clone(), id(&text));
+                async move {
+                    if take {
+                        store.take(&id, 50).await.map(|p| p.is_some())
+                    } else {
+                        store.delete(&id).await
+                    }
+                }
+            });
+            // Let the removal reach the lock, then ask the only worker for
+            // something else. Plain thread waits: this test's own future runs
+            // on the runtime's calling thread, not on the worker, and must
+            // not depend on the worker to time out.
+            std::thread::sleep(Duration::from_millis(50));
+            let (done, answered) = std::sync::mpsc::channel();
+            tokio::spawn(async move { done.send(()) });
+            let other = answered.recv_timeout(Duration::from_secs(2));
+            drop(guard);
+            assert!(
+                other.is_ok(),
+                "a waiting removal (take: {take}) held the only worker"
+            );
+            assert!(removing.await.unwrap().unwrap(), "take: {take}");
+        }
     }
 
     /// A stored body is the store's own copy: a caller's body that is a
