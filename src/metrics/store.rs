@@ -39,8 +39,13 @@ impl MeteredStore {
     async fn timed<T>(&self, op: StoreOp, work: impl Future<Output = T>) -> T {
         let start = Instant::now();
         let result = work.await;
-        self.metrics.store_op(op).observe(start.elapsed());
+        self.observe(op, start);
         result
+    }
+
+    /// Records an operation that began at `start`.
+    fn observe(&self, op: StoreOp, start: Instant) {
+        self.metrics.store_op(op).observe(start.elapsed());
     }
 }
 
@@ -69,7 +74,7 @@ impl Store for MeteredStore {
     fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
         let start = Instant::now();
         let paste = self.inner.cached(id, now)?;
-        self.metrics.store_op(StoreOp::Get).observe(start.elapsed());
+        self.observe(StoreOp::Get, start);
         self.count_read(&paste);
         Some(paste)
     }

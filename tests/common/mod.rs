@@ -530,3 +530,39 @@ pub fn free_port() -> u16 {
         .unwrap()
         .port()
 }
+
+/// Reads one HTTP/1.1 response whose body has a Content-Length from a
+/// kept-alive connection (plain TCP or TLS); returns its status and body.
+/// Panics if the connection closes first or nothing arrives for 10 s.
+pub async fn read_response<S>(stream: &mut S) -> (u16, String)
+where
+    S: tokio::io::AsyncRead + Unpin,
+{
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
+            .await
+            .expect("response within 10 s")
+            .unwrap();
+        assert!(n > 0, "connection closed before a full response");
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+            continue;
+        };
+        let length: usize = head
+            .lines()
+            .find_map(|l| {
+                let (name, value) = l.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse().unwrap())
+            })
+            .expect("Content-Length");
+        if body.len() >= length {
+            let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+            return (status, body[..length].to_owned());
+        }
+    }
+}

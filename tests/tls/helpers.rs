@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
@@ -140,32 +140,7 @@ pub fn leaf_of(stream: &TlsStream<TcpStream>) -> Vec<u8> {
 pub async fn get_on(stream: &mut TlsStream<TcpStream>, path: &str) -> (u16, String) {
     let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     stream.write_all(request.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut chunk))
-            .await
-            .expect("response within 10 s")
-            .unwrap();
-        assert!(n > 0, "connection closed before a full response");
-        buf.extend_from_slice(&chunk[..n]);
-        let text = String::from_utf8_lossy(&buf).into_owned();
-        let Some((head, body)) = text.split_once("\r\n\r\n") else {
-            continue;
-        };
-        let length: usize = head
-            .lines()
-            .find_map(|l| {
-                let (name, value) = l.split_once(':')?;
-                name.eq_ignore_ascii_case("content-length")
-                    .then(|| value.trim().parse().unwrap())
-            })
-            .expect("Content-Length");
-        if body.len() >= length {
-            let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-            return (status, body[..length].to_owned());
-        }
-    }
+    crate::common::read_response(stream).await
 }
 
 /// Polls `check` every 100 ms until it holds or `limit` passes; returns whether it held.
