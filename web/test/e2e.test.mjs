@@ -524,6 +524,9 @@ describe('more ways in', () => {
     await page.click('button[type=submit]');
     await page.waitForSelector('#result:not([hidden])');
     await page.goto(await page.inputValue('#result-url'));
+    // The image is inserted after the page fetched and decrypted the body;
+    // $eval does not wait for it.
+    await page.waitForSelector('figure.media img');
     const src = await page.$eval('figure.media img', (img) => img.decode().then(() => img.src));
     assert.match(src, /^blob:/);
     assert.equal(await page.textContent('.title'), 'dot.png');
