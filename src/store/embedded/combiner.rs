@@ -5,31 +5,40 @@
 //! own batch, the runtime threads queue on that lock (a futex sleep and two
 //! context switches each time) and every create pays its own syscall.
 //!
-//! Here a create queues its entry and then waits, asynchronously, for its
-//! turn. Whoever gets the turn commits everything queued at that moment as one
-//! batch, so under load one journal write acknowledges many creates, and a
-//! create that waits frees its thread for other requests instead of sleeping.
-//! Those whose entry was committed meanwhile find their result and leave.
+//! Here a create queues its entry and waits, asynchronously, for its outcome.
+//! One committer at a time, on a blocking thread, takes everything queued,
+//! commits it as one batch, sends each caller its outcome, and goes on until
+//! the queue is empty; the create that finds no committer running starts one.
+//! So under load one journal write acknowledges many creates, a waiting
+//! create frees its runtime thread, and no thread is kept when nothing is
+//! written.
 //!
-//! The commit itself runs on a blocking thread: fjall sleeps a writer (up to
+//! Outcomes are sent to each caller directly. (Before, callers queued on a
+//! fair lock to learn whether they had been committed: tokio runs a task woken
+//! by another task on the waker's thread, so a group's callers resumed one
+//! after another on one runtime thread while the other idled; a fifth of the
+//! CPU was idle under a create flood.)
+//!
+//! The commit runs on a blocking thread because fjall sleeps a writer (up to
 //! 100 ms at a time) while its memtable flushes lag, and a runtime thread
-//! asleep there would stall every connection it serves. One hop per group
-//! costs little under load; an isolated create pays about 6,000 more
-//! instructions for it.
+//! asleep there would stall every connection it serves.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::oneshot;
 
 use super::{StoreError, lock};
 
-/// The result of one queued item, set by whoever commits it.
-type Slot<R> = Arc<OnceLock<R>>;
-
 /// Items waiting to be committed together; see the module documentation.
 pub struct Combiner<T> {
-    queue: Mutex<Vec<(T, Slot<Outcome>)>>,
-    /// Held by whoever commits; owned, so the commit can keep it after the
-    /// future that took it is gone.
-    turn: Arc<tokio::sync::Mutex<()>>,
+    state: Arc<Mutex<State<T>>>,
+}
+
+struct State<T> {
+    queue: Vec<(T, oneshot::Sender<Outcome>)>,
+    /// Whether a committer is running; it empties the queue before it stops.
+    committing: bool,
 }
 
 /// What committing an item gave (errors are per item: one can be a duplicate ID).
@@ -40,90 +49,114 @@ pub trait Commit<T> {
     /// Commits `group` as one write; one outcome per item, in order.
     fn commit(&self, group: Vec<T>) -> Vec<Outcome>;
     /// Undoes what was done for an item that will never be committed (its
-    /// caller went away before its turn).
+    /// caller went away before its group was taken).
     fn abandon(&self, item: T);
 }
 
 impl<T> Default for Combiner<T> {
     fn default() -> Self {
         Self {
-            queue: Mutex::new(Vec::new()),
-            turn: Arc::default(),
+            state: Arc::new(Mutex::new(State {
+                queue: Vec::new(),
+                committing: false,
+            })),
         }
     }
 }
 
-impl<T> Combiner<T> {
-    /// Queues `item` and waits until it is committed, by this call or another.
+impl<T: Send + 'static> Combiner<T> {
+    /// Queues `item` and waits until it is committed.
     ///
-    /// If the returned future is dropped before the item's turn, the item is
-    /// taken off the queue and `abandon`ed; once a group holding it is being
-    /// committed, it is committed whether or not anyone waits.
+    /// If the returned future is dropped before the committer takes the item,
+    /// the item is `abandon`ed instead of committed; once taken, it is
+    /// committed whether or not anyone waits.
     pub async fn submit<C>(&self, item: T, how: &Arc<C>) -> Outcome
     where
-        T: Send + 'static,
         C: Commit<T> + Send + Sync + 'static,
     {
-        let mut slot: Slot<Outcome> = Arc::default();
-        lock(&self.queue).push((item, slot.clone()));
-        let mut pending = Pending {
-            combiner: self,
-            slot: slot.clone(),
-            how: how.as_ref(),
-            armed: true,
+        let (sender, outcome) = oneshot::channel();
+        let start = {
+            let mut state = lock(&self.state);
+            state.queue.push((item, sender));
+            !std::mem::replace(&mut state.committing, true)
         };
-        let turn = self.turn.clone().lock_owned().await;
-        if slot.get().is_none() {
-            let group = std::mem::take(&mut *lock(&self.queue));
-            let committer = how.clone();
-            // On a blocking thread: fjall may stall a writer (it sleeps while
-            // flushes lag), and the runtime's threads must go on serving
-            // reads. The closure owns the group, the slots and the turn, so
-            // even if this future is dropped now, the group is committed,
-            // every slot is set, and only then is the turn given up.
-            let commit = tokio::task::spawn_blocking(move || {
-                let (items, slots): (Vec<T>, Vec<Slot<Outcome>>) = group.into_iter().unzip();
-                for (slot, outcome) in slots.iter().zip(committer.commit(items)) {
-                    let _unset_before = slot.set(outcome);
-                }
-                drop(slots);
-                drop(turn);
-            });
-            // A failed task (a panic in `commit`) leaves slots unset: answered below.
-            let _finished = commit.await;
-        } else {
-            drop(turn);
+        if start {
+            let mut committer = Committer {
+                state: self.state.clone(),
+                how: how.clone(),
+                finished: false,
+            };
+            tokio::task::spawn_blocking(move || committer.run());
         }
-        // Committed: nothing to abandon any more, and the slot is ours alone
-        // (the committer dropped its handles before giving up the turn, and
-        // we held or waited for the turn).
-        pending.armed = false;
-        drop(pending);
-        Arc::get_mut(&mut slot)
-            .and_then(OnceLock::take)
-            .unwrap_or_else(|| Err(StoreError::Backend("the write was not committed".into())))
+        // An error only if the runtime shut down before the committer ran.
+        outcome
+            .await
+            .unwrap_or_else(|_| Err(StoreError::Backend("the write was not committed".into())))
     }
 }
 
-/// Takes an abandoned item off the queue when `submit`'s future is dropped early.
-struct Pending<'a, T, C: Commit<T>> {
-    combiner: &'a Combiner<T>,
-    slot: Slot<Outcome>,
-    how: &'a C,
-    /// Cleared once the item is committed.
-    armed: bool,
+/// Commits groups until the queue is empty, on a blocking thread.
+struct Committer<T, C: Commit<T>> {
+    state: Arc<Mutex<State<T>>>,
+    how: Arc<C>,
+    /// Set when `run` found the queue empty and handed over `committing`.
+    finished: bool,
 }
 
-impl<T, C: Commit<T>> Drop for Pending<'_, T, C> {
+impl<T, C: Commit<T>> Committer<T, C> {
+    fn run(&mut self) {
+        loop {
+            let group = {
+                let mut state = lock(&self.state);
+                if state.queue.is_empty() {
+                    state.committing = false;
+                    self.finished = true;
+                    return;
+                }
+                std::mem::take(&mut state.queue)
+            };
+            let mut items = Vec::with_capacity(group.len());
+            let mut senders = Vec::with_capacity(group.len());
+            for (item, sender) in group {
+                if sender.is_closed() {
+                    self.how.abandon(item);
+                } else {
+                    items.push(item);
+                    senders.push(sender);
+                }
+            }
+            if items.is_empty() {
+                continue;
+            }
+            // A panic here is a bug; it must not leave this group's callers,
+            // or those queued behind them, waiting forever.
+            let outcomes = std::panic::catch_unwind(AssertUnwindSafe(|| self.how.commit(items)))
+                .unwrap_or_else(|_| {
+                    tracing::error!("a write batch panicked while being committed");
+                    let failed = || Err(StoreError::Backend("the write was not committed".into()));
+                    senders.iter().map(|_| failed()).collect()
+                });
+            for (sender, outcome) in senders.into_iter().zip(outcomes) {
+                // The caller may have gone away meanwhile; its paste is stored all the same.
+                let _gone = sender.send(outcome);
+            }
+        }
+    }
+}
+
+/// A committer that never ran (the runtime shut down) gives up what is
+/// queued, so that no caller waits forever.
+impl<T, C: Commit<T>> Drop for Committer<T, C> {
     fn drop(&mut self) {
-        if !self.armed {
+        if self.finished {
             return;
         }
-        let mut queue = lock(&self.combiner.queue);
-        // Not in the queue any more: a group holding it was committed.
-        if let Some(at) = queue.iter().position(|(_, s)| Arc::ptr_eq(s, &self.slot)) {
-            let (item, _) = queue.swap_remove(at);
-            drop(queue);
+        let queued = {
+            let mut state = lock(&self.state);
+            state.committing = false;
+            std::mem::take(&mut state.queue)
+        };
+        for (item, _sender) in queued {
             self.how.abandon(item);
         }
     }
@@ -140,10 +173,18 @@ mod tests {
         abandoned: Mutex<Vec<u32>>,
         /// When set, the next commit waits for a message on it.
         gate: Mutex<Option<std::sync::mpsc::Receiver<()>>>,
+        /// When set, the next commit panics.
+        panics: std::sync::atomic::AtomicBool,
     }
 
     impl Commit<u32> for Recorder {
         fn commit(&self, group: Vec<u32>) -> Vec<Outcome> {
+            if self
+                .panics
+                .swap(false, std::sync::atomic::Ordering::Relaxed)
+            {
+                std::panic::panic_any("commit failed");
+            }
             let gate = lock(&self.gate).take();
             if let Some(gate) = gate {
                 gate.recv().unwrap();
@@ -173,6 +214,10 @@ mod tests {
         tokio::spawn(async move { shared.0.submit(n, &shared.1).await })
     }
 
+    fn queued(shared: &Shared) -> usize {
+        lock(&shared.0.state).queue.len()
+    }
+
     /// Polls `future` once and fails with `why` if it finished.
     async fn still_pending(future: std::pin::Pin<&mut impl Future>, why: &str) {
         tokio::select! {
@@ -190,6 +235,15 @@ mod tests {
             ..Recorder::default()
         };
         (Arc::new((Combiner::default(), Arc::new(recorder))), open)
+    }
+
+    /// Submits item 0 and waits until its commit is held at the gate.
+    async fn first_commit_held(shared: &Shared) -> tokio::task::JoinHandle<Outcome> {
+        let first = submit(shared, 0);
+        while lock(&shared.1.gate).is_some() {
+            tokio::task::yield_now().await;
+        }
+        first
     }
 
     /// Awaits the tasks of `items` and checks that each got its own item's outcome.
@@ -211,12 +265,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn waiting_items_are_committed_together() {
         let (shared, open) = gated();
-        let first = submit(&shared, 0);
-        while lock(&shared.1.gate).is_some() {
-            tokio::task::yield_now().await;
-        }
+        let first = first_commit_held(&shared).await;
         let rest: Vec<_> = (1..=8).map(|n| submit(&shared, n)).collect();
-        while lock(&shared.0.queue).len() < 8 {
+        while queued(&shared) < 8 {
             tokio::task::yield_now().await;
         }
         open.send(()).unwrap();
@@ -225,47 +276,69 @@ mod tests {
         groups[1].sort_unstable();
         assert_eq!(groups, vec![vec![0], (1..=8).collect::<Vec<_>>()]);
         assert!(lock(&shared.1.abandoned).is_empty());
-    }
-
-    /// A caller that goes away while it commits a group: the group is still
-    /// committed and every other caller gets its own outcome.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_committer_that_goes_away_still_commits_the_group() {
-        let (shared, open) = gated();
-        let held = shared.0.turn.clone().lock_owned().await;
-        // First in line for the turn (Tokio's mutex is fair), so it commits.
-        let mut committer = Box::pin(shared.0.submit(0, &shared.1));
-        still_pending(committer.as_mut(), "committed while the turn is held").await;
-        let others: Vec<_> = (1..=4).map(|n| submit(&shared, n)).collect();
-        while lock(&shared.0.queue).len() < 5 {
+        // The committer stops once the queue is empty (it may not have looked yet).
+        while lock(&shared.0.state).committing {
             tokio::task::yield_now().await;
         }
-        drop(held);
+    }
+
+    /// A caller that goes away once its item is being committed: the item is
+    /// still committed and every other caller gets its own outcome.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_item_taken_for_commit_is_committed_without_its_caller() {
+        let (shared, open) = gated();
+        let mut first = Box::pin(shared.0.submit(0, &shared.1));
         while lock(&shared.1.gate).is_some() {
-            still_pending(committer.as_mut(), "committed before the gate opened").await;
+            still_pending(first.as_mut(), "committed before the gate opened").await;
         }
-        drop(committer);
+        let others: Vec<_> = (1..=4).map(|n| submit(&shared, n)).collect();
+        while queued(&shared) < 4 {
+            tokio::task::yield_now().await;
+        }
+        drop(first);
         open.send(()).unwrap();
         check_outcomes(1..=4, others).await;
         let mut groups = lock(&shared.1.groups).clone();
-        groups[0].sort_unstable();
-        assert_eq!(groups, vec![(0..=4).collect::<Vec<_>>()]);
+        groups[1].sort_unstable();
+        assert_eq!(groups, vec![vec![0], (1..=4).collect::<Vec<_>>()]);
         assert!(lock(&shared.1.abandoned).is_empty());
     }
 
-    /// A caller that goes away before its turn takes its item off the queue.
-    #[tokio::test]
-    async fn an_item_given_up_before_its_turn_is_abandoned() {
-        let shared: Shared = Arc::default();
-        let turn = shared.0.turn.clone().lock_owned().await;
+    /// A caller that goes away before its item is taken has it abandoned, not committed.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_item_given_up_before_it_is_taken_is_abandoned() {
+        let (shared, open) = gated();
+        let first = first_commit_held(&shared).await;
         let mut waiting = Box::pin(shared.0.submit(6, &shared.1));
-        still_pending(waiting.as_mut(), "committed while another holds the turn").await;
+        still_pending(waiting.as_mut(), "committed while the gate is closed").await;
+        let kept = submit(&shared, 8);
+        while queued(&shared) < 2 {
+            tokio::task::yield_now().await;
+        }
         drop(waiting);
-        drop(turn);
+        open.send(()).unwrap();
+        check_outcomes([0, 8].into_iter(), vec![first, kept]).await;
         assert_eq!(*lock(&shared.1.abandoned), vec![6]);
-        assert!(lock(&shared.0.queue).is_empty());
-        assert!(lock(&shared.1.groups).is_empty());
+        assert_eq!(*lock(&shared.1.groups), vec![vec![0], vec![8]]);
         // The combiner still works afterwards.
         assert!(submit(&shared, 2).await.unwrap().is_ok());
+    }
+
+    /// A commit that panics (a bug) answers its callers with an error, and
+    /// the combiner goes on committing.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicking_commit_answers_with_an_error() {
+        let shared: Shared = Arc::default();
+        shared
+            .1
+            .panics
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let outcome = submit(&shared, 2).await.unwrap();
+        assert!(
+            matches!(&outcome, Err(StoreError::Backend(m)) if m.contains("not committed")),
+            "{outcome:?}"
+        );
+        assert!(submit(&shared, 4).await.unwrap().is_ok());
+        assert_eq!(*lock(&shared.1.groups), vec![vec![4]]);
     }
 }
