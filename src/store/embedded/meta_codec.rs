@@ -7,27 +7,58 @@
 //! positional, varint format with a stable wire specification). JSON entries
 //! written by earlier versions always start with `{`, so they are still read;
 //! they are rewritten only when the paste is rewritten.
+//!
+//! A paste whose body is in the body log (`body_log`) has a version 2 entry:
+//! the body's [`Location`] (20 bytes), then the same postcard encoding.
+//! Version 1 entries are pastes whose body is a file, or (written before the
+//! body log) an entry of the `body` keyspace.
 
 use crate::core::PasteMeta;
 
 use super::StoreError;
+use super::body_log::Location;
 
 /// The first byte of a postcard-encoded entry (`{` starts a legacy JSON one).
 const POSTCARD_V1: u8 = 1;
+/// The first byte of a body location followed by a postcard encoding.
+const LOCATED_V2: u8 = 2;
 
-/// Encodes `meta` for the `meta` keyspace.
+/// Encodes `meta` for the `meta` keyspace, without a body location.
 pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
     postcard::to_extend(meta, vec![POSTCARD_V1]).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
+/// Turns an entry made by [`encode`] into one that records where the body is.
+pub fn with_location(encoded: &[u8], at: &Location) -> Vec<u8> {
+    let payload = encoded.get(1..).unwrap_or_default();
+    let mut entry = Vec::with_capacity(1 + Location::ENCODED_LEN + payload.len());
+    entry.push(LOCATED_V2);
+    at.encode_into(&mut entry);
+    entry.extend_from_slice(payload);
+    entry
+}
+
 /// Decodes an entry of the `meta` keyspace; `key` names it in errors.
 pub fn decode(key: &[u8], raw: &[u8]) -> Result<PasteMeta, StoreError> {
+    decode_entry(key, raw).map(|(meta, _)| meta)
+}
+
+/// Decodes an entry and the location of its body, if it is in the body log.
+pub fn decode_entry(key: &[u8], raw: &[u8]) -> Result<(PasteMeta, Option<Location>), StoreError> {
     let corrupt = |e: &dyn std::fmt::Display| {
         StoreError::Corrupt(format!("metadata of {}: {e}", String::from_utf8_lossy(key)))
     };
+    let postcard = |rest| postcard::from_bytes(rest).map_err(|e| corrupt(&e));
     match raw.split_first() {
-        Some((&POSTCARD_V1, rest)) => postcard::from_bytes(rest).map_err(|e| corrupt(&e)),
-        Some((b'{', _)) => serde_json::from_slice(raw).map_err(|e| corrupt(&e)),
+        Some((&LOCATED_V2, rest)) => {
+            let (at, rest) =
+                Location::decode(rest).ok_or_else(|| corrupt(&"truncated location"))?;
+            Ok((postcard(rest)?, Some(at)))
+        }
+        Some((&POSTCARD_V1, rest)) => Ok((postcard(rest)?, None)),
+        Some((b'{', _)) => serde_json::from_slice(raw)
+            .map(|meta| (meta, None))
+            .map_err(|e| corrupt(&e)),
         _ => Err(corrupt(&"unknown encoding")),
     }
 }
@@ -63,6 +94,28 @@ mod tests {
         let encoded = encode(&meta).unwrap();
         assert_eq!(encoded[0], POSTCARD_V1);
         assert_eq!(decode(b"k", &encoded).unwrap(), meta);
+    }
+
+    #[test]
+    fn round_trips_with_a_location() {
+        let meta = sample();
+        let at = Location {
+            segment: 3,
+            offset: 4096,
+            len: 1234,
+            checksum: 99,
+        };
+        let entry = with_location(&encode(&meta).unwrap(), &at);
+        assert_eq!(entry[0], LOCATED_V2);
+        assert_eq!(
+            decode_entry(b"k", &entry).unwrap(),
+            (meta.clone(), Some(at))
+        );
+        assert_eq!(decode(b"k", &entry).unwrap(), meta);
+        assert!(matches!(
+            decode_entry(b"k", &entry[..12]),
+            Err(StoreError::Corrupt(_))
+        ));
     }
 
     #[test]

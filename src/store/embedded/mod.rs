@@ -1,14 +1,15 @@
 //! The default backend: an embedded fjall (LSM-tree) database in the data dir.
 //!
 //! Keyspaces:
-//! - `meta`:   ID → [`PasteMeta`] (`meta_codec`) (small; what listing and sweeping read);
-//! - `body`:   ID → body bytes (key-value separated, so large bodies live in blob
-//!   files and are not rewritten by every compaction);
+//! - `meta`:   ID → [`PasteMeta`] and where its body is (`meta_codec`);
+//! - `body`:   ID → body bytes, for pastes stored before the body log (read
+//!   and removed, never written);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
 //! - `tenants`, `tokens`: see `accounts`.
 //!
-//! Bodies of 64 KiB or more are files instead of `body` entries: see `body_files`.
+//! Bodies are appended to segment files (`body_log`); bodies of 64 KiB or
+//! more are files of their own (`body_files`).
 //!
 //! A paste's entries are written and removed in one atomic write batch; new
 //! pastes that arrive together share one (`combiner`).
@@ -45,12 +46,14 @@ use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod accounts;
 mod body_files;
+mod body_log;
 mod combiner;
 mod hot;
 mod meta_codec;
 
 use accounts::Accounts;
 use body_files::{BodyFiles, is_file_backed};
+use body_log::{BodyLog, Location};
 use combiner::{Combiner, Commit, Outcome};
 use hot::HotCache;
 
@@ -111,8 +114,9 @@ struct Inner {
     /// Live bytes and pastes per owner, for quotas. Locked only briefly, never across I/O
     /// other than the write batch that the reservation belongs to.
     usage: Mutex<HashMap<String, Usage>>,
-    /// Bytes swept from fjall (not from body files) since the last compaction.
+    /// Bytes swept from the `body` keyspace since the last compaction.
     unreclaimed: AtomicU64,
+    log: Arc<BodyLog>,
     files: BodyFiles,
     /// Decoded pastes recently read.
     hot: HotCache,
@@ -165,7 +169,9 @@ impl EmbeddedStore {
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;
         let accounts = Accounts::open(&db)?;
-        let files = BodyFiles::open(dir, options.durability == Durability::Fsync)?;
+        let fsync = options.durability == Durability::Fsync;
+        let files = BodyFiles::open(dir, fsync)?;
+        let log = Arc::new(BodyLog::open(dir, fsync)?);
         let inner = Inner {
             db,
             meta,
@@ -179,6 +185,7 @@ impl EmbeddedStore {
             max_bytes: options.max_bytes,
             usage: Mutex::new(HashMap::new()),
             unreclaimed: AtomicU64::new(0),
+            log,
             files,
             hot: HotCache::new(options.cache_bytes / 4),
             combiner: Combiner::default(),
@@ -195,9 +202,12 @@ impl EmbeddedStore {
             );
         }
         let inner = Arc::new(inner);
-        let group_commit = (options.durability == Durability::Fsync).then(|| {
+        let group_commit = fsync.then(|| {
             let db = inner.db.clone();
+            let log = inner.log.clone();
+            // Bodies first: once the journal is synced, its entries point at them.
             GroupCommit::start(Arc::new(move || {
+                log.sync().map_err(|e| e.to_string())?;
                 db.persist(PersistMode::SyncData).map_err(|e| e.to_string())
             }))
         });
@@ -256,20 +266,36 @@ impl Inner {
     }
 
     fn read_meta(&self, id: &str) -> Result<Option<PasteMeta>, StoreError> {
+        Ok(self.read_entry(id)?.map(|(meta, _)| meta))
+    }
+
+    /// A paste's metadata and, if its body is in the body log, where.
+    fn read_entry(&self, id: &str) -> Result<Option<(PasteMeta, Option<Location>)>, StoreError> {
         let Some(raw) = self.meta.get(id)? else {
             return Ok(None);
         };
-        meta_codec::decode(id.as_bytes(), &raw).map(Some)
+        meta_codec::decode_entry(id.as_bytes(), &raw).map(Some)
     }
 
-    fn read_live_meta(&self, id: &str, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
-        Ok(self.read_meta(id)?.filter(|m| !m.is_expired(now)))
+    fn read_live_entry(
+        &self,
+        id: &str,
+        now: UnixTime,
+    ) -> Result<Option<(PasteMeta, Option<Location>)>, StoreError> {
+        Ok(self.read_entry(id)?.filter(|(m, _)| !m.is_expired(now)))
     }
 
     /// The body of a paste whose metadata was read (blocking if it is a file).
-    /// `None` if a concurrent take or delete removed it meanwhile.
-    fn read_body(&self, meta: PasteMeta) -> Result<Option<Paste>, StoreError> {
-        let body = if is_file_backed(meta.size) {
+    /// `None` if a concurrent take or delete removed it meanwhile (file bodies
+    /// are read without the ID's lock).
+    fn read_body(
+        &self,
+        meta: PasteMeta,
+        at: Option<Location>,
+    ) -> Result<Option<Paste>, StoreError> {
+        let body = if let Some(at) = at {
+            Some(Bytes::from(self.log.read(at)?))
+        } else if is_file_backed(meta.size) {
             self.files.read(&meta.id, meta.size)?.map(Bytes::from)
         } else {
             self.body.get(meta.id.as_str())?.map(Bytes::from)
@@ -281,13 +307,13 @@ impl Inner {
     /// lock orders the fill against removals, which evict.
     fn read_filling(&self, id: &str, now: UnixTime) -> Result<Read, StoreError> {
         let _guard = self.lock_id(id);
-        let Some(meta) = self.read_live_meta(id, now)? else {
+        let Some((meta, at)) = self.read_live_entry(id, now)? else {
             return Ok(Read::Done(None));
         };
-        if is_file_backed(meta.size) {
+        if at.is_none() && is_file_backed(meta.size) {
             return Ok(Read::FileBacked(meta));
         }
-        let paste = self.read_body(meta)?;
+        let paste = self.read_body(meta, at)?;
         if let Some(paste) = &paste {
             self.hot.fill(paste);
         }
@@ -295,10 +321,13 @@ impl Inner {
     }
 
     /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
-    fn remove(&self, meta: &PasteMeta) -> Result<(), StoreError> {
+    fn remove(&self, meta: &PasteMeta, body_at: Option<Location>) -> Result<(), StoreError> {
         let mut batch = self.db.batch();
         batch.remove(&self.meta, meta.id.as_str());
-        batch.remove(&self.body, meta.id.as_str());
+        let legacy_body = body_at.is_none() && !is_file_backed(meta.size);
+        if legacy_body {
+            batch.remove(&self.body, meta.id.as_str());
+        }
         if let Some(at) = meta.expires_at {
             batch.remove(&self.expiry, expiry_key(at, &meta.id));
         }
@@ -308,7 +337,9 @@ impl Inner {
         batch.commit()?;
         self.hot.evict(&meta.id);
         self.release(meta);
-        if is_file_backed(meta.size) {
+        if let Some(at) = body_at {
+            self.log.release(at);
+        } else if is_file_backed(meta.size) {
             self.files.remove(&meta.id);
         }
         Ok(())
@@ -402,22 +433,22 @@ impl Inner {
 
     fn take(&self, id: &str, now: UnixTime) -> Result<Option<Paste>, StoreError> {
         let _guard = self.lock_id(id);
-        let Some(meta) = self.read_live_meta(id, now)? else {
+        let Some((meta, at)) = self.read_live_entry(id, now)? else {
             return Ok(None);
         };
-        let Some(paste) = self.read_body(meta)? else {
+        let Some(paste) = self.read_body(meta, at)? else {
             return Ok(None);
         };
-        self.remove(&paste.meta)?;
+        self.remove(&paste.meta, at)?;
         Ok(Some(paste))
     }
 
     fn delete(&self, id: &str) -> Result<bool, StoreError> {
         let _guard = self.lock_id(id);
-        let Some(meta) = self.read_meta(id)? else {
+        let Some((meta, at)) = self.read_entry(id)? else {
             return Ok(false);
         };
-        self.remove(&meta)?;
+        self.remove(&meta, at)?;
         Ok(true)
     }
 
@@ -505,16 +536,17 @@ impl Inner {
             due.push((key, id.unwrap_or_default()));
         }
         let mut report = SweepReport::default();
-        // Body files are freed when unlinked; only fjall's space needs compacting.
+        // Body files and log segments give their space back by themselves;
+        // only bodies in the `body` keyspace need fjall compacting.
         let mut unreclaimed = 0;
         for (key, id) in due {
             let _guard = self.lock_id(&id);
-            match self.read_meta(&id)? {
-                Some(meta) if meta.is_expired(now) => {
-                    self.remove(&meta)?;
+            match self.read_entry(&id)? {
+                Some((meta, at)) if meta.is_expired(now) => {
+                    self.remove(&meta, at)?;
                     report.removed += 1;
                     report.bytes += meta.size;
-                    if !is_file_backed(meta.size) {
+                    if at.is_none() && !is_file_backed(meta.size) {
                         unreclaimed += meta.size;
                     }
                 }
@@ -527,7 +559,52 @@ impl Inner {
             self.unreclaimed.store(0, Ordering::Relaxed);
             self.reclaim()?;
         }
+        self.log.retire_dead_active()?;
+        self.compact_bodies()?;
         Ok(report)
+    }
+
+    /// Compacts one mostly dead segment of the body log, if there is one: its
+    /// bodies that pastes still refer to are copied to the active segment,
+    /// their metadata pointed at the copies, and the segment, dead, deleted.
+    fn compact_bodies(&self) -> Result<(), StoreError> {
+        let Some(segment) = self.log.compaction_candidate() else {
+            return Ok(());
+        };
+        let still_at = |id: &str, at: Location| -> Result<Option<PasteMeta>, StoreError> {
+            Ok(self
+                .read_entry(id)?
+                .and_then(|(meta, now_at)| (now_at == Some(at)).then_some(meta)))
+        };
+        let mut copies = Vec::new();
+        for (id, at) in self.log.records(segment)? {
+            let body = {
+                let _guard = self.lock_id(&id);
+                if still_at(&id, at)?.is_none() {
+                    continue;
+                }
+                self.log.read(at)?
+            };
+            let copy = self.log.append(&[(id.as_str(), body.as_slice())])?[0];
+            copies.push((id, at, copy));
+        }
+        // The copies are on disk before any metadata points at them.
+        self.log.sync_if_durable()?;
+        for (id, at, copy) in copies {
+            let _guard = self.lock_id(&id);
+            let Some(meta) = still_at(&id, at)? else {
+                // Taken or deleted meanwhile.
+                self.log.release(copy);
+                continue;
+            };
+            let entry = meta_codec::with_location(&meta_codec::encode(&meta)?, &copy);
+            if let Err(e) = self.meta.insert(id.as_str(), entry) {
+                self.log.release(copy);
+                return Err(e.into());
+            }
+            self.log.release(at);
+        }
+        Ok(())
     }
 
     /// Flushes memtables and compacts, so deleted data leaves the disk.
@@ -576,9 +653,13 @@ impl Inner {
         let mut total = 0u64;
         let mut count = 0u64;
         let mut per_owner: HashMap<String, Usage> = HashMap::new();
+        let mut live_segments: HashMap<u32, u64> = HashMap::new();
         for entry in self.meta.iter() {
             let (key, value) = entry.into_inner()?;
-            let meta = meta_codec::decode(&key, &value)?;
+            let (meta, at) = meta_codec::decode_entry(&key, &value)?;
+            if let Some(at) = at {
+                *live_segments.entry(at.segment).or_default() += u64::from(at.len);
+            }
             total += meta.size;
             count += 1;
             if let Some(owner) = meta.owner {
@@ -590,6 +671,13 @@ impl Inner {
         self.used.store(total, Ordering::Relaxed);
         self.pastes.store(count, Ordering::Relaxed);
         *lock(&self.usage) = per_owner;
+        let dead = self.log.count_live(&live_segments)?;
+        if dead > 0 {
+            tracing::info!(
+                segments = dead,
+                "deleted body log segments no paste refers to"
+            );
+        }
         Ok(())
     }
 }
@@ -608,7 +696,6 @@ struct Staged {
 /// another put.
 impl Commit<Staged> for Inner {
     fn commit(&self, group: Vec<Staged>) -> Vec<Outcome> {
-        let mut batch = self.db.batch();
         let mut outcomes = Vec::with_capacity(group.len());
         for (i, staged) in group.iter().enumerate() {
             let id = staged.meta.id.as_str();
@@ -617,17 +704,42 @@ impl Commit<Staged> for Inner {
                 .any(|earlier| earlier.meta.id == staged.meta.id);
             outcomes.push(match self.meta.contains_key(id) {
                 Ok(exists) if exists || taken => Err(StoreError::IdTaken),
-                Ok(_) => {
-                    self.add_to(&mut batch, staged);
-                    Ok(())
-                }
+                Ok(_) => Ok(()),
                 Err(e) => Err(e.into()),
             });
         }
-        if let Err(e) = batch.commit() {
-            let message = StoreError::from(e).to_string();
+        // The bodies of the accepted pastes, in one write, before the batch
+        // that makes them exist.
+        let accepted = || {
+            group
+                .iter()
+                .zip(&outcomes)
+                .filter(|(_, outcome)| outcome.is_ok())
+                .filter_map(|(staged, _)| Some((staged, staged.body.as_ref()?)))
+        };
+        let bodies: Vec<(&str, &[u8])> = accepted()
+            .map(|(staged, body)| (staged.meta.id.as_str(), body.as_ref()))
+            .collect();
+        let written = self.log.append(&bodies);
+        drop(bodies);
+        let mut locations = HashMap::new();
+        let result = written.and_then(|written| {
+            for ((staged, _), at) in accepted().zip(written) {
+                locations.insert(staged.meta.id.as_str(), at);
+            }
+            let mut batch = self.db.batch();
+            for (staged, _) in group.iter().zip(&outcomes).filter(|(_, o)| o.is_ok()) {
+                self.add_to(&mut batch, staged, locations.get(staged.meta.id.as_str()));
+            }
+            batch.commit().map_err(StoreError::from)
+        });
+        if let Err(e) = result {
+            let message = e.to_string();
             for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
                 *outcome = Err(StoreError::Backend(message.clone()));
+            }
+            for at in locations.into_values() {
+                self.log.release(at);
             }
         }
         for (staged, outcome) in group.iter().zip(&outcomes) {
@@ -644,17 +756,17 @@ impl Commit<Staged> for Inner {
 }
 
 impl Inner {
-    /// A new paste's entries: metadata, body (unless it is a file) and index entries.
-    fn add_to(&self, batch: &mut fjall::OwnedWriteBatch, staged: &Staged) {
+    /// A new paste's entries: metadata (with where its body was written,
+    /// unless the body is a file) and index entries.
+    fn add_to(&self, batch: &mut fjall::OwnedWriteBatch, staged: &Staged, at: Option<&Location>) {
         let meta = &staged.meta;
-        batch.insert(&self.meta, meta.id.as_str(), staged.encoded.as_slice());
-        if let Some(body) = &staged.body {
-            // Copied, not shared: a request body is usually a slice of hyper's
-            // read buffer, and a shared `Bytes` would keep that whole buffer
-            // (8 KiB or more) alive in the memtable until it is flushed. With
-            // 16-byte pastes that was 6 KiB of RSS per paste (440 MiB after
-            // 75k creates); a copy is one right-sized allocation.
-            batch.insert(&self.body, meta.id.as_str(), body.as_ref());
+        match at {
+            Some(at) => batch.insert(
+                &self.meta,
+                meta.id.as_str(),
+                meta_codec::with_location(&staged.encoded, at),
+            ),
+            None => batch.insert(&self.meta, meta.id.as_str(), staged.encoded.as_slice()),
         }
         if let Some(at) = meta.expires_at {
             batch.insert(&self.expiry, expiry_key(at, &meta.id), []);
@@ -734,7 +846,10 @@ impl Store for EmbeddedStore {
         }
         match self.inner.read_filling(id.as_str(), now)? {
             Read::Done(paste) => Ok(paste),
-            Read::FileBacked(meta) => self.blocking(move |inner| inner.read_body(meta)).await,
+            Read::FileBacked(meta) => {
+                self.blocking(move |inner| inner.read_body(meta, None))
+                    .await
+            }
         }
     }
 
@@ -758,7 +873,7 @@ impl Store for EmbeddedStore {
         // something goes to a blocking thread (it re-reads the metadata under
         // the ID's lock there), because its write batch can meet fjall's
         // writer stall, like a create's.
-        if self.inner.read_live_meta(id.as_str(), now)?.is_none() {
+        if self.inner.read_live_entry(id.as_str(), now)?.is_none() {
             return Ok(None);
         }
         let id = id.as_str().to_owned();
@@ -892,376 +1007,16 @@ impl Store for EmbeddedStore {
     }
 
     async fn close(&self) -> Result<(), StoreError> {
-        let db = self.inner.db.clone();
-        tokio::task::spawn_blocking(move || db.persist(PersistMode::SyncAll))
-            .await
-            .map_err(|e| StoreError::Backend(format!("close task failed: {e}")))??;
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            inner.log.sync()?;
+            Ok::<_, StoreError>(inner.db.persist(PersistMode::SyncAll)?)
+        })
+        .await
+        .map_err(|e| StoreError::Backend(format!("close task failed: {e}")))??;
         Ok(())
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::paste::Visibility;
-    use body_files::FILE_BODY_BYTES;
-
-    fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
-        PasteMeta {
-            id: id.into(),
-            created_at: 1,
-            expires_at: Some(100),
-            burn: false,
-            encrypted: false,
-            lang: None,
-            name: None,
-            content_type: crate::core::paste::OCTET_STREAM.into(),
-            size: size as u64,
-            delete_token_hash: [0; 32],
-            owner: owner.map(str::to_owned),
-            visibility: Visibility::Unlisted,
-            redirect: None,
-        }
-    }
-
-    fn open(dir: &Path) -> EmbeddedStore {
-        let options = EmbeddedOptions {
-            durability: Durability::Os,
-            max_bytes: None,
-            cache_bytes: 1 << 20,
-        };
-        EmbeddedStore::open(dir, options).unwrap()
-    }
-
-    fn new_id() -> String {
-        PasteId::generate(12).unwrap().to_string()
-    }
-
-    fn id(text: &str) -> PasteId {
-        PasteId::parse(text).unwrap()
-    }
-
-    /// A large body is a file, not a fjall value; reading, taking and sweeping it work, and each removes the file.
-    #[tokio::test]
-    async fn large_bodies_are_files() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = open(tmp.path());
-        let big = FILE_BODY_BYTES as usize;
-        let ids: Vec<String> = (0..3).map(|_| new_id()).collect();
-        for (n, text) in ids.iter().enumerate() {
-            let body = Bytes::from(vec![n as u8; big]);
-            store
-                .put(meta(text, big, None), body, PutLimits::default())
-                .await
-                .unwrap();
-            assert!(store.inner.files.path(text).unwrap().is_file());
-            assert!(store.inner.body.get(text.as_str()).unwrap().is_none());
-        }
-        assert_eq!(store.used_bytes(), 3 * big as u64);
-        let got = store.get(&id(&ids[0]), 50).await.unwrap().unwrap();
-        assert_eq!(got.body, vec![0u8; big]);
-        let taken = store.take(&id(&ids[1]), 50).await.unwrap().unwrap();
-        assert_eq!(taken.body, vec![1u8; big]);
-        assert!(!store.inner.files.path(&ids[1]).unwrap().exists());
-        assert!(store.get(&id(&ids[1]), 50).await.unwrap().is_none());
-        let report = store.sweep(100, 10).await.unwrap();
-        assert_eq!(report.removed, 2);
-        for text in &ids {
-            assert!(!store.inner.files.path(text).unwrap().exists());
-        }
-        assert_eq!(store.used_bytes(), 0);
-    }
-
-    /// Concurrent puts of one ID, small and file-backed: exactly one is stored,
-    /// the others are told the ID is taken and leave no file or usage behind.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn an_id_is_stored_once() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Arc::new(open(tmp.path()));
-        let text = new_id();
-        let big = FILE_BODY_BYTES as usize;
-        let tasks: Vec<_> = (0..16u8)
-            .map(|n| {
-                let (store, text) = (store.clone(), text.clone());
-                tokio::spawn(async move {
-                    let size = if n % 2 == 0 { 100 } else { big };
-                    let body = Bytes::from(vec![n; size]);
-                    let outcome = store
-                        .put(meta(&text, size, Some("a")), body, PutLimits::default())
-                        .await;
-                    (n, size, outcome)
-                })
-            })
-            .collect();
-        let mut stored = Vec::new();
-        for task in tasks {
-            match task.await.unwrap() {
-                (n, size, Ok(())) => stored.push((n, size)),
-                (_, _, Err(StoreError::IdTaken)) => {}
-                (_, _, Err(e)) => panic!("unexpected {e}"),
-            }
-        }
-        let [(n, size)] = stored[..] else {
-            panic!("stored {} times", stored.len());
-        };
-        let paste = store.get(&id(&text), 50).await.unwrap().unwrap();
-        assert_eq!(paste.body, vec![n; size]);
-        let usage = Usage {
-            bytes: size as u64,
-            pastes: 1,
-        };
-        assert_eq!(store.owner_usage("a").await.unwrap(), usage);
-        assert_eq!(store.used_bytes(), size as u64);
-        assert_eq!(store.inner.files.path(&text).unwrap().exists(), size == big);
-        // A later put of the ID is refused too and changes nothing.
-        let again = store
-            .put(
-                meta(&text, 100, Some("a")),
-                Bytes::from_static(&[0; 100]),
-                PutLimits::default(),
-            )
-            .await;
-        assert!(matches!(again, Err(StoreError::IdTaken)), "{again:?}");
-        assert_eq!(store.owner_usage("a").await.unwrap(), usage);
-        assert_eq!(
-            store.get(&id(&text), 50).await.unwrap().unwrap().body,
-            vec![n; size]
-        );
-    }
-
-    /// A removal that has to wait (here for its ID's lock; in production for
-    /// fjall's writer stall) waits on a blocking thread, so the runtime's
-    /// worker keeps running other tasks meanwhile.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
-    async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Arc::new(open(tmp.path()));
-        for take in [false, true] {
-            let text = new_id();
-            store
-                .put(
-                    meta(&text, 10, None),
-                    Bytes::from_static(&[1; 10]),
-                    PutLimits::default(),
-                )
-                .await
-                .unwrap();
-            let guard = store.inner.lock_id(&text);
-            let removing = tokio::spawn({
-                let (store, id) = (store.clone(), id(&text));
-                async move {
-                    if take {
-                        store.take(&id, 50).await.map(|p| p.is_some())
-                    } else {
-                        store.delete(&id).await
-                    }
-                }
-            });
-            // Let the removal reach the lock, then ask the only worker for
-            // something else. Plain thread waits: this test's own future runs
-            // on the runtime's calling thread, not on the worker, and must
-            // not depend on the worker to time out.
-            std::thread::sleep(Duration::from_millis(50));
-            let (done, answered) = std::sync::mpsc::channel();
-            tokio::spawn(async move { done.send(()) });
-            let other = answered.recv_timeout(Duration::from_secs(2));
-            drop(guard);
-            assert!(
-                other.is_ok(),
-                "a waiting removal (take: {take}) held the only worker"
-            );
-            assert!(removing.await.unwrap().unwrap(), "take: {take}");
-        }
-    }
-
-    /// A stored body is the store's own copy: a caller's body that is a
-    /// slice of a larger buffer (as hyper's request bodies are) does not keep
-    /// that buffer alive in the memtable.
-    #[tokio::test]
-    async fn a_stored_body_does_not_keep_the_callers_buffer() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = open(tmp.path());
-        let buffer = Bytes::from(vec![b'x'; 8192]);
-        let text = new_id();
-        store
-            .put(
-                meta(&text, 16, None),
-                buffer.slice(..16),
-                PutLimits::default(),
-            )
-            .await
-            .unwrap();
-        assert!(buffer.is_unique(), "the store still holds the 8 KiB buffer");
-        let paste = store.get(&id(&text), 50).await.unwrap().unwrap();
-        assert_eq!(paste.body, vec![b'x'; 16]);
-    }
-
-    /// Concurrent pings all succeed and leave no probe file; a vanished data dir fails the ping.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn ping_checks_the_data_dir() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("data");
-        let store = Arc::new(open(&dir));
-        let pings: Vec<_> = (0..16)
-            .map(|_| {
-                let store = store.clone();
-                tokio::spawn(async move { store.ping().await })
-            })
-            .collect();
-        for ping in pings {
-            ping.await.unwrap().unwrap();
-        }
-        let leftovers = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter(|e| {
-                e.as_ref()
-                    .unwrap()
-                    .file_name()
-                    .to_string_lossy()
-                    .starts_with(".ready")
-            })
-            .count();
-        assert_eq!(leftovers, 0);
-        std::fs::rename(&dir, tmp.path().join("gone")).unwrap();
-        assert!(matches!(store.ping().await, Err(StoreError::Backend(_))));
-    }
-
-    /// Opening the store deletes body files that belong to no paste and keeps the others.
-    #[tokio::test]
-    async fn orphan_files_are_deleted_on_open() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (kept, orphan) = (new_id(), new_id());
-        {
-            let store = open(tmp.path());
-            let big = FILE_BODY_BYTES as usize + 1;
-            let body = Bytes::from(vec![7; big]);
-            store
-                .put(meta(&kept, big, None), body, PutLimits::default())
-                .await
-                .unwrap();
-            store.inner.files.write(&orphan, b"half a paste").unwrap();
-            store.close().await.unwrap();
-        }
-        let store = open(tmp.path());
-        assert!(store.inner.files.path(&kept).unwrap().is_file());
-        assert!(!store.inner.files.path(&orphan).unwrap().exists());
-        assert!(store.get(&id(&kept), 50).await.unwrap().is_some());
-    }
-
-    /// Owner quotas hold under concurrent writers, and deleting frees quota; usage survives reopening.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn owner_quota_is_atomic() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Arc::new(open(tmp.path()));
-        let limits = PutLimits {
-            owner_max_bytes: Some(1000),
-        };
-        let tasks: Vec<_> = (0..64)
-            .map(|_| {
-                let store = store.clone();
-                tokio::spawn(async move {
-                    let text = new_id();
-                    let result = store
-                        .put(
-                            meta(&text, 100, Some("a")),
-                            Bytes::from(vec![1; 100]),
-                            limits,
-                        )
-                        .await;
-                    (text, result)
-                })
-            })
-            .collect();
-        let mut stored = Vec::new();
-        for task in tasks {
-            let (text, result) = task.await.unwrap();
-            match result {
-                Ok(()) => stored.push(text),
-                Err(StoreError::QuotaExceeded { limit: 1000 }) => {}
-                Err(e) => panic!("unexpected {e}"),
-            }
-        }
-        assert_eq!(stored.len(), 10);
-        assert_eq!(
-            store.owner_usage("a").await.unwrap(),
-            Usage {
-                bytes: 1000,
-                pastes: 10
-            }
-        );
-        assert!(store.delete(&id(&stored[0])).await.unwrap());
-        assert_eq!(store.owner_usage("a").await.unwrap().bytes, 900);
-        store.close().await.unwrap();
-        drop(store);
-        let reopened = open(tmp.path());
-        assert_eq!(
-            reopened.owner_usage("a").await.unwrap(),
-            Usage {
-                bytes: 900,
-                pastes: 9
-            }
-        );
-    }
-
-    /// Listing is per owner, newest first, paged by cursor, filtered by name prefix.
-    #[tokio::test]
-    async fn listing_pages() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = open(tmp.path());
-        let mut ids = Vec::new();
-        for n in 0..7u64 {
-            let text = new_id();
-            let mut m = meta(&text, 1, Some("a"));
-            m.created_at = 10 + n;
-            m.expires_at = None;
-            m.name = Some(if n % 2 == 0 {
-                format!("log-{n}")
-            } else {
-                format!("x-{n}")
-            });
-            store
-                .put(m, Bytes::from_static(b"x"), PutLimits::default())
-                .await
-                .unwrap();
-            ids.push(text);
-        }
-        store
-            .put(
-                meta(&new_id(), 1, Some("b")),
-                Bytes::from_static(b"x"),
-                PutLimits::default(),
-            )
-            .await
-            .unwrap();
-        let mut query = ListQuery {
-            limit: 3,
-            ..ListQuery::default()
-        };
-        let mut seen = Vec::new();
-        loop {
-            let page = store.list("a", &query, 50).await.unwrap();
-            seen.extend(page.pastes.iter().map(|m| m.id.clone()));
-            match page.next_cursor {
-                Some(cursor) => query.cursor = Some(cursor),
-                None => break,
-            }
-        }
-        ids.reverse();
-        assert_eq!(seen, ids);
-        let logs = ListQuery {
-            limit: 10,
-            name_prefix: Some("log-".into()),
-            ..ListQuery::default()
-        };
-        assert_eq!(store.list("a", &logs, 50).await.unwrap().pastes.len(), 4);
-        let bad = ListQuery {
-            limit: 3,
-            cursor: Some("nonsense".into()),
-            ..ListQuery::default()
-        };
-        assert!(matches!(
-            store.list("a", &bad, 50).await,
-            Err(StoreError::BadCursor)
-        ));
-    }
-}
+mod tests;

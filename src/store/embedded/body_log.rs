@@ -1,0 +1,539 @@
+//! Paste bodies of under 64 KiB in append-only segment files:
+//! `body-log/<number>.seg`.
+//!
+//! Why not fjall, which held them before: fjall writes every value to its
+//! journal, and on every memtable flush a fjall worker `fsync`s the journal
+//! while it holds the journal lock that every writer needs. With bodies in
+//! fjall, a create flood flushed a memtable several times a second, and each
+//! `fsync` (of megabytes of bodies) stopped every create for milliseconds: a
+//! sixth of the CPU sat idle, and fjall's workers spent another 6 µs per create
+//! writing each body a second time into blob files and compacting their index.
+//! Here a body is written once; fjall keeps the metadata, which records where
+//! the body is ([`Location`]).
+//!
+//! A segment is a sequence of records:
+//! `"SNB1" | ID length (u8) | ID | body length (u32 LE) | xxh3 of the body (u64 LE) | body`.
+//! The metadata's location points at the body; the header lets the compactor
+//! find the paste each body belongs to.
+//!
+//! Crash safety: a group's bodies are written (`pwrite`) before the fjall batch
+//! that makes their pastes exist, and with `--sync` the segment is synced
+//! before the journal. A crash can leave bytes that no paste refers to, never a
+//! paste whose body was not written. Reads check the checksum.
+//!
+//! Space: each segment counts the bytes of the bodies that pastes still refer
+//! to. A sealed segment with none left is deleted at once; one mostly dead is
+//! compacted (its live bodies are copied to the active segment, see
+//! `Inner::compact_bodies` in the store). Each open starts a new active segment and
+//! deletes the segments no paste refers to.
+//!
+//! All functions here block; callers run them on blocking threads.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use super::lock;
+use crate::store::StoreError;
+
+/// A segment is sealed, and a new one started, once it holds this much.
+pub const SEGMENT_BYTES: u64 = 16 << 20;
+
+/// A sealed segment is compacted once less than this share of it is live.
+const COMPACT_BELOW_LIVE: f64 = 0.5;
+
+const MAGIC: &[u8; 4] = b"SNB1";
+
+/// Where a body is: part of the metadata entry (and so of the on-disk format).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    pub segment: u32,
+    /// Offset of the body (after its record header) in the segment.
+    pub offset: u32,
+    pub len: u32,
+    /// xxh3-64 of the body.
+    pub checksum: u64,
+}
+
+impl Location {
+    /// Bytes of an encoded location.
+    pub const ENCODED_LEN: usize = 20;
+
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.segment.to_le_bytes());
+        out.extend_from_slice(&self.offset.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+        out.extend_from_slice(&self.checksum.to_le_bytes());
+    }
+
+    /// Decodes a location from the start of `raw`; the rest follows it.
+    pub fn decode(raw: &[u8]) -> Option<(Self, &[u8])> {
+        let (head, rest) = raw.split_at_checked(Self::ENCODED_LEN)?;
+        let u32_at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().unwrap_or_default());
+        let location = Self {
+            segment: u32_at(0),
+            offset: u32_at(4),
+            len: u32_at(8),
+            checksum: u64::from_le_bytes(head[12..20].try_into().unwrap_or_default()),
+        };
+        Some((location, rest))
+    }
+}
+
+/// One segment file.
+struct Segment {
+    file: File,
+    path: PathBuf,
+    /// Bytes of bodies that pastes refer to (or are about to: counted when written).
+    live: AtomicU64,
+}
+
+/// The segment being appended to.
+struct Active {
+    number: u32,
+    segment: Arc<Segment>,
+    len: u64,
+}
+
+/// The segments of the data dir; see the module documentation.
+pub struct BodyLog {
+    dir: PathBuf,
+    fsync: bool,
+    active: Mutex<Active>,
+    /// Every segment, the active one included.
+    segments: RwLock<BTreeMap<u32, Arc<Segment>>>,
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
+    StoreError::Backend(format!("{what} {}: {e}", path.display()))
+}
+
+fn segment_number(path: &Path) -> Option<u32> {
+    path.file_name()?
+        .to_str()?
+        .strip_suffix(".seg")?
+        .parse()
+        .ok()
+}
+
+fn open_segment(path: PathBuf, create: bool) -> Result<Arc<Segment>, StoreError> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(create)
+        .open(&path)
+        .map_err(|e| io_error("cannot open body segment", &path, e))?;
+    Ok(Arc::new(Segment {
+        file,
+        path,
+        live: AtomicU64::new(0),
+    }))
+}
+
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_error("cannot sync directory", dir, e))
+}
+
+fn read_exact_at(segment: &Segment, len: usize, offset: u64) -> Result<Vec<u8>, StoreError> {
+    let mut buf = vec![0; len];
+    segment
+        .file
+        .read_exact_at(&mut buf, offset)
+        .map_err(|e| io_error("cannot read body segment", &segment.path, e))?;
+    Ok(buf)
+}
+
+impl BodyLog {
+    /// Opens `<data_dir>/body-log` and starts a new active segment. Until
+    /// [`Self::count_live`] is called, existing segments count nothing live.
+    pub fn open(data_dir: &Path, fsync: bool) -> Result<Self, StoreError> {
+        let dir = data_dir.join("body-log");
+        std::fs::create_dir_all(&dir).map_err(|e| io_error("cannot create directory", &dir, e))?;
+        let mut segments = BTreeMap::new();
+        let entries =
+            std::fs::read_dir(&dir).map_err(|e| io_error("cannot list directory", &dir, e))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| io_error("cannot list directory", &dir, e))?
+                .path();
+            if let Some(number) = segment_number(&path) {
+                segments.insert(number, open_segment(path, false)?);
+            }
+        }
+        let number = segments.keys().next_back().map_or(1, |n| n + 1);
+        let segment = open_segment(dir.join(format!("{number}.seg")), true)?;
+        if fsync {
+            sync_dir(&dir)?;
+        }
+        segments.insert(number, segment.clone());
+        Ok(Self {
+            dir,
+            fsync,
+            active: Mutex::new(Active {
+                number,
+                segment,
+                len: 0,
+            }),
+            segments: RwLock::new(segments),
+        })
+    }
+
+    /// Sets each segment's live bytes from the locations of all stored
+    /// pastes, and deletes the sealed segments that no paste refers to.
+    /// Returns how many were deleted.
+    pub fn count_live(&self, live: &HashMap<u32, u64>) -> Result<usize, StoreError> {
+        let active = lock(&self.active).number;
+        let mut dead = Vec::new();
+        for (number, segment) in self
+            .segments
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            let bytes = live.get(number).copied().unwrap_or(0);
+            segment.live.store(bytes, Ordering::Relaxed);
+            if bytes == 0 && *number != active {
+                dead.push(*number);
+            }
+        }
+        for number in &dead {
+            self.delete(*number);
+        }
+        Ok(dead.len())
+    }
+
+    /// Appends the bodies of a group and returns where each went, in order.
+    pub fn append(&self, bodies: &[(&str, &[u8])]) -> Result<Vec<Location>, StoreError> {
+        let mut active = lock(&self.active);
+        if active.len >= SEGMENT_BYTES {
+            self.seal(&mut active)?;
+        }
+        let start = active.len;
+        let mut buf = Vec::new();
+        let mut locations = Vec::with_capacity(bodies.len());
+        for (id, body) in bodies {
+            let id_len = u8::try_from(id.len())
+                .map_err(|_| StoreError::Backend(format!("ID too long to store: {id}")))?;
+            let len = u32::try_from(body.len())
+                .map_err(|_| StoreError::Backend("body too large for the body log".into()))?;
+            let checksum = xxhash_rust::xxh3::xxh3_64(body);
+            buf.extend_from_slice(MAGIC);
+            buf.push(id_len);
+            buf.extend_from_slice(id.as_bytes());
+            buf.extend_from_slice(&len.to_le_bytes());
+            buf.extend_from_slice(&checksum.to_le_bytes());
+            let offset = u32::try_from(start + buf.len() as u64)
+                .map_err(|_| StoreError::Backend("body segment overflow".into()))?;
+            buf.extend_from_slice(body);
+            locations.push(Location {
+                segment: active.number,
+                offset,
+                len,
+                checksum,
+            });
+        }
+        active
+            .segment
+            .file
+            .write_all_at(&buf, start)
+            .map_err(|e| io_error("cannot write body segment", &active.segment.path, e))?;
+        active.len += buf.len() as u64;
+        let written: u64 = locations.iter().map(|l| u64::from(l.len)).sum();
+        active.segment.live.fetch_add(written, Ordering::Relaxed);
+        Ok(locations)
+    }
+
+    /// Starts a new active segment; with `fsync`, syncs the old one first.
+    fn seal(&self, active: &mut Active) -> Result<(), StoreError> {
+        if self.fsync {
+            active
+                .segment
+                .file
+                .sync_data()
+                .map_err(|e| io_error("cannot sync body segment", &active.segment.path, e))?;
+        }
+        let number = active.number + 1;
+        let segment = open_segment(self.dir.join(format!("{number}.seg")), true)?;
+        if self.fsync {
+            sync_dir(&self.dir)?;
+        }
+        self.segments
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(number, segment.clone());
+        let old = std::mem::replace(
+            active,
+            Active {
+                number,
+                segment,
+                len: 0,
+            },
+        );
+        // Everything in it may have died while it was active.
+        if old.segment.live.load(Ordering::Relaxed) == 0 {
+            self.delete(old.number);
+        }
+        Ok(())
+    }
+
+    /// Syncs the active segment (sealed ones were synced when sealed).
+    pub fn sync(&self) -> Result<(), StoreError> {
+        let segment = lock(&self.active).segment.clone();
+        segment
+            .file
+            .sync_data()
+            .map_err(|e| io_error("cannot sync body segment", &segment.path, e))
+    }
+
+    /// Syncs the active segment if writes must survive power loss.
+    pub fn sync_if_durable(&self) -> Result<(), StoreError> {
+        if self.fsync { self.sync() } else { Ok(()) }
+    }
+
+    fn segment(&self, number: u32) -> Option<Arc<Segment>> {
+        self.segments
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&number)
+            .cloned()
+    }
+
+    /// Reads a body and checks it against its checksum.
+    pub fn read(&self, at: Location) -> Result<Vec<u8>, StoreError> {
+        let segment = self.segment(at.segment).ok_or_else(|| {
+            StoreError::Corrupt(format!("body segment {} is missing", at.segment))
+        })?;
+        let body = read_exact_at(&segment, at.len as usize, u64::from(at.offset))?;
+        if xxhash_rust::xxh3::xxh3_64(&body) != at.checksum {
+            return Err(StoreError::Corrupt(format!(
+                "body at {}:{} does not match its checksum",
+                at.segment, at.offset
+            )));
+        }
+        Ok(body)
+    }
+
+    /// Gives up a body no paste refers to any more; deletes its segment if
+    /// that was the last live body of a sealed segment.
+    pub fn release(&self, at: Location) {
+        let Some(segment) = self.segment(at.segment) else {
+            return;
+        };
+        let before = segment.live.fetch_sub(u64::from(at.len), Ordering::Relaxed);
+        if before == u64::from(at.len) && at.segment != lock(&self.active).number {
+            self.delete(at.segment);
+        }
+    }
+
+    /// Removes a segment from the map and unlinks it (readers that hold it
+    /// keep a valid file until they let go).
+    fn delete(&self, number: u32) {
+        let removed = self
+            .segments
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&number);
+        if let Some(segment) = removed
+            && let Err(e) = std::fs::remove_file(&segment.path)
+        {
+            tracing::warn!(path = %segment.path.display(), error = %e, "cannot delete body segment");
+        }
+    }
+
+    /// Seals the active segment if every body in it has died, so its space can
+    /// be given back (an idle server would otherwise keep it forever).
+    pub fn retire_dead_active(&self) -> Result<(), StoreError> {
+        let mut active = lock(&self.active);
+        if active.len > 0 && active.segment.live.load(Ordering::Relaxed) == 0 {
+            self.seal(&mut active)?;
+        }
+        Ok(())
+    }
+
+    /// A sealed segment worth compacting (mostly dead), if any.
+    pub fn compaction_candidate(&self) -> Option<u32> {
+        let active = lock(&self.active).number;
+        let segments = self.segments.read().unwrap_or_else(|p| p.into_inner());
+        segments.iter().find_map(|(&number, segment)| {
+            let len = segment.file.metadata().map(|m| m.len()).unwrap_or(0);
+            let live = segment.live.load(Ordering::Relaxed);
+            (number != active && (live as f64) < COMPACT_BELOW_LIVE * len as f64).then_some(number)
+        })
+    }
+
+    /// The bodies recorded in a segment: each record's ID and location.
+    pub fn records(&self, number: u32) -> Result<Vec<(String, Location)>, StoreError> {
+        let Some(segment) = self.segment(number) else {
+            return Ok(Vec::new());
+        };
+        let bytes = std::fs::read(&segment.path)
+            .map_err(|e| io_error("cannot read body segment", &segment.path, e))?;
+        let mut records = Vec::new();
+        let mut at = 0usize;
+        while let Some((id, location, next)) = parse_record(&bytes, at, number) {
+            records.push((id, location));
+            at = next;
+        }
+        Ok(records)
+    }
+}
+
+/// The record at `at` in `bytes`: its ID, its body's location and where the
+/// next record starts. `None` at the end or at bytes that are not a record
+/// (the unwritten tail of a segment cut off by a crash).
+fn parse_record(bytes: &[u8], at: usize, segment: u32) -> Option<(String, Location, usize)> {
+    let rest = bytes.get(at..)?;
+    let rest = rest.strip_prefix(MAGIC)?;
+    let (&id_len, rest) = rest.split_first()?;
+    let (id, rest) = rest.split_at_checked(usize::from(id_len))?;
+    let (len, rest) = rest.split_at_checked(4)?;
+    let (checksum, rest) = rest.split_at_checked(8)?;
+    let len = u32::from_le_bytes(len.try_into().ok()?);
+    let body_at = bytes.len() - rest.len();
+    let next = body_at.checked_add(len as usize)?;
+    bytes.get(body_at..next)?;
+    let location = Location {
+        segment,
+        offset: u32::try_from(body_at).ok()?,
+        len,
+        checksum: u64::from_le_bytes(checksum.try_into().ok()?),
+    };
+    Some((std::str::from_utf8(id).ok()?.to_owned(), location, next))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn segment_files(dir: &Path) -> Vec<u32> {
+        let mut numbers: Vec<u32> = std::fs::read_dir(dir.join("body-log"))
+            .unwrap()
+            .filter_map(|e| segment_number(&e.unwrap().path()))
+            .collect();
+        numbers.sort_unstable();
+        numbers
+    }
+
+    #[test]
+    fn bodies_read_back_and_records_name_their_pastes() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log
+            .append(&[
+                ("aaaa", b"first body"),
+                ("bbbb", b""),
+                ("cccc", &[0, 255, 7]),
+            ])
+            .unwrap();
+        assert_eq!(log.read(at[0]).unwrap(), b"first body");
+        assert_eq!(log.read(at[1]).unwrap(), b"");
+        assert_eq!(log.read(at[2]).unwrap(), [0, 255, 7]);
+        let records = log.records(at[0].segment).unwrap();
+        let ids: Vec<&str> = records.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["aaaa", "bbbb", "cccc"]);
+        assert_eq!(records.iter().map(|(_, l)| *l).collect::<Vec<_>>(), at);
+    }
+
+    #[test]
+    fn a_location_round_trips_through_its_encoding() {
+        let at = Location {
+            segment: 7,
+            offset: 123_456,
+            len: 65_535,
+            checksum: u64::MAX - 3,
+        };
+        let mut raw = Vec::new();
+        at.encode_into(&mut raw);
+        raw.extend_from_slice(b"rest");
+        assert_eq!(Location::decode(&raw), Some((at, &b"rest"[..])));
+        assert_eq!(Location::decode(&raw[..19]), None);
+    }
+
+    #[test]
+    fn a_damaged_body_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log.append(&[("aaaa", b"precious")]).unwrap()[0];
+        let path = dir.path().join(format!("body-log/{}.seg", at.segment));
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[at.offset as usize] ^= 1;
+        std::fs::write(&path, bytes).unwrap();
+        assert!(matches!(log.read(at), Err(StoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn a_sealed_segment_is_deleted_when_its_last_body_dies() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let big = vec![1u8; 60 << 10];
+        let mut first = Vec::new();
+        while lock(&log.active).number == 1 {
+            first.extend(log.append(&[("aaaa", &big)]).unwrap());
+        }
+        // The append that started segment 2 went there.
+        let moved = first.pop().unwrap();
+        assert_eq!(moved.segment, 2);
+        assert_eq!(segment_files(dir.path()), [1, 2]);
+        for at in &first {
+            log.release(*at);
+        }
+        assert_eq!(segment_files(dir.path()), [2]);
+        assert_eq!(log.read(moved).unwrap(), big);
+    }
+
+    #[test]
+    fn an_active_segment_whose_bodies_all_died_is_retired() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log.append(&[("aaaa", b"gone soon")]).unwrap()[0];
+        log.retire_dead_active().unwrap();
+        assert_eq!(segment_files(dir.path()), [1], "a live body keeps it");
+        log.release(at);
+        log.retire_dead_active().unwrap();
+        assert_eq!(segment_files(dir.path()), [2]);
+        log.retire_dead_active().unwrap();
+        assert_eq!(segment_files(dir.path()), [2], "an empty one stays");
+    }
+
+    #[test]
+    fn reopening_keeps_live_segments_and_deletes_dead_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let (kept, dropped) = {
+            let log = BodyLog::open(dir.path(), true).unwrap();
+            let kept = log.append(&[("aaaa", b"kept")]).unwrap()[0];
+            log.sync().unwrap();
+            let log = BodyLog::open(dir.path(), true).unwrap();
+            let dropped = log.append(&[("bbbb", b"dropped")]).unwrap()[0];
+            (kept, dropped)
+        };
+        assert_eq!((kept.segment, dropped.segment), (1, 2));
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        assert_eq!(segment_files(dir.path()), [1, 2, 3]);
+        let deleted = log.count_live(&HashMap::from([(1, 4)])).unwrap();
+        assert_eq!(deleted, 1);
+        assert_eq!(segment_files(dir.path()), [1, 3]);
+        assert_eq!(log.read(kept).unwrap(), b"kept");
+        assert_eq!(log.append(&[("cccc", b"new")]).unwrap()[0].segment, 3);
+    }
+
+    #[test]
+    fn a_torn_tail_ends_the_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log
+            .append(&[("aaaa", b"whole"), ("bbbb", b"cut off")])
+            .unwrap();
+        let path = dir.path().join("body-log/1.seg");
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+        let records = log.records(1).unwrap();
+        assert_eq!(records, vec![("aaaa".to_owned(), at[0])]);
+    }
+}

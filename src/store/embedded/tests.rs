@@ -1,0 +1,472 @@
+//! Tests of the embedded store through its own API, on a temp data dir.
+
+use super::*;
+use crate::core::paste::Visibility;
+use body_files::FILE_BODY_BYTES;
+
+fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
+    PasteMeta {
+        id: id.into(),
+        created_at: 1,
+        expires_at: Some(100),
+        burn: false,
+        encrypted: false,
+        lang: None,
+        name: None,
+        content_type: crate::core::paste::OCTET_STREAM.into(),
+        size: size as u64,
+        delete_token_hash: [0; 32],
+        owner: owner.map(str::to_owned),
+        visibility: Visibility::Unlisted,
+        redirect: None,
+    }
+}
+
+fn open(dir: &Path) -> EmbeddedStore {
+    let options = EmbeddedOptions {
+        durability: Durability::Os,
+        max_bytes: None,
+        cache_bytes: 1 << 20,
+    };
+    EmbeddedStore::open(dir, options).unwrap()
+}
+
+fn new_id() -> String {
+    PasteId::generate(12).unwrap().to_string()
+}
+
+fn id(text: &str) -> PasteId {
+    PasteId::parse(text).unwrap()
+}
+
+/// A large body is a file, not a fjall value; reading, taking and sweeping it work, and each removes the file.
+#[tokio::test]
+async fn large_bodies_are_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let big = FILE_BODY_BYTES as usize;
+    let ids: Vec<String> = (0..3).map(|_| new_id()).collect();
+    for (n, text) in ids.iter().enumerate() {
+        let body = Bytes::from(vec![n as u8; big]);
+        store
+            .put(meta(text, big, None), body, PutLimits::default())
+            .await
+            .unwrap();
+        assert!(store.inner.files.path(text).unwrap().is_file());
+        assert!(store.inner.body.get(text.as_str()).unwrap().is_none());
+    }
+    assert_eq!(store.used_bytes(), 3 * big as u64);
+    let got = store.get(&id(&ids[0]), 50).await.unwrap().unwrap();
+    assert_eq!(got.body, vec![0u8; big]);
+    let taken = store.take(&id(&ids[1]), 50).await.unwrap().unwrap();
+    assert_eq!(taken.body, vec![1u8; big]);
+    assert!(!store.inner.files.path(&ids[1]).unwrap().exists());
+    assert!(store.get(&id(&ids[1]), 50).await.unwrap().is_none());
+    let report = store.sweep(100, 10).await.unwrap();
+    assert_eq!(report.removed, 2);
+    for text in &ids {
+        assert!(!store.inner.files.path(text).unwrap().exists());
+    }
+    assert_eq!(store.used_bytes(), 0);
+}
+
+/// Concurrent puts of one ID, small and file-backed: exactly one is stored,
+/// the others are told the ID is taken and leave no file or usage behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_id_is_stored_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(tmp.path()));
+    let text = new_id();
+    let big = FILE_BODY_BYTES as usize;
+    let tasks: Vec<_> = (0..16u8)
+        .map(|n| {
+            let (store, text) = (store.clone(), text.clone());
+            tokio::spawn(async move {
+                let size = if n % 2 == 0 { 100 } else { big };
+                let body = Bytes::from(vec![n; size]);
+                let outcome = store
+                    .put(meta(&text, size, Some("a")), body, PutLimits::default())
+                    .await;
+                (n, size, outcome)
+            })
+        })
+        .collect();
+    let mut stored = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            (n, size, Ok(())) => stored.push((n, size)),
+            (_, _, Err(StoreError::IdTaken)) => {}
+            (_, _, Err(e)) => panic!("unexpected {e}"),
+        }
+    }
+    let [(n, size)] = stored[..] else {
+        panic!("stored {} times", stored.len());
+    };
+    let paste = store.get(&id(&text), 50).await.unwrap().unwrap();
+    assert_eq!(paste.body, vec![n; size]);
+    let usage = Usage {
+        bytes: size as u64,
+        pastes: 1,
+    };
+    assert_eq!(store.owner_usage("a").await.unwrap(), usage);
+    assert_eq!(store.used_bytes(), size as u64);
+    assert_eq!(store.inner.files.path(&text).unwrap().exists(), size == big);
+    // A later put of the ID is refused too and changes nothing.
+    let again = store
+        .put(
+            meta(&text, 100, Some("a")),
+            Bytes::from_static(&[0; 100]),
+            PutLimits::default(),
+        )
+        .await;
+    assert!(matches!(again, Err(StoreError::IdTaken)), "{again:?}");
+    assert_eq!(store.owner_usage("a").await.unwrap(), usage);
+    assert_eq!(
+        store.get(&id(&text), 50).await.unwrap().unwrap().body,
+        vec![n; size]
+    );
+}
+
+/// A removal that has to wait (here for its ID's lock; in production for
+/// fjall's writer stall) waits on a blocking thread, so the runtime's
+/// worker keeps running other tasks meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(tmp.path()));
+    for take in [false, true] {
+        let text = new_id();
+        store
+            .put(
+                meta(&text, 10, None),
+                Bytes::from_static(&[1; 10]),
+                PutLimits::default(),
+            )
+            .await
+            .unwrap();
+        let guard = store.inner.lock_id(&text);
+        let removing = tokio::spawn({
+            let (store, id) = (store.clone(), id(&text));
+            async move {
+                if take {
+                    store.take(&id, 50).await.map(|p| p.is_some())
+                } else {
+                    store.delete(&id).await
+                }
+            }
+        });
+        // Let the removal reach the lock, then ask the only worker for
+        // something else. Plain thread waits: this test's own future runs
+        // on the runtime's calling thread, not on the worker, and must
+        // not depend on the worker to time out.
+        std::thread::sleep(Duration::from_millis(50));
+        let (done, answered) = std::sync::mpsc::channel();
+        tokio::spawn(async move { done.send(()) });
+        let other = answered.recv_timeout(Duration::from_secs(2));
+        drop(guard);
+        assert!(
+            other.is_ok(),
+            "a waiting removal (take: {take}) held the only worker"
+        );
+        assert!(removing.await.unwrap().unwrap(), "take: {take}");
+    }
+}
+
+/// A stored body is the store's own copy: a caller's body that is a
+/// slice of a larger buffer (as hyper's request bodies are) does not keep
+/// that buffer alive in the memtable.
+#[tokio::test]
+async fn a_stored_body_does_not_keep_the_callers_buffer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let buffer = Bytes::from(vec![b'x'; 8192]);
+    let text = new_id();
+    store
+        .put(
+            meta(&text, 16, None),
+            buffer.slice(..16),
+            PutLimits::default(),
+        )
+        .await
+        .unwrap();
+    assert!(buffer.is_unique(), "the store still holds the 8 KiB buffer");
+    let paste = store.get(&id(&text), 50).await.unwrap().unwrap();
+    assert_eq!(paste.body, vec![b'x'; 16]);
+}
+
+/// Concurrent pings all succeed and leave no probe file; a vanished data dir fails the ping.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ping_checks_the_data_dir() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let store = Arc::new(open(&dir));
+    let pings: Vec<_> = (0..16)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.ping().await })
+        })
+        .collect();
+    for ping in pings {
+        ping.await.unwrap().unwrap();
+    }
+    let leftovers = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".ready")
+        })
+        .count();
+    assert_eq!(leftovers, 0);
+    std::fs::rename(&dir, tmp.path().join("gone")).unwrap();
+    assert!(matches!(store.ping().await, Err(StoreError::Backend(_))));
+}
+
+/// Opening the store deletes body files that belong to no paste and keeps the others.
+#[tokio::test]
+async fn orphan_files_are_deleted_on_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (kept, orphan) = (new_id(), new_id());
+    {
+        let store = open(tmp.path());
+        let big = FILE_BODY_BYTES as usize + 1;
+        let body = Bytes::from(vec![7; big]);
+        store
+            .put(meta(&kept, big, None), body, PutLimits::default())
+            .await
+            .unwrap();
+        store.inner.files.write(&orphan, b"half a paste").unwrap();
+        store.close().await.unwrap();
+    }
+    let store = open(tmp.path());
+    assert!(store.inner.files.path(&kept).unwrap().is_file());
+    assert!(!store.inner.files.path(&orphan).unwrap().exists());
+    assert!(store.get(&id(&kept), 50).await.unwrap().is_some());
+}
+
+/// Owner quotas hold under concurrent writers, and deleting frees quota; usage survives reopening.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn owner_quota_is_atomic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(tmp.path()));
+    let limits = PutLimits {
+        owner_max_bytes: Some(1000),
+    };
+    let tasks: Vec<_> = (0..64)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let text = new_id();
+                let result = store
+                    .put(
+                        meta(&text, 100, Some("a")),
+                        Bytes::from(vec![1; 100]),
+                        limits,
+                    )
+                    .await;
+                (text, result)
+            })
+        })
+        .collect();
+    let mut stored = Vec::new();
+    for task in tasks {
+        let (text, result) = task.await.unwrap();
+        match result {
+            Ok(()) => stored.push(text),
+            Err(StoreError::QuotaExceeded { limit: 1000 }) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert_eq!(stored.len(), 10);
+    assert_eq!(
+        store.owner_usage("a").await.unwrap(),
+        Usage {
+            bytes: 1000,
+            pastes: 10
+        }
+    );
+    assert!(store.delete(&id(&stored[0])).await.unwrap());
+    assert_eq!(store.owner_usage("a").await.unwrap().bytes, 900);
+    store.close().await.unwrap();
+    drop(store);
+    let reopened = open(tmp.path());
+    assert_eq!(
+        reopened.owner_usage("a").await.unwrap(),
+        Usage {
+            bytes: 900,
+            pastes: 9
+        }
+    );
+}
+
+/// Listing is per owner, newest first, paged by cursor, filtered by name prefix.
+#[tokio::test]
+async fn listing_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let mut ids = Vec::new();
+    for n in 0..7u64 {
+        let text = new_id();
+        let mut m = meta(&text, 1, Some("a"));
+        m.created_at = 10 + n;
+        m.expires_at = None;
+        m.name = Some(if n % 2 == 0 {
+            format!("log-{n}")
+        } else {
+            format!("x-{n}")
+        });
+        store
+            .put(m, Bytes::from_static(b"x"), PutLimits::default())
+            .await
+            .unwrap();
+        ids.push(text);
+    }
+    store
+        .put(
+            meta(&new_id(), 1, Some("b")),
+            Bytes::from_static(b"x"),
+            PutLimits::default(),
+        )
+        .await
+        .unwrap();
+    let mut query = ListQuery {
+        limit: 3,
+        ..ListQuery::default()
+    };
+    let mut seen = Vec::new();
+    loop {
+        let page = store.list("a", &query, 50).await.unwrap();
+        seen.extend(page.pastes.iter().map(|m| m.id.clone()));
+        match page.next_cursor {
+            Some(cursor) => query.cursor = Some(cursor),
+            None => break,
+        }
+    }
+    ids.reverse();
+    assert_eq!(seen, ids);
+    let logs = ListQuery {
+        limit: 10,
+        name_prefix: Some("log-".into()),
+        ..ListQuery::default()
+    };
+    assert_eq!(store.list("a", &logs, 50).await.unwrap().pastes.len(), 4);
+    let bad = ListQuery {
+        limit: 3,
+        cursor: Some("nonsense".into()),
+        ..ListQuery::default()
+    };
+    assert!(matches!(
+        store.list("a", &bad, 50).await,
+        Err(StoreError::BadCursor)
+    ));
+}
+
+fn segment_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("body-log"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort_unstable();
+    names
+}
+
+/// Small bodies go to the body log, not to fjall, and are read back after reopening.
+#[tokio::test]
+async fn small_bodies_are_in_the_body_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ids: Vec<String> = (0..20).map(|_| new_id()).collect();
+    {
+        let store = open(tmp.path());
+        for (n, text) in ids.iter().enumerate() {
+            let body = Bytes::from(vec![n as u8; 1000 + n]);
+            store
+                .put(meta(text, 1000 + n, None), body, PutLimits::default())
+                .await
+                .unwrap();
+            assert!(store.inner.body.get(text.as_str()).unwrap().is_none());
+        }
+        store.close().await.unwrap();
+    }
+    assert_eq!(segment_files(tmp.path()), ["1.seg"]);
+    let store = open(tmp.path());
+    for (n, text) in ids.iter().enumerate() {
+        let paste = store.get(&id(text), 50).await.unwrap().unwrap();
+        assert_eq!(paste.body, vec![n as u8; 1000 + n]);
+    }
+    assert_eq!(store.used_bytes(), (0..20).map(|n| 1000 + n).sum::<u64>());
+}
+
+/// Pastes written before the body log (body in the `body` keyspace, version 1
+/// metadata) are still read, taken and deleted.
+#[tokio::test]
+async fn pastes_stored_before_the_body_log_are_still_served() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let (first, second) = (new_id(), new_id());
+    for text in [&first, &second] {
+        let legacy = meta(text, 5, None);
+        let inner = &store.inner;
+        inner
+            .meta
+            .insert(text.as_str(), meta_codec::encode(&legacy).unwrap())
+            .unwrap();
+        inner.body.insert(text.as_str(), b"older").unwrap();
+    }
+    drop(store);
+    let store = open(tmp.path());
+    assert_eq!(store.used_bytes(), 10);
+    let paste = store.get(&id(&first), 50).await.unwrap().unwrap();
+    assert_eq!(paste.body, b"older"[..]);
+    let taken = store.take(&id(&first), 50).await.unwrap().unwrap();
+    assert_eq!(taken.body, b"older"[..]);
+    assert!(store.inner.body.get(first.as_str()).unwrap().is_none());
+    assert!(store.delete(&id(&second)).await.unwrap());
+    assert!(store.inner.body.get(second.as_str()).unwrap().is_none());
+    assert_eq!(store.used_bytes(), 0);
+}
+
+/// Sweeping deletes a segment whose bodies all expired, and compacts one that
+/// is mostly dead: its live bodies move, its file goes, and every live paste
+/// reads back, before and after reopening.
+#[tokio::test]
+async fn sweeping_gives_back_the_space_of_dead_bodies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let size = 32 << 10;
+    let per_segment = (body_log::SEGMENT_BYTES / size as u64) as usize;
+    let mut kept = Vec::new();
+    // Segment 1: all expire. Segment 2: one in four is kept. Segment 3: active.
+    for n in 0..per_segment * 2 + 10 {
+        let text = new_id();
+        let mut m = meta(&text, size, None);
+        let keep = n >= per_segment && n % 4 == 0;
+        if keep {
+            m.expires_at = None;
+            kept.push((text.clone(), n));
+        }
+        let body = Bytes::from(vec![n as u8; size]);
+        store.put(m, body, PutLimits::default()).await.unwrap();
+    }
+    let before = segment_files(tmp.path());
+    assert_eq!(before, ["1.seg", "2.seg", "3.seg"]);
+    store.sweep(100, usize::MAX).await.unwrap();
+    let after = segment_files(tmp.path());
+    assert!(
+        !after.contains(&"1.seg".to_owned()) && !after.contains(&"2.seg".to_owned()),
+        "{after:?}"
+    );
+    assert_eq!(store.used_bytes(), (kept.len() * size) as u64);
+    let check = |store: EmbeddedStore| {
+        let kept = kept.clone();
+        async move {
+            for (text, n) in &kept {
+                let paste = store.get(&id(text), 200).await.unwrap().unwrap();
+                assert_eq!(paste.body, vec![*n as u8; size]);
+            }
+        }
+    };
+    check(store).await;
+    check(open(tmp.path())).await;
+}
