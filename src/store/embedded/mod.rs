@@ -81,8 +81,6 @@ pub struct EmbeddedOptions {
 
 /// Largest memtable of one keyspace.
 const MEMTABLE_BYTES: u64 = 8 << 20;
-/// Level-0 tables of the `body` keyspace that trigger a compaction (fjall: 4).
-const BODY_L0_TABLES: u8 = 8;
 /// All journals together (fjall's minimum is 64 MiB).
 const MAX_JOURNAL_BYTES: u64 = 128 << 20;
 /// Number of lock stripes serialising writers of the same ID.
@@ -150,21 +148,10 @@ impl EmbeddedStore {
             .open()?;
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
         let meta = db.keyspace("meta", small)?;
-        // Bodies fill a memtable fast but leave small index tables behind
-        // (the values go to blob files): with fjall's default of compacting
-        // every four level-0 tables, the first level of the index was
-        // rewritten every 16k bodies of 2 KiB. Eight tables cut fjall's
-        // background CPU per create by a fifth under `bench/run`'s create
-        // flood; sixteen, or 16 MiB memtables, saved a little more but
-        // raised the p99 latency and the RSS after writes by half (fjall
-        // stalls writers while flushes lag). A cold body read checks up to
-        // eight bloom filters instead of four.
+        // Bodies of pastes stored before the body log: read and removed,
+        // never written. Opened as they were written (values in blob files).
         let body = db.keyspace("body", || {
-            small()
-                .compaction_strategy(Arc::new(
-                    fjall::compaction::Leveled::default().with_l0_threshold(BODY_L0_TABLES),
-                ))
-                .with_kv_separation(Some(KvSeparationOptions::default()))
+            small().with_kv_separation(Some(KvSeparationOptions::default()))
         })?;
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;
