@@ -214,7 +214,13 @@ impl BodyLog {
             self.seal(&mut active)?;
         }
         let start = active.len;
-        let mut buf = Vec::new();
+        let header = MAGIC.len() + 1 + 4 + 8;
+        let mut buf = Vec::with_capacity(
+            bodies
+                .iter()
+                .map(|(id, body)| header + id.len() + body.len())
+                .sum(),
+        );
         let mut locations = Vec::with_capacity(bodies.len());
         for (id, body) in bodies {
             let id_len = u8::try_from(id.len())

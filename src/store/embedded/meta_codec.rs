@@ -25,7 +25,10 @@ const LOCATED_V2: u8 = 2;
 
 /// Encodes `meta` for the `meta` keyspace, without a body location.
 pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
-    postcard::to_extend(meta, vec![POSTCARD_V1]).map_err(|e| StoreError::Corrupt(e.to_string()))
+    // Sized for a typical entry, so the encoder does not grow it step by step.
+    let mut entry = Vec::with_capacity(160);
+    entry.push(POSTCARD_V1);
+    postcard::to_extend(meta, entry).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
 /// Turns an entry made by [`encode`] into one that records where the body is.

@@ -697,26 +697,25 @@ impl Commit<Staged> for Inner {
         }
         // The bodies of the accepted pastes, in one write, before the batch
         // that makes them exist.
-        let accepted = || {
-            group
-                .iter()
-                .zip(&outcomes)
-                .filter(|(_, outcome)| outcome.is_ok())
-                .filter_map(|(staged, _)| Some((staged, staged.body.as_ref()?)))
-        };
-        let bodies: Vec<(&str, &[u8])> = accepted()
-            .map(|(staged, body)| (staged.meta.id.as_str(), body.as_ref()))
+        let accepted: Vec<&Staged> = group
+            .iter()
+            .zip(&outcomes)
+            .filter(|(_, outcome)| outcome.is_ok())
+            .map(|(staged, _)| staged)
             .collect();
-        let written = self.log.append(&bodies);
-        drop(bodies);
-        let mut locations = HashMap::new();
-        let result = written.and_then(|written| {
-            for ((staged, _), at) in accepted().zip(written) {
-                locations.insert(staged.meta.id.as_str(), at);
-            }
+        let bodies: Vec<(&str, &[u8])> = accepted
+            .iter()
+            .filter_map(|staged| Some((staged.meta.id.as_str(), staged.body.as_deref()?)))
+            .collect();
+        // Where each accepted paste's body went (`None`: it is a file).
+        let mut locations: Vec<Option<Location>> = Vec::new();
+        let result = self.log.append(&bodies).and_then(|written| {
+            let mut written = written.into_iter();
             let mut batch = self.db.batch();
-            for (staged, _) in group.iter().zip(&outcomes).filter(|(_, o)| o.is_ok()) {
-                self.add_to(&mut batch, staged, locations.get(staged.meta.id.as_str()));
+            for staged in &accepted {
+                let at = staged.body.as_ref().and_then(|_| written.next());
+                self.add_to(&mut batch, staged, at.as_ref());
+                locations.push(at);
             }
             batch.commit().map_err(StoreError::from)
         });
@@ -725,7 +724,7 @@ impl Commit<Staged> for Inner {
             for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
                 *outcome = Err(StoreError::Backend(message.clone()));
             }
-            for at in locations.into_values() {
+            for at in locations.into_iter().flatten() {
                 self.log.release(at);
             }
         }
