@@ -22,7 +22,8 @@
 //! paste whose body was not written. Reads check the checksum.
 //!
 //! Space: each segment counts the bytes of the bodies that pastes still refer
-//! to. A sealed segment with none left is deleted at once; one mostly dead is
+//! to. A sealed segment with none left is deleted at once (with `--sync`, at
+//! the next sweep, once the journal that removed its pastes is synced); one mostly dead is
 //! compacted (its live bodies are copied to the active segment, see
 //! `Inner::compact_bodies` in the store). Each open starts a new active segment and
 //! deletes the segments no paste refers to.
@@ -105,6 +106,11 @@ pub struct BodyLog {
     active: Mutex<Active>,
     /// Every segment, the active one included.
     segments: RwLock<BTreeMap<u32, Arc<Segment>>>,
+    /// With `fsync`: sealed segments no paste refers to, deleted only once
+    /// the journal entries that removed their pastes are synced
+    /// ([`Self::delete_dead`]); otherwise a power loss could bring back a
+    /// removal's metadata without its body.
+    dead: Mutex<Vec<u32>>,
 }
 
 fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
@@ -180,6 +186,7 @@ impl BodyLog {
                 len: 0,
             }),
             segments: RwLock::new(segments),
+            dead: Mutex::new(Vec::new()),
         })
     }
 
@@ -282,7 +289,7 @@ impl BodyLog {
         );
         // Everything in it may have died while it was active.
         if old.segment.live.load(Ordering::Relaxed) == 0 {
-            self.delete(old.number);
+            self.retire(old.number);
         }
         Ok(())
     }
@@ -332,7 +339,31 @@ impl BodyLog {
         };
         let before = segment.live.fetch_sub(u64::from(at.len), Ordering::Relaxed);
         if before == u64::from(at.len) && at.segment != lock(&self.active).number {
-            self.delete(at.segment);
+            self.retire(at.segment);
+        }
+    }
+
+    /// A sealed segment died: deleted now, or with `fsync` queued for
+    /// [`Self::delete_dead`].
+    fn retire(&self, number: u32) {
+        if self.fsync {
+            lock(&self.dead).push(number);
+        } else {
+            self.delete(number);
+        }
+    }
+
+    /// Whether dead segments wait for [`Self::delete_dead`].
+    pub fn has_dead(&self) -> bool {
+        !lock(&self.dead).is_empty()
+    }
+
+    /// Deletes the dead segments queued so far. The caller has synced the
+    /// journal since their last pastes were removed.
+    pub fn delete_dead(&self) {
+        let dead = std::mem::take(&mut *lock(&self.dead));
+        for number in dead {
+            self.delete(number);
         }
     }
 
@@ -492,6 +523,20 @@ mod tests {
         }
         assert_eq!(segment_files(dir.path()), [2]);
         assert_eq!(log.read(moved).unwrap(), big);
+    }
+
+    #[test]
+    fn with_fsync_a_dead_segment_waits_to_be_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), true).unwrap();
+        let at = log.append(&[("aaaa", b"gone soon")]).unwrap()[0];
+        log.release(at);
+        log.retire_dead_active().unwrap();
+        assert_eq!(segment_files(dir.path()), [1, 2]);
+        assert!(log.has_dead());
+        log.delete_dead();
+        assert_eq!(segment_files(dir.path()), [2]);
+        assert!(!log.has_dead());
     }
 
     #[test]

@@ -548,6 +548,12 @@ impl Inner {
         }
         self.log.retire_dead_active()?;
         self.compact_bodies()?;
+        if self.log.has_dead() {
+            // `--sync`: the removals that killed these segments must not
+            // come back after a power loss, or their bodies would be gone.
+            self.db.persist(PersistMode::SyncData)?;
+            self.log.delete_dead();
+        }
         Ok(report)
     }
 

@@ -470,3 +470,27 @@ async fn sweeping_gives_back_the_space_of_dead_bodies() {
     check(store).await;
     check(open(tmp.path())).await;
 }
+
+/// With `--sync`, a segment whose pastes all expired is deleted by the sweep
+/// that removed them, after the journal is synced.
+#[tokio::test]
+async fn with_sync_sweeping_deletes_dead_segments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let options = EmbeddedOptions {
+        durability: Durability::Fsync,
+        max_bytes: None,
+        cache_bytes: 1 << 20,
+    };
+    let store = EmbeddedStore::open(tmp.path(), options).unwrap();
+    let text = new_id();
+    let body = Bytes::from_static(b"short-lived");
+    store
+        .put(meta(&text, body.len(), None), body, PutLimits::default())
+        .await
+        .unwrap();
+    assert_eq!(segment_files(tmp.path()), ["1.seg"]);
+    let report = store.sweep(100, 10).await.unwrap();
+    assert_eq!(report.removed, 1);
+    assert_eq!(segment_files(tmp.path()), ["2.seg"]);
+    assert!(store.get(&id(&text), 100).await.unwrap().is_none());
+}
