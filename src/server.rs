@@ -48,6 +48,33 @@ pub struct ConnOptions {
     pub proxy_protocol: Option<Arc<ProxyConfig>>,
 }
 
+/// Raises the soft limit on open files to the hard limit (as Go's runtime
+/// does for every program): each connection and each body-log segment is a
+/// file descriptor, and the usual soft limit (1,024, systemd's default for
+/// services) would cap both long before the machine does.
+fn raise_open_files_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let below_hard = match (limit.current, limit.maximum) {
+        (Some(current), Some(maximum)) => current < maximum,
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    if !below_hard {
+        return;
+    }
+    let raised = Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => {
+            tracing::debug!(from = ?limit.current, to = ?limit.maximum, "raised the open files limit")
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot raise the open files limit"),
+    }
+}
+
 /// Runs `snip serve` until SIGINT or SIGTERM.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // Checked here rather than with clap's `requires`, which would also fire
@@ -57,6 +84,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             "--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers"
         );
     }
+    raise_open_files_limit();
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -341,3 +341,47 @@ async fn idle_connections_do_not_block_shutdown() {
         assert!(rest.is_some(), "a connection stayed open after exit");
     }
 }
+
+/// The soft and hard "Max open files" of a process, from `/proc/PID/limits`.
+fn open_files_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap()
+        .to_owned();
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    (fields[3].to_owned(), fields[4].to_owned())
+}
+
+/// A server started under a low soft limit on open files raises it to the
+/// hard limit, so connections and body segments are not capped at 1,024.
+#[test]
+fn the_open_files_limit_is_raised_to_the_hard_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let Some(hard) = limit.maximum else {
+        eprintln!("skipped: no hard limit on open files here");
+        return;
+    };
+    // Lowered for this test process, so the server starts below its hard limit
+    // (other servers of this test binary get it too, and raise it the same way).
+    let lowered = (hard / 2).max(512);
+    setrlimit(
+        Resource::Nofile,
+        Rlimit {
+            current: Some(lowered),
+            maximum: Some(hard),
+        },
+    )
+    .unwrap();
+    let server = Server::start();
+    assert_eq!(
+        open_files_limits(std::process::id()).0,
+        lowered.to_string(),
+        "the test process itself kept its lowered limit"
+    );
+    let (soft, max) = open_files_limits(server.pid());
+    assert_eq!(soft, max, "soft limit not raised: {soft} of {max}");
+    assert_eq!(max, hard.to_string());
+}

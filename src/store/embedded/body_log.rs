@@ -216,6 +216,9 @@ impl BodyLog {
 
     /// Appends the bodies of a group and returns where each went, in order.
     pub fn append(&self, bodies: &[(&str, &[u8])]) -> Result<Vec<Location>, StoreError> {
+        if bodies.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut active = lock(&self.active);
         if active.len >= SEGMENT_BYTES {
             self.seal(&mut active)?;

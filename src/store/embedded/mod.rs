@@ -547,7 +547,11 @@ impl Inner {
             self.reclaim()?;
         }
         self.log.retire_dead_active()?;
-        self.compact_bodies()?;
+        // Not fatal: a body that cannot be read (damaged) keeps its segment,
+        // and the next sweep tries again.
+        if let Err(e) = self.compact_bodies() {
+            tracing::warn!(error = %e, "cannot compact the body log");
+        }
         if self.log.has_dead() {
             // `--sync`: the removals that killed these segments must not
             // come back after a power loss, or their bodies would be gone.
