@@ -125,11 +125,15 @@ fn segment_number(path: &Path) -> Option<u32> {
         .ok()
 }
 
+/// Opens a segment; `create` starts a new, empty one. New segments are
+/// numbered above every known one, so a file already there is the leftover
+/// of a start that failed half-way, which no paste refers to.
 fn open_segment(path: PathBuf, create: bool) -> Result<Arc<Segment>, StoreError> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
-        .create_new(create)
+        .create(create)
+        .truncate(create)
         .open(&path)
         .map_err(|e| io_error("cannot open body segment", &path, e))?;
     Ok(Arc::new(Segment {
