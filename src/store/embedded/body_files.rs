@@ -33,12 +33,13 @@ pub struct BodyFiles {
     fsync: bool,
 }
 
-fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
+/// An I/O error, with what was being done and to which path.
+pub(super) fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
     StoreError::Backend(format!("{what} {}: {e}", path.display()))
 }
 
 /// `fsync` of a directory, so the entries created in it survive a power loss.
-fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+pub(super) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| io_error("cannot sync directory", dir, e))

@@ -35,8 +35,9 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use super::body_files::{io_error, sync_dir};
 use super::lock;
 use crate::store::StoreError;
 
@@ -113,10 +114,6 @@ pub struct BodyLog {
     dead: Mutex<Vec<u32>>,
 }
 
-fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
-    StoreError::Backend(format!("{what} {}: {e}", path.display()))
-}
-
 fn segment_number(path: &Path) -> Option<u32> {
     path.file_name()?
         .to_str()?
@@ -141,12 +138,6 @@ fn open_segment(path: PathBuf, create: bool) -> Result<Arc<Segment>, StoreError>
         path,
         live: AtomicU64::new(0),
     }))
-}
-
-fn sync_dir(dir: &Path) -> Result<(), StoreError> {
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| io_error("cannot sync directory", dir, e))
 }
 
 fn read_exact_at(segment: &Segment, len: usize, offset: u64) -> Result<Vec<u8>, StoreError> {
@@ -197,15 +188,10 @@ impl BodyLog {
     /// Sets each segment's live bytes from the locations of all stored
     /// pastes, and deletes the sealed segments that no paste refers to.
     /// Returns how many were deleted.
-    pub fn count_live(&self, live: &HashMap<u32, u64>) -> Result<usize, StoreError> {
+    pub fn count_live(&self, live: &HashMap<u32, u64>) -> usize {
         let active = lock(&self.active).number;
         let mut dead = Vec::new();
-        for (number, segment) in self
-            .segments
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-        {
+        for (number, segment) in self.segments().iter() {
             let bytes = live.get(number).copied().unwrap_or(0);
             segment.live.store(bytes, Ordering::Relaxed);
             if bytes == 0 && *number != active {
@@ -215,7 +201,7 @@ impl BodyLog {
         for number in &dead {
             self.delete(*number);
         }
-        Ok(dead.len())
+        dead.len()
     }
 
     /// Appends the bodies of a group and returns where each went, in order.
@@ -282,10 +268,7 @@ impl BodyLog {
         if self.fsync {
             sync_dir(&self.dir)?;
         }
-        self.segments
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(number, segment.clone());
+        self.segments_mut().insert(number, segment.clone());
         let old = std::mem::replace(
             active,
             Active {
@@ -315,12 +298,16 @@ impl BodyLog {
         if self.fsync { self.sync() } else { Ok(()) }
     }
 
+    fn segments(&self) -> RwLockReadGuard<'_, BTreeMap<u32, Arc<Segment>>> {
+        self.segments.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn segments_mut(&self) -> RwLockWriteGuard<'_, BTreeMap<u32, Arc<Segment>>> {
+        self.segments.write().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn segment(&self, number: u32) -> Option<Arc<Segment>> {
-        self.segments
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&number)
-            .cloned()
+        self.segments().get(&number).cloned()
     }
 
     /// Reads a body and checks it against its checksum.
@@ -377,11 +364,7 @@ impl BodyLog {
     /// Removes a segment from the map and unlinks it (readers that hold it
     /// keep a valid file until they let go).
     fn delete(&self, number: u32) {
-        let removed = self
-            .segments
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&number);
+        let removed = self.segments_mut().remove(&number);
         if let Some(segment) = removed
             && let Err(e) = std::fs::remove_file(&segment.path)
         {
@@ -402,11 +385,15 @@ impl BodyLog {
     /// A sealed segment worth compacting (mostly dead), if any.
     pub fn compaction_candidate(&self) -> Option<u32> {
         let active = lock(&self.active).number;
-        let segments = self.segments.read().unwrap_or_else(|p| p.into_inner());
-        segments.iter().find_map(|(&number, segment)| {
-            let len = segment.file.metadata().map(|m| m.len()).unwrap_or(0);
+        self.segments().iter().find_map(|(&number, segment)| {
             let live = segment.live.load(Ordering::Relaxed);
-            (number != active && (live as f64) < COMPACT_BELOW_LIVE * len as f64).then_some(number)
+            // A segment with nothing live is deleted (or waits for the sync
+            // before it is, with `fsync`): nothing to copy.
+            if number == active || live == 0 {
+                return None;
+            }
+            let len = segment.file.metadata().map(|m| m.len()).unwrap_or(0);
+            ((live as f64) < COMPACT_BELOW_LIVE * len as f64).then_some(number)
         })
     }
 
@@ -574,7 +561,7 @@ mod tests {
         assert_eq!((kept.segment, dropped.segment), (1, 2));
         let log = BodyLog::open(dir.path(), false).unwrap();
         assert_eq!(segment_files(dir.path()), [1, 2, 3]);
-        let deleted = log.count_live(&HashMap::from([(1, 4)])).unwrap();
+        let deleted = log.count_live(&HashMap::from([(1, 4)]));
         assert_eq!(deleted, 1);
         assert_eq!(segment_files(dir.path()), [1, 3]);
         assert_eq!(log.read(kept).unwrap(), b"kept");

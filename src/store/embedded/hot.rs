@@ -65,10 +65,12 @@ impl HotCache {
         if paste.meta.burn || super::body_files::is_file_backed(paste.meta.size) {
             return;
         }
-        // A copy, not a share: a body read from fjall is a slice of the data
-        // block it was found in, and sharing it would keep the whole block
-        // (4 KiB or more for a paste of a few bytes) in memory for as long as
-        // the paste stays here, outside what the cache counts as its size.
+        // A copy, not a share: a body read from fjall (pastes stored before
+        // the body log) is a slice of the data block it was found in, and
+        // sharing it would keep the whole block (4 KiB or more for a paste of
+        // a few bytes) in memory for as long as the paste stays here, outside
+        // what the cache counts as its size. Body-log reads are exact-sized
+        // and pay this copy needlessly, once per fill (a miss, not a hit).
         let body = Bytes::copy_from_slice(&paste.body);
         self.pastes
             .insert(paste.meta.id.clone(), (paste.meta.clone(), body));

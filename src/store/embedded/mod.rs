@@ -585,6 +585,9 @@ impl Inner {
             let copy = self.log.append(&[(id.as_str(), body.as_slice())])?[0];
             copies.push((id, at, copy));
         }
+        if copies.is_empty() {
+            return Ok(());
+        }
         // The copies are on disk before any metadata points at them.
         self.log.sync_if_durable()?;
         for (id, at, copy) in copies {
@@ -668,7 +671,7 @@ impl Inner {
         self.used.store(total, Ordering::Relaxed);
         self.pastes.store(count, Ordering::Relaxed);
         *lock(&self.usage) = per_owner;
-        let dead = self.log.count_live(&live_segments)?;
+        let dead = self.log.count_live(&live_segments);
         if dead > 0 {
             tracing::info!(
                 segments = dead,
