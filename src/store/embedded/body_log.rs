@@ -28,14 +28,26 @@
 //! `Inner::compact_bodies` in the store). Each open starts a new active segment and
 //! deletes the segments no paste refers to.
 //!
-//! All functions here block; callers run them on blocking threads.
+//! Page cache: once a segment is sealed, its writeback is started, and at the
+//! next seal its pages are dropped from the OS's page cache ([`DropBehind`]).
+//! Otherwise every body written would stay cached until memory ran short: the
+//! dirty pages pile up until the kernel throttles the writer, and each new page
+//! costs more once memory is full (or, on a VM that hands free memory back to
+//! its host, from the start). Measured with 2 KiB appends on the development VM:
+//! 0.24 ns per byte while the first 2 GiB were cached, 1.7 ns after 5 GiB;
+//! with drop-behind a steady 0.4 ns. Bodies read later are cached again by the
+//! OS like any file read, and the hot cache keeps decoded pastes that are read
+//! often; [`BodyLog::read_cached`] lets async callers avoid waiting for a disk read.
+//!
+//! All functions here block; callers run them on blocking threads, except
+//! [`BodyLog::read_cached`], which never waits for the disk.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak, mpsc};
 
 use super::body_files::{io_error, sync_dir};
 use super::lock;
@@ -112,6 +124,7 @@ pub struct BodyLog {
     /// ([`Self::delete_dead`]); otherwise a power loss could bring back a
     /// removal's metadata without its body.
     dead: Mutex<Vec<u32>>,
+    drop_behind: DropBehind,
 }
 
 fn segment_number(path: &Path) -> Option<u32> {
@@ -120,6 +133,80 @@ fn segment_number(path: &Path) -> Option<u32> {
         .strip_suffix(".seg")?
         .parse()
         .ok()
+}
+
+/// Keeps the page cache from filling with sealed segments, on a thread of
+/// its own ("snip-writeback"): for each segment sealed, it starts the
+/// segment's writeback and drops the cached pages of the one sealed before
+/// it, written back by then. Not on the committer: starting the writeback of
+/// 16 MiB takes milliseconds (ext4 allocates the blocks then: 5.6 ms on
+/// average in a create flood), and every create would wait for it.
+struct DropBehind {
+    jobs: mpsc::Sender<Job>,
+}
+
+enum Job {
+    Sealed(Arc<Segment>),
+    /// Answered once every earlier job is done (tests).
+    #[cfg(test)]
+    Settle(mpsc::Sender<()>),
+}
+
+impl DropBehind {
+    /// Starts the thread; it ends when the body log is dropped.
+    fn start() -> Result<Self, StoreError> {
+        let (jobs, queue) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("snip-writeback".into())
+            .spawn(move || Self::run(&queue))
+            .map_err(|e| StoreError::Backend(format!("cannot start the writeback thread: {e}")))?;
+        Ok(Self { jobs })
+    }
+
+    fn run(queue: &mpsc::Receiver<Job>) {
+        // Weak: a segment deleted meanwhile must not stay open (its disk
+        // space would stay taken until the next seal).
+        let mut before: Weak<Segment> = Weak::new();
+        for job in queue {
+            match job {
+                Job::Sealed(sealed) => {
+                    // Linux starts asynchronous writeback of the range and
+                    // drops its clean pages (few yet here, unless the disk is
+                    // quick; all of `before`'s).
+                    advise_dont_need(&sealed);
+                    if let Some(before) = before.upgrade() {
+                        advise_dont_need(&before);
+                    }
+                    before = Arc::downgrade(&sealed);
+                }
+                #[cfg(test)]
+                Job::Settle(done) => {
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+
+    fn sealed(&self, segment: Arc<Segment>) {
+        // Fails only once the thread is gone (it never stops first).
+        let _ = self.jobs.send(Job::Sealed(segment));
+    }
+
+    /// Waits until every segment sealed so far has been handled.
+    #[cfg(test)]
+    fn settle(&self) {
+        let (done, wait) = mpsc::channel();
+        if self.jobs.send(Job::Settle(done)).is_ok() {
+            let _ = wait.recv();
+        }
+    }
+}
+
+fn advise_dont_need(segment: &Segment) {
+    use rustix::fs::{Advice, fadvise};
+    if let Err(e) = fadvise(&segment.file, 0, None, Advice::DontNeed) {
+        tracing::debug!(path = %segment.path.display(), error = %e, "fadvise failed");
+    }
 }
 
 /// Opens a segment; `create` starts a new, empty one. New segments are
@@ -147,6 +234,22 @@ fn read_exact_at(segment: &Segment, len: usize, offset: u64) -> Result<Vec<u8>, 
         .read_exact_at(&mut buf, offset)
         .map_err(|e| io_error("cannot read body segment", &segment.path, e))?;
     Ok(buf)
+}
+
+/// Reads `len` bytes at `offset` only if the OS has them all in memory:
+/// `None` if reading would wait for the disk (or the file system cannot say).
+fn read_if_cached(segment: &Segment, len: usize, offset: u64) -> Option<Vec<u8>> {
+    use rustix::io::{ReadWriteFlags, preadv2};
+    let mut buf = vec![0; len];
+    // A zero-length read succeeds at once; RWF_NOWAIT only concerns waiting.
+    let read = preadv2(
+        &segment.file,
+        &mut [std::io::IoSliceMut::new(&mut buf)],
+        offset,
+        ReadWriteFlags::NOWAIT,
+    );
+    // Partly cached (a short read), not cached (EAGAIN), or not supported here.
+    (read.ok()? == len).then_some(buf)
 }
 
 impl BodyLog {
@@ -182,6 +285,7 @@ impl BodyLog {
             }),
             segments: RwLock::new(segments),
             dead: Mutex::new(Vec::new()),
+            drop_behind: DropBehind::start()?,
         })
     }
 
@@ -277,6 +381,7 @@ impl BodyLog {
                 len: 0,
             },
         );
+        self.drop_behind.sealed(old.segment.clone());
         // Everything in it may have died while it was active.
         if old.segment.live.load(Ordering::Relaxed) == 0 {
             self.retire(old.number);
@@ -310,19 +415,37 @@ impl BodyLog {
         self.segments().get(&number).cloned()
     }
 
+    /// Writes every segment back and drops it from the page cache, as
+    /// [`DropBehind`] does to sealed ones.
+    #[cfg(test)]
+    pub fn drop_from_page_cache(&self) {
+        for segment in self.segments().values() {
+            segment.file.sync_data().unwrap_or_default();
+            advise_dont_need(segment);
+        }
+    }
+
+    /// The segment a body is in, which a paste referring to it keeps alive.
+    fn segment_of(&self, at: Location) -> Result<Arc<Segment>, StoreError> {
+        self.segment(at.segment)
+            .ok_or_else(|| StoreError::Corrupt(format!("body segment {} is missing", at.segment)))
+    }
+
     /// Reads a body and checks it against its checksum.
     pub fn read(&self, at: Location) -> Result<Vec<u8>, StoreError> {
-        let segment = self.segment(at.segment).ok_or_else(|| {
-            StoreError::Corrupt(format!("body segment {} is missing", at.segment))
-        })?;
+        let segment = self.segment_of(at)?;
         let body = read_exact_at(&segment, at.len as usize, u64::from(at.offset))?;
-        if xxhash_rust::xxh3::xxh3_64(&body) != at.checksum {
-            return Err(StoreError::Corrupt(format!(
-                "body at {}:{} does not match its checksum",
-                at.segment, at.offset
-            )));
+        checked(at, body)
+    }
+
+    /// Reads a body if that needs no disk read (see [`read_if_cached`]):
+    /// `Ok(None)` if it would, so async callers can read it on a blocking thread.
+    pub fn read_cached(&self, at: Location) -> Result<Option<Vec<u8>>, StoreError> {
+        let segment = self.segment_of(at)?;
+        match read_if_cached(&segment, at.len as usize, u64::from(at.offset)) {
+            Some(body) => checked(at, body).map(Some),
+            None => Ok(None),
         }
-        Ok(body)
     }
 
     /// Gives up a body no paste refers to any more; deletes its segment if
@@ -414,6 +537,17 @@ impl BodyLog {
     }
 }
 
+/// `body` if it matches the checksum of `at`.
+fn checked(at: Location, body: Vec<u8>) -> Result<Vec<u8>, StoreError> {
+    if xxhash_rust::xxh3::xxh3_64(&body) != at.checksum {
+        return Err(StoreError::Corrupt(format!(
+            "body at {}:{} does not match its checksum",
+            at.segment, at.offset
+        )));
+    }
+    Ok(body)
+}
+
 /// The record at `at` in `bytes`: its ID, its body's location and where the
 /// next record starts. `None` at the end or at bytes that are not a record
 /// (the unwritten tail of a segment cut off by a crash).
@@ -438,7 +572,7 @@ fn parse_record(bytes: &[u8], at: usize, segment: u32) -> Option<(String, Locati
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
@@ -450,6 +584,62 @@ mod tests {
             .collect();
         numbers.sort_unstable();
         numbers
+    }
+
+    /// Whether the file system of `dir` keeps file pages only in memory
+    /// (tmpfs): there, dropping pages from the page cache does nothing.
+    pub(in crate::store::embedded) fn in_memory_fs(dir: &Path) -> bool {
+        // TMPFS_MAGIC; the field's integer type differs between platforms.
+        rustix::fs::statfs(dir)
+            .map(|s| s.f_type == 0x0102_1994)
+            .unwrap_or(true)
+    }
+
+    /// A sealed segment's pages leave the page cache once the next one is
+    /// sealed; its bodies are then read from disk, not from `read_cached`.
+    #[test]
+    fn sealed_segments_leave_the_page_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let filler = vec![7u8; SEGMENT_BYTES as usize];
+        let first = log.append(&[("aaaa", b"an early body")]).unwrap()[0];
+        assert_eq!(log.read_cached(first).unwrap().unwrap(), b"an early body");
+        log.append(&[("ffff", &filler)]).unwrap();
+        // Sealing segment 1 starts its writeback; waited for here, so that
+        // the next seal finds its pages clean (the OS drops only those).
+        log.append(&[("bbbb", b"x")]).unwrap();
+        log.segment(first.segment)
+            .unwrap()
+            .file
+            .sync_data()
+            .unwrap();
+        let recent = log.append(&[("gggg", &filler)]).unwrap()[0];
+        log.append(&[("cccc", b"y")]).unwrap();
+        assert_eq!(log.segments().len(), 3);
+        log.drop_behind.settle();
+        if !in_memory_fs(dir.path()) {
+            assert_eq!(log.read_cached(first).unwrap(), None);
+        }
+        assert_eq!(log.read(first).unwrap(), b"an early body");
+        // Whether the segment sealed last is still cached depends on how fast
+        // the disk wrote it back (CI's did at once); its bodies read either way.
+        assert_eq!(log.read(recent).unwrap(), filler);
+    }
+
+    /// A cached read checks the checksum like any other.
+    #[test]
+    fn cached_reads_check_the_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log.append(&[("aaaa", b"body")]).unwrap()[0];
+        let wrong = Location {
+            checksum: at.checksum ^ 1,
+            ..at
+        };
+        assert!(matches!(
+            log.read_cached(wrong),
+            Err(StoreError::Corrupt(_))
+        ));
     }
 
     #[test]

@@ -20,7 +20,8 @@
 //!
 //! fjall reads are made inline on the async runtime: they are memory-speed in
 //! the common case (memtable or block cache), and sending each to a blocking
-//! thread would cost more than it saves. New pastes are committed on a
+//! thread would cost more than it saves. A body is read inline only if the OS
+//! has it in memory; otherwise on a blocking thread (`Read::Cold`). New pastes are committed on a
 //! blocking thread, a group at a time (`combiner`), because fjall may stall a
 //! writer (it sleeps 100 ms at a time while flushes lag); removals (take,
 //! delete) are single small batches, committed on a blocking thread for the
@@ -235,6 +236,9 @@ enum Read {
     Done(Option<Paste>),
     /// A paste whose body is a file, for the caller to read on a blocking thread.
     FileBacked(PasteMeta),
+    /// A paste whose body the OS would have to read from disk: the caller
+    /// reads it again on a blocking thread ([`Inner::read_waiting`]).
+    Cold,
 }
 
 /// Locks a mutex whose data stays consistent even if a holder panicked
@@ -292,7 +296,12 @@ impl Inner {
 
     /// A small paste read under its ID's lock and kept in the hot cache; the
     /// lock orders the fill against removals, which evict.
-    fn read_filling(&self, id: &str, now: UnixTime) -> Result<Read, StoreError> {
+    ///
+    /// With `wait` false (on the async runtime), a body in the body log that
+    /// is not in the OS's page cache is not read: [`Read::Cold`]. Sealed
+    /// segments leave the page cache (see `body_log`), so an older paste's
+    /// first read would otherwise hold a runtime thread for a disk read.
+    fn read_filling(&self, id: &str, now: UnixTime, wait: bool) -> Result<Read, StoreError> {
         let _guard = self.lock_id(id);
         let Some((meta, at)) = self.read_live_entry(id, now)? else {
             return Ok(Read::Done(None));
@@ -300,11 +309,30 @@ impl Inner {
         if at.is_none() && is_file_backed(meta.size) {
             return Ok(Read::FileBacked(meta));
         }
-        let paste = self.read_body(meta, at)?;
+        let paste = match at {
+            Some(at) if !wait => match self.log.read_cached(at)? {
+                Some(body) => Some(Paste {
+                    meta,
+                    body: Bytes::from(body),
+                }),
+                None => return Ok(Read::Cold),
+            },
+            _ => self.read_body(meta, at)?,
+        };
         if let Some(paste) = &paste {
             self.hot.fill(paste);
         }
         Ok(Read::Done(paste))
+    }
+
+    /// Reads a paste, waiting for the disk if need be (on a blocking thread).
+    fn read_waiting(&self, id: &str, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        match self.read_filling(id, now, true)? {
+            Read::Done(paste) => Ok(paste),
+            Read::FileBacked(meta) => self.read_body(meta, None),
+            // Only a read that does not wait finds a body cold.
+            Read::Cold => Err(StoreError::Backend("a waiting read found no body".into())),
+        }
     }
 
     /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
@@ -843,10 +871,15 @@ impl Store for EmbeddedStore {
         if let Some(paste) = self.inner.hot.get(id.as_str()) {
             return Ok(Some(paste).filter(|p| !p.meta.is_expired(now)));
         }
-        match self.inner.read_filling(id.as_str(), now)? {
+        match self.inner.read_filling(id.as_str(), now, false)? {
             Read::Done(paste) => Ok(paste),
             Read::FileBacked(meta) => {
                 self.blocking(move |inner| inner.read_body(meta, None))
+                    .await
+            }
+            Read::Cold => {
+                let id = id.as_str().to_owned();
+                self.blocking(move |inner| inner.read_waiting(&id, now))
                     .await
             }
         }

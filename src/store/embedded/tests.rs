@@ -494,3 +494,33 @@ async fn with_sync_sweeping_deletes_dead_segments() {
     assert_eq!(segment_files(tmp.path()), ["2.seg"]);
     assert!(store.get(&id(&text), 100).await.unwrap().is_none());
 }
+
+/// A body the OS must read from disk is read on a blocking thread, and then
+/// served from the hot cache.
+#[tokio::test]
+async fn cold_bodies_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let text = new_id();
+    let body = Bytes::from_static(b"a body that left the page cache");
+    store
+        .put(
+            meta(&text, body.len(), None),
+            body.clone(),
+            PutLimits::default(),
+        )
+        .await
+        .unwrap();
+    store.inner.log.drop_from_page_cache();
+    let (_, at) = store.inner.read_live_entry(&text, 50).unwrap().unwrap();
+    if !body_log::tests::in_memory_fs(tmp.path()) {
+        assert_eq!(store.inner.log.read_cached(at.unwrap()).unwrap(), None);
+        // On the runtime, the read is handed over rather than waited for.
+        let inline = store.inner.read_filling(&text, 50, false).unwrap();
+        assert!(matches!(inline, Read::Cold));
+    }
+    assert!(store.cached(&id(&text), 50).is_none());
+    let got = store.get(&id(&text), 50).await.unwrap().unwrap();
+    assert_eq!(got.body, body);
+    assert_eq!(store.cached(&id(&text), 50).unwrap().body, body);
+}
