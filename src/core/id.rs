@@ -17,6 +17,8 @@
 
 use std::fmt;
 
+use super::random::OsRandom;
+
 /// The symbols an ID is made of, in value order. Its length (31) is prime.
 pub const ALPHABET: &[u8; 31] = b"23456789abcdefghjkmnpqrstuvwxyz";
 
@@ -52,12 +54,21 @@ impl PasteId {
     ///
     /// Fails only if the operating system cannot supply randomness.
     pub fn generate(random_len: usize) -> Result<Self, getrandom::Error> {
+        Self::generate_from(random_len, &mut OsRandom::new()?)
+    }
+
+    /// [`Self::generate`] with bytes from `random` (which a create shares
+    /// with its delete token).
+    pub fn generate_from(
+        random_len: usize,
+        random: &mut OsRandom,
+    ) -> Result<Self, getrandom::Error> {
         let random_len = random_len.clamp(MIN_RANDOM_LEN, MAX_RANDOM_LEN);
         let mut values = Vec::with_capacity(random_len + 1);
         // 248 = 8 × 31: bytes below it map uniformly onto the alphabet.
         let mut pool = [0u8; 48];
         while values.len() < random_len {
-            getrandom::fill(&mut pool)?;
+            random.fill(&mut pool)?;
             values.extend(
                 pool.iter()
                     .filter(|&&b| b < 248)

@@ -4,6 +4,7 @@
 pub mod envelope;
 pub mod id;
 pub mod paste;
+pub mod random;
 pub mod tenant;
 
 pub use id::{IdError, PasteId};

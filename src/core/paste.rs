@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::id::PasteId;
+use super::random::OsRandom;
 
 /// Seconds since the Unix epoch; the only clock unit stored anywhere.
 pub type UnixTime = u64;
@@ -104,8 +105,13 @@ pub fn hash_token(token: &str) -> [u8; 32] {
 
 /// Makes a fresh delete token: 128 bits from the OS CSPRNG, hex-encoded.
 pub fn generate_token() -> Result<String, getrandom::Error> {
+    generate_token_from(&mut OsRandom::new()?)
+}
+
+/// [`generate_token`] with bytes from `random` (shared with the paste's ID).
+pub fn generate_token_from(random: &mut OsRandom) -> Result<String, getrandom::Error> {
     let mut raw = [0u8; 16];
-    getrandom::fill(&mut raw)?;
+    random.fill(&mut raw)?;
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut token = String::with_capacity(2 * raw.len());
     for b in raw {

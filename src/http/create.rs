@@ -15,8 +15,9 @@ use super::auth::Caller;
 use super::errors::ApiError;
 use super::forwarded::Origin;
 use super::negotiate::{Accepts, accepts};
-use super::{SharedState, pages};
+use super::{SharedState, X_DELETE_TOKEN, pages};
 use crate::core::paste::{self, PasteMeta, Visibility};
+use crate::core::random::OsRandom;
 use crate::core::{PasteId, Ttl};
 use crate::store::{PutLimits, StoreError};
 
@@ -416,7 +417,9 @@ async fn store_paste(
             Caller::Anonymous => None,
         },
     };
-    let token = paste::generate_token().map_err(|_| ApiError::internal())?;
+    // One getrandom(2) for the token and the first ID.
+    let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
+    let token = paste::generate_token_from(&mut random).map_err(|_| ApiError::internal())?;
     let now = paste::now();
     let content_type = if options.encrypted {
         paste::OCTET_STREAM.to_owned()
@@ -440,7 +443,7 @@ async fn store_paste(
     };
     // A collision needs ~2^29 pastes at the default length; retrying is enough.
     for _ in 0..4 {
-        meta.id = PasteId::generate(state.limits.id_length)
+        meta.id = PasteId::generate_from(state.limits.id_length, &mut random)
             .map_err(|_| ApiError::internal())?
             .to_string();
         match state.store.put(meta.clone(), body.clone(), limits).await {
@@ -496,7 +499,7 @@ fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -
         headers.insert(header::LOCATION, location);
     }
     if let Ok(token) = HeaderValue::from_str(token) {
-        headers.insert("x-delete-token", token);
+        headers.insert(X_DELETE_TOKEN, token);
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response

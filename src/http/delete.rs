@@ -5,10 +5,10 @@ use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 
-use super::SharedState;
 use super::auth::Caller;
 use super::errors::ApiError;
 use super::read::load_meta;
+use super::{SharedState, X_DELETE_TOKEN};
 
 /// Deletes the paste if the caller owns it or `X-Delete-Token` matches
 /// (compared in constant time).
@@ -19,7 +19,7 @@ pub async fn delete(
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     let (id, meta) = load_meta(&state, &caller, &id).await?;
-    let token = headers.get("x-delete-token").and_then(|v| v.to_str().ok());
+    let token = headers.get(X_DELETE_TOKEN).and_then(|v| v.to_str().ok());
     let owner = caller.owns(meta.owner.as_deref());
     match token {
         Some(token) if meta.delete_token_matches(token.trim()) => {}

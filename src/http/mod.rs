@@ -102,6 +102,9 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
      img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
      require-trusted-types-for 'script'; trusted-types snip";
+/// The header that carries a paste's delete token (answer to a create, and `DELETE`).
+pub const X_DELETE_TOKEN: axum::http::HeaderName =
+    axum::http::HeaderName::from_static("x-delete-token");
 /// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
 pub const RAW_CSP: &str = "default-src 'none'; sandbox";
 
