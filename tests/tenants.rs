@@ -471,6 +471,24 @@ async fn listing() {
         .await
         .unwrap();
     assert_eq!(bad.status(), 400);
+
+    // No name holds a control character or passes 255 bytes, so neither may
+    // a prefix (a NUL once made PostgreSQL fail the query with a 500).
+    let long = "a".repeat(256);
+    for prefix in ["file%00", "%C3%BB%0F", "a%0Ab", long.as_str()] {
+        let bad = request(
+            &server,
+            Method::GET,
+            &format!("/api/pastes?name_prefix={prefix}"),
+            Some(&a),
+        )
+        .send()
+        .await
+        .unwrap();
+        assert_eq!(bad.status(), 400, "{prefix}");
+        let message = bad.text().await.unwrap();
+        assert!(message.contains("name_prefix"), "{message}");
+    }
 }
 
 /// A short link redirects to its http(s) target; other schemes and bodies are refused.

@@ -58,7 +58,17 @@ fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
                     })?;
             }
             "cursor" => query.cursor = Some(value.into_owned()).filter(|c| !c.is_empty()),
-            "name_prefix" => query.name_prefix = Some(value.into_owned()).filter(|p| !p.is_empty()),
+            "name_prefix" => {
+                // Names are checked the same way when a paste is created, so
+                // such a prefix could match nothing; PostgreSQL would also
+                // refuse a NUL in a text parameter (a 500 the fuzzer found).
+                if value.len() > 255 || value.chars().any(char::is_control) {
+                    return Err(ApiError::bad_request(
+                        "name_prefix must be at most 255 bytes without control characters",
+                    ));
+                }
+                query.name_prefix = Some(value.into_owned()).filter(|p| !p.is_empty());
+            }
             other => {
                 let shown: String = other.chars().take(40).collect();
                 return Err(ApiError::bad_request(format!(
