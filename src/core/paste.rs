@@ -10,6 +10,16 @@ use subtle::ConstantTimeEq;
 use super::id::PasteId;
 use super::random::OsRandom;
 
+/// The longest paste name, in bytes.
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// Whether `text` could be (the start of) a paste name: at most
+/// [`MAX_NAME_BYTES`] and no control characters. Checked when a paste is
+/// created, and on a listing's name prefix, which otherwise could match nothing.
+pub fn is_name_text(text: &str) -> bool {
+    text.len() <= MAX_NAME_BYTES && !text.chars().any(char::is_control)
+}
+
 /// Seconds since the Unix epoch; the only clock unit stored anywhere.
 pub type UnixTime = u64;
 
@@ -103,13 +113,9 @@ pub fn hash_token(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
-/// Makes a fresh delete token: 128 bits from the OS CSPRNG, hex-encoded.
-pub fn generate_token() -> Result<String, getrandom::Error> {
-    generate_token_from(&mut OsRandom::new()?)
-}
-
-/// [`generate_token`] with bytes from `random` (shared with the paste's ID).
-pub fn generate_token_from(random: &mut OsRandom) -> Result<String, getrandom::Error> {
+/// Makes a fresh delete token: 128 bits from the OS CSPRNG (through
+/// `random`, which a create shares with the paste's ID), hex-encoded.
+pub fn generate_token(random: &mut OsRandom) -> Result<String, getrandom::Error> {
     let mut raw = [0u8; 16];
     random.fill(&mut raw)?;
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -355,7 +361,7 @@ mod tests {
     /// Delete tokens verify against their hash and nothing else.
     #[test]
     fn delete_token_check() {
-        let token = generate_token().unwrap();
+        let token = generate_token(&mut OsRandom::new().unwrap()).unwrap();
         assert_eq!(token.len(), 32);
         assert!(
             token

@@ -129,12 +129,7 @@ fn validate_lang(lang: &str) -> Result<String, ApiError> {
 fn validate_name(name: &str) -> Result<String, ApiError> {
     // Keep only the last path component: a name is a file name, never a path.
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
-    if base.is_empty()
-        || base == "."
-        || base == ".."
-        || base.len() > 255
-        || base.chars().any(char::is_control)
-    {
+    if base.is_empty() || base == "." || base == ".." || !paste::is_name_text(base) {
         return Err(ApiError::bad_request(
             "name must be a file name of at most 255 bytes without control characters",
         ));
@@ -419,7 +414,7 @@ async fn store_paste(
     };
     // One getrandom(2) for the token and the first ID.
     let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
-    let token = paste::generate_token_from(&mut random).map_err(|_| ApiError::internal())?;
+    let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;
     let now = paste::now();
     let content_type = if options.encrypted {
         paste::OCTET_STREAM.to_owned()

@@ -62,7 +62,7 @@ fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
                 // Names are checked the same way when a paste is created, so
                 // such a prefix could match nothing; PostgreSQL would also
                 // refuse a NUL in a text parameter (a 500 the fuzzer found).
-                if value.len() > 255 || value.chars().any(char::is_control) {
+                if !paste::is_name_text(&value) {
                     return Err(ApiError::bad_request(
                         "name_prefix must be at most 255 bytes without control characters",
                     ));
