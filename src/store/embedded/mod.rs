@@ -101,8 +101,9 @@ const META_MEMTABLE_BYTES: u64 = 16 << 20;
 /// 12 level-0 tables. fjall keeps a keyspace's settings from its creation, so
 /// this applies to data dirs created since.
 const META_L0_TABLES: u8 = 12;
-/// The bloom filters of the `meta` keyspace: false-positive rate, at every
-/// level, and kept in memory. Every create checks that its new ID is free,
+/// The false-positive rate of the `meta` keyspace's bloom filters, on every
+/// level; the filters are also kept in memory (pinned), not in the block
+/// cache. Every create checks that its new ID is free,
 /// and for a new (absent) ID the filters answer that alone. fjall's defaults
 /// (1 % below level 0, filter blocks of those levels in the block cache)
 /// made about one check in a hundred read a data block, and those blocks,
