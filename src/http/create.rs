@@ -412,7 +412,7 @@ async fn store_paste(
             Caller::Anonymous => None,
         },
     };
-    // One getrandom(2) for the token and the first ID.
+    // The token and the first ID share 64 bytes of this thread's OS randomness.
     let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
     let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;
     let now = paste::now();
