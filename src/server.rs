@@ -14,18 +14,19 @@ use std::time::Duration;
 use anyhow::Context;
 use axum::Router;
 use axum::extract::ConnectInfo;
+use axum::response::Response;
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
-use tower::ServiceExt;
 
 use crate::config::ServeArgs;
 use crate::core::paste::hash_token;
 use crate::header_timer::HeaderTimer;
 use crate::http::{
-    AppState, AuthConfig, Limit, Limits, ProxyConfig, RateLimits, make_app, openapi, ops,
+    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits, make_app,
+    openapi, ops,
 };
 use crate::metrics::Metrics;
 use crate::metrics::store::MeteredStore;
@@ -229,25 +230,71 @@ async fn serve_metrics(
     Ok(tokio::spawn(run(listener, app, options, None, stopped)))
 }
 
+/// What a listener serves: a service for each connection, made from its peer.
+pub trait Serve: Clone + Send + 'static {
+    /// The service of one connection, called by hyper for each request.
+    type Connection: hyper::service::Service<
+            hyper::Request<Incoming>,
+            Response = Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static;
+
+    /// The service of the connection from `peer`.
+    fn connection(self, peer: SocketAddr) -> Self::Connection;
+}
+
+/// The API: hot routes, then the router ([`App`]).
+impl Serve for App {
+    type Connection = Connection;
+
+    fn connection(self, peer: SocketAddr) -> Connection {
+        App::connection(self, peer)
+    }
+}
+
+/// A plain router (metrics, HTTPS redirects): each request carries its
+/// connection's peer as `ConnectInfo`, as axum's own server would leave it.
+impl Serve for Router {
+    type Connection = Routed;
+
+    fn connection(self, peer: SocketAddr) -> Routed {
+        Routed { router: self, peer }
+    }
+}
+
+/// A [`Router`] serving one connection.
+#[derive(Clone)]
+pub struct Routed {
+    router: Router,
+    peer: SocketAddr,
+}
+
+impl hyper::service::Service<hyper::Request<Incoming>> for Routed {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = <Router as tower::Service<axum::extract::Request>>::Future;
+
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+        let mut request = request.map(axum::body::Body::new);
+        request.extensions_mut().insert(ConnectInfo(self.peer));
+        // A router is always ready, and each clone is called once.
+        tower::Service::call(&mut self.router.clone(), request)
+    }
+}
+
 /// Serves `app` (the API, or a router of its own) on `listener` (over TLS
 /// when `tls` is given) until `shutdown` resolves, then lets in-flight
 /// requests finish (up to a grace period).
-pub async fn run<A>(
+pub async fn run<A: Serve>(
     listener: TcpListener,
     app: A,
     options: ConnOptions,
     tls: Option<TlsConnections>,
     shutdown: impl Future<Output = ()>,
-) where
-    A: tower::Service<
-            axum::extract::Request,
-            Response = axum::response::Response,
-            Error = Infallible,
-        > + Clone
-        + Send
-        + 'static,
-    A::Future: Send + 'static,
-{
+) {
     let tls = tls.map(Arc::new);
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
@@ -268,13 +315,13 @@ pub async fn run<A>(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let app = app.clone();
         // Each connection gets its own timer (see `header_timer`).
         let mut http = http.clone();
         http.timer(HeaderTimer::default());
         let watcher = graceful.watcher();
         let options = options.clone();
         let tls = tls.clone();
+        let app = app.clone();
         tokio::spawn(async move {
             let (stream, peer) = match &options.proxy_protocol {
                 None => (stream, peer),
@@ -285,13 +332,7 @@ pub async fn run<A>(
                     }
                 }
             };
-            let service = TowerToHyperService::new(app.map_request(
-                move |req: hyper::Request<hyper::body::Incoming>| {
-                    let mut req = req.map(axum::body::Body::new);
-                    req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
-                    req
-                },
-            ));
+            let service = app.connection(peer);
             if let Some(tls) = &tls {
                 // The PROXY header (if any) came first, in plain text; TLS follows.
                 tls.spawn(stream, peer, service, http, watcher);

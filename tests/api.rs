@@ -683,6 +683,15 @@ async fn hot_routes_answer_exactly_like_the_router() {
         (format!("/{burn}"), vec![("accept", "text/html")]),
         (format!("/{burn}"), vec![]),
         (format!("/{link}"), vec![]),
+        // Authentication that needs the store (an unknown token), and a malformed one.
+        (
+            format!("/raw/{id}"),
+            vec![("authorization", "Bearer snip_nope")],
+        ),
+        (
+            format!("/{id}"),
+            vec![("authorization", "Basic Zm9vOmJhcg==")],
+        ),
     ];
     for (path, headers) in cases {
         let (prefix, id) = path.rsplit_once('/').unwrap();
@@ -705,7 +714,7 @@ async fn hot_routes_answer_exactly_like_the_router() {
             answers.push((status, seen, response.bytes().await.unwrap()));
         }
         // Both spellings found the paste (a mistyped or unknown ID is 404).
-        assert_ne!(answers[0].0, StatusCode::NOT_FOUND, "{path}");
+        assert_ne!(answers[0].0, StatusCode::NOT_FOUND, "{path} {headers:?}");
         assert_eq!(answers[0], answers[1], "{path} {headers:?}");
     }
 }

@@ -150,33 +150,26 @@ where
 
     fn call(&mut self, mut request: Request) -> Self::Future {
         let client = client_of(&self.state, &mut request);
-        let anonymous = !request.headers().contains_key(header::AUTHORIZATION);
-        let decided = anonymous
-            .then(|| self.state.rate_limits.check_ip_here(client))
-            .flatten();
-        let local = match decided {
-            Some(verdict) => verdict,
-            None => {
-                // The tower idiom: the clone that was made ready is the one called.
-                let clone = self.inner.clone();
-                let inner = std::mem::replace(&mut self.inner, clone);
-                let state = self.state.clone();
-                return Authenticated::Waiting {
-                    future: Box::pin(authenticate(state, client, request, inner)),
-                };
-            }
-        };
-        match admit(&self.state, Caller::Anonymous, Ok(local)) {
-            Ok((caller, verdict)) => {
+        match decide_now(&self.state, client, request.headers()) {
+            Some(Ok((caller, verdict))) => {
                 request.extensions_mut().insert(caller);
                 Authenticated::Admitted {
                     inner: self.inner.call(request),
                     verdict,
                 }
             }
-            Err(refusal) => Authenticated::Refused {
-                response: Some(refusal.into_response()),
+            Some(Err(refusal)) => Authenticated::Refused {
+                response: Some(refusal),
             },
+            None => {
+                // The tower idiom: the clone that was made ready is the one called.
+                let clone = self.inner.clone();
+                let inner = std::mem::replace(&mut self.inner, clone);
+                let state = self.state.clone();
+                Authenticated::Waiting {
+                    future: Box::pin(authenticate(state, client, request, inner)),
+                }
+            }
         }
     }
 }
@@ -228,34 +221,60 @@ fn client_of(state: &SharedState, request: &mut Request) -> IpAddr {
     client
 }
 
-/// The slow path of [`Authenticate`]: looks up the token and checks the
-/// caller's bucket wherever it lives, then runs the route.
+/// The slow path of [`Authenticate`]: [`decide`], then the route.
 async fn authenticate<S>(
     state: SharedState,
-    ip: IpAddr,
+    client: IpAddr,
     mut request: Request,
     mut inner: S,
 ) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    let caller = match caller(&state, request.headers()).await {
+    let (caller, verdict) = match decide(&state, client, request.headers()).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal,
+    };
+    request.extensions_mut().insert(caller);
+    let response = match inner.call(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    with_rate_headers(response, verdict)
+}
+
+/// Who sent a request and their rate verdict, or the answer that refuses it.
+pub type Decision = Result<(Caller, Verdict), Response>;
+
+/// Decides a request from `client` without waiting, where that is possible:
+/// an anonymous request with in-process rate buckets. `None` when the
+/// decision needs the store (a token, or buckets shared through it): then
+/// [`decide`]. Either way the request is counted against its bucket once.
+pub fn decide_now(state: &SharedState, client: IpAddr, headers: &HeaderMap) -> Option<Decision> {
+    if headers.contains_key(header::AUTHORIZATION) {
+        return None;
+    }
+    let verdict = state.rate_limits.check_ip_here(client)?;
+    Some(admit(state, Caller::Anonymous, Ok(verdict)).map_err(IntoResponse::into_response))
+}
+
+/// Decides any request from `client`: looks up its token, then checks the
+/// caller's bucket wherever it lives.
+pub async fn decide(state: &SharedState, client: IpAddr, headers: &HeaderMap) -> Decision {
+    let caller = match caller(state, headers).await {
         Ok(caller) => caller,
         Err(e) => {
             // A bad token counts against the client's IP like an anonymous
             // request, so guessing tokens is as limited as anything else.
-            return match admit(
-                &state,
-                Caller::Anonymous,
-                state.rate_limits.check_ip_anywhere(ip).await,
-            ) {
+            let verdict = state.rate_limits.check_ip_anywhere(client).await;
+            return Err(match admit(state, Caller::Anonymous, verdict) {
                 Ok(_) => e.into_response(),
                 Err(refusal) => refusal.into_response(),
-            };
+            });
         }
     };
     let verdict = match &caller {
-        Caller::Anonymous => state.rate_limits.check_ip_anywhere(ip).await,
+        Caller::Anonymous => state.rate_limits.check_ip_anywhere(client).await,
         Caller::Tenant { tenant, .. } => {
             let own = tenant.rate.map(|rate| Limit::new(rate, tenant.burst));
             state
@@ -264,16 +283,7 @@ where
                 .await
         }
     };
-    let (caller, verdict) = match admit(&state, caller, verdict) {
-        Ok(admitted) => admitted,
-        Err(refusal) => return refusal.into_response(),
-    };
-    request.extensions_mut().insert(caller);
-    let response = match inner.call(request).await {
-        Ok(response) => response,
-        Err(never) => match never {},
-    };
-    with_rate_headers(response, verdict)
+    admit(state, caller, verdict).map_err(IntoResponse::into_response)
 }
 
 /// Why [`admit`] refused a request.
@@ -318,7 +328,7 @@ fn admit(
 }
 
 /// `RateLimit-Limit` and `RateLimit-Remaining` of an admitted request.
-fn with_rate_headers(mut response: Response, verdict: Verdict) -> Response {
+pub fn with_rate_headers(mut response: Response, verdict: Verdict) -> Response {
     if let Verdict::Allowed { limit, remaining } = verdict {
         let headers = response.headers_mut();
         headers.insert("ratelimit-limit", HeaderValue::from(limit));

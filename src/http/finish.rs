@@ -13,11 +13,12 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderName, HeaderValue, header};
 use axum::response::Response;
 use tower::Service;
 
@@ -46,7 +47,6 @@ impl<S> tower::Layer<S> for FinishLayer {
         Finish {
             inner,
             state: self.state.clone(),
-            route: None,
         }
     }
 }
@@ -56,21 +56,6 @@ impl<S> tower::Layer<S> for FinishLayer {
 pub struct Finish<S> {
     inner: S,
     state: SharedState,
-    /// The route, resolved once, when it is not served by the router
-    /// (which leaves a `MatchedPath` to resolve on every request instead).
-    route: Option<RouteId>,
-}
-
-impl<S> Finish<S> {
-    /// Finishes `inner`, a route served outside the router under `template`.
-    pub fn for_route(state: SharedState, template: &'static str, inner: S) -> Self {
-        let route = Some(state.metrics.route(Some(template)));
-        Self {
-            inner,
-            state,
-            route,
-        }
-    }
 }
 
 impl<S> Service<Request> for Finish<S>
@@ -86,16 +71,46 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let wants = negotiate::accepts(request.headers());
-        // The one place a request's origin is decided; the log line, the
-        // authentication and the handlers all read this.
-        let origin = forwarded::of_request(&request, &self.state.auth.proxy);
-        let probe = Probe::start(&self.state, &request, self.route, origin.client);
+        let (exchange, origin) =
+            Exchange::begin(&self.state, &request, None, forwarded::peer_of(&request));
         request.extensions_mut().insert(origin);
         Finishing {
             inner: self.inner.call(request),
-            finish: Some((wants, probe, self.state.clone())),
+            finish: Some((exchange, self.state.clone())),
         }
+    }
+}
+
+/// One request on its way through [`Finish`] (or the hot routes' equivalent,
+/// [`super::hot`]): begun when it arrives, ended with its response.
+pub struct Exchange {
+    wants: Accepts,
+    probe: Probe,
+}
+
+impl Exchange {
+    /// Begins `request` from `peer`: decides its [`forwarded::Origin`] (the one
+    /// place it is decided; the log line, the authentication and the handlers
+    /// all use this) and starts timing. `route` is given for a route served
+    /// outside the router.
+    pub fn begin(
+        state: &SharedState,
+        request: &Request,
+        route: Option<RouteId>,
+        peer: IpAddr,
+    ) -> (Self, forwarded::Origin) {
+        let wants = negotiate::accepts(request.headers());
+        let origin = forwarded::resolve(peer, request.headers(), &state.auth.proxy);
+        let probe = Probe::start(state, request, route, origin.client);
+        (Self { wants, probe }, origin)
+    }
+
+    /// Finishes `response` (error rendering, security headers), records it
+    /// in the metrics and logs the request line.
+    pub fn end(self, state: &SharedState, response: Response) -> Response {
+        let response = finish(self.wants, response);
+        self.probe.finish(state, &response);
+        response
     }
 }
 
@@ -105,7 +120,7 @@ pin_project_lite::pin_project! {
         #[pin]
         inner: F,
         // Taken when the response is ready (a future is not polled again after that).
-        finish: Option<(Accepts, Probe, SharedState)>,
+        finish: Option<(Exchange, SharedState)>,
     }
 }
 
@@ -119,11 +134,7 @@ where
         let this = self.project();
         match this.inner.poll(cx) {
             Poll::Ready(Ok(response)) => Poll::Ready(Ok(match this.finish.take() {
-                Some((wants, probe, state)) => {
-                    let response = finish(wants, response);
-                    probe.finish(&state, &response);
-                    response
-                }
+                Some((exchange, state)) => exchange.end(&state, response),
                 None => response,
             })),
             Poll::Ready(Err(never)) => match never {},
@@ -132,16 +143,20 @@ where
     }
 }
 
+/// The security headers of every response, with their values unless the
+/// handler set its own (the raw answers' CSP).
+pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
+    (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::REFERRER_POLICY, "no-referrer"),
+    (header::X_FRAME_OPTIONS, "DENY"),
+];
+
 /// Renders an error for `wants` and adds the security headers.
 fn finish(wants: Accepts, response: Response) -> Response {
     let mut response = errors::render_for(wants, response);
     let headers = response.headers_mut();
-    for (name, value) in [
-        (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-    ] {
+    for (name, value) in SECURITY_HEADERS {
         // One lookup: a handler's own value (the raw CSP) is kept.
         headers
             .entry(name)

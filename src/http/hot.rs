@@ -1,35 +1,42 @@
-//! The service the server runs ([`App`]): the three hot routes (reading a
-//! paste raw, viewing it, creating one) are recognised by a plain match on
-//! method and path, and everything else goes through axum's router.
+//! The service the server runs ([`App`], one [`Connection`] of it per TCP
+//! connection): the three hot routes (reading a paste raw, viewing it,
+//! creating one) are recognised by a plain match on method and path and
+//! served by one async function each; everything else goes through axum's
+//! router.
 //!
 //! Why: axum's router costs about a quarter of a raw read's CPU (matching,
 //! then a cloned, boxed route service and a boxed future per layer, then
-//! extractors that clone and percent-decode). A hot request skips all of
-//! that but passes through the same layers ([`Finish`], [`Authenticate`]) and
-//! reaches the very same handler functions, so it answers byte for byte
-//! what the router would. Anything the match is unsure of (`HEAD`, an ID
-//! that does not parse, percent-encoded paths, every other route) is left
-//! to the router.
+//! extractors that clone and percent-decode), and the tower layers around
+//! it pass what they decide (the origin, the caller) through the request's
+//! extensions, a hash map of boxes. A hot request is served by [`serve`],
+//! which calls the very functions those layers and handlers call
+//! ([`Exchange`] for the response layer, [`auth::decide_now`] and
+//! [`auth::decide`] for authentication, `read::answer_*` and
+//! `create::create` for the handlers) and hands their results on directly,
+//! so it answers byte for byte what the router would (a test compares the
+//! two). Anything the match is unsure of (`HEAD`, an ID that does not
+//! parse, percent-encoded paths, every other route) is left to the router.
 
 use std::convert::Infallible;
-use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use axum::Extension;
 use axum::Router;
-use axum::extract::{Path, RawQuery, Request, State};
+use axum::body::Body;
+use axum::extract::{ConnectInfo, RawQuery, Request, State};
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{BoxFuture, Either};
+use hyper::body::Incoming;
 use tower::Service;
 
-use super::auth::{AuthLayer, Authenticate, Caller};
-use super::errors::ApiError;
-use super::finish::{Finish, Finishing};
+use super::auth::{self, Caller};
+use super::finish::Exchange;
 use super::forwarded::Origin;
-use super::{SharedState, auth, create, read};
+use super::{SharedState, create, read};
 use crate::core::PasteId;
+use crate::metrics::RouteId;
 
 /// A route served without the router, with its template (the metrics and log label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,144 +82,130 @@ impl HotRoute {
     }
 }
 
-/// The whole HTTP API as one tower service: hot routes first, then the router.
+/// The whole HTTP API: hot routes first, then the router.
 ///
-/// One `Arc` inside: hyper's tower adapter clones the service for every
-/// request, and every clone of a shared `Arc` is an atomic write to a cache
-/// line both cores use.
+/// One `Arc` inside: it is cloned for every connection, and every clone of
+/// a shared `Arc` is an atomic write to a cache line both cores use.
 #[derive(Clone)]
 pub struct App(Arc<Services>);
 
 struct Services {
+    state: SharedState,
     router: Router,
-    raw: Finish<Authenticate<Handler>>,
-    view: Finish<Authenticate<Handler>>,
-    create: Finish<Authenticate<Handler>>,
+    /// The metrics' IDs of the hot routes, in `HotRoute` order.
+    routes: [RouteId; 3],
 }
 
 impl App {
     /// `router` serves everything that is not hot; the hot routes use `state`.
     pub fn new(state: SharedState, router: Router) -> Self {
-        let hot = |route: HotRoute| {
-            let handler = Handler {
-                state: state.clone(),
-                route,
-            };
-            let authenticated = tower::Layer::layer(&AuthLayer::new(state.clone()), handler);
-            Finish::for_route(state.clone(), route.template(), authenticated)
-        };
+        let route = |hot: HotRoute| state.metrics.route(Some(hot.template()));
+        let routes = [
+            route(HotRoute::Raw),
+            route(HotRoute::View),
+            route(HotRoute::Create),
+        ];
         Self(Arc::new(Services {
-            raw: hot(HotRoute::Raw),
-            view: hot(HotRoute::View),
-            create: hot(HotRoute::Create),
+            state,
             router,
+            routes,
         }))
+    }
+
+    /// The service of one connection from `peer`.
+    pub fn connection(self, peer: SocketAddr) -> Connection {
+        Connection { app: self, peer }
     }
 }
 
-type HotFuture = Finishing<auth::Authenticated<BoxFuture<'static, Result<Response, Infallible>>>>;
+/// [`App`] serving one connection: hyper calls it for each of the
+/// connection's requests.
+#[derive(Clone)]
+pub struct Connection {
+    app: App,
+    peer: SocketAddr,
+}
 
-impl Service<Request> for App {
+/// The future of a request on a hot route.
+type HotFuture = BoxFuture<'static, Result<Response, Infallible>>;
+
+impl hyper::service::Service<hyper::Request<Incoming>> for Connection {
     type Response = Response;
     type Error = Infallible;
     type Future = Either<HotFuture, <Router as Service<Request>>::Future>;
 
-    /// Always ready: the router and the hot services are (none of them holds a
-    /// resource that could run out).
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let services = &self.0;
-        // Each service is ready at once and called once (the tower idiom for
-        // a shared service: call a clone).
-        let hot = match HotRoute::of(request.method(), request.uri().path()) {
-            Some(HotRoute::Raw) => &services.raw,
-            Some(HotRoute::View) => &services.view,
-            Some(HotRoute::Create) => &services.create,
-            None => return Either::Right(services.router.clone().call(request)),
+    fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
+        let mut request = request.map(Body::new);
+        let services = &self.app.0;
+        let Some(route) = HotRoute::of(request.method(), request.uri().path()) else {
+            // The router's layers find the peer here (`forwarded::peer_of`).
+            request.extensions_mut().insert(ConnectInfo(self.peer));
+            // A router is always ready, and each clone is called once.
+            return Either::Right(services.router.clone().call(request));
         };
-        Either::Left(hot.clone().call(request))
+        let state = services.state.clone();
+        let id = services.routes[route as usize];
+        Either::Left(Box::pin(serve(state, route, id, self.peer.ip(), request)))
     }
 }
 
-/// Calls a hot route's handler with the extractors the router would have built.
-#[derive(Clone)]
-struct Handler {
+/// Serves a hot request from `peer` as the router's layers and handler
+/// would: begin the exchange, decide the caller, answer, end the exchange.
+async fn serve(
     state: SharedState,
     route: HotRoute,
+    id: RouteId,
+    peer: IpAddr,
+    request: Request,
+) -> Result<Response, Infallible> {
+    let (exchange, origin) = Exchange::begin(&state, &request, Some(id), peer);
+    let decision = match auth::decide_now(&state, origin.client, request.headers()) {
+        Some(decision) => decision,
+        None => auth::decide(&state, origin.client, request.headers()).await,
+    };
+    let response = match decision {
+        Ok((caller, verdict)) => {
+            let response = answer(&state, route, caller, origin, request).await;
+            auth::with_rate_headers(response, verdict)
+        }
+        Err(refusal) => refusal,
+    };
+    Ok(exchange.end(&state, response))
 }
 
-impl Service<Request> for Handler {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
-        let state = self.state.clone();
-        // One box per route: a future is as large as its largest state, and
-        // creating a paste needs far more than reading one.
-        match self.route {
-            HotRoute::Raw => {
-                Box::pin(
-                    async move { Ok(read_with(read::raw, HotRoute::Raw, state, request).await) },
-                )
-            }
-            HotRoute::View => {
-                Box::pin(
-                    async move { Ok(read_with(read::view, HotRoute::View, state, request).await) },
-                )
-            }
-            HotRoute::Create => Box::pin(async move { Ok(create(state, request).await) }),
+/// The hot route's handler, for an admitted `caller`.
+async fn answer(
+    state: &SharedState,
+    route: HotRoute,
+    caller: Caller,
+    origin: Origin,
+    mut request: Request,
+) -> Response {
+    let id = route.id(request.uri().path());
+    match route {
+        HotRoute::Raw => read::answer_raw(state, &caller, &origin, id, request.headers())
+            .await
+            .into_response(),
+        HotRoute::View => read::answer_view(state, &caller, &origin, id, request.headers())
+            .await
+            .into_response(),
+        HotRoute::Create => {
+            let query = RawQuery(request.uri().query().map(str::to_owned));
+            let headers = std::mem::take(request.headers_mut());
+            let body = request.into_body();
+            // Boxed: creating a paste needs a far larger future than reading
+            // one, and the reads should not carry its size.
+            let create = create::create(
+                State(state.clone()),
+                Extension(caller),
+                Extension(origin),
+                query,
+                headers,
+                body,
+            );
+            Box::pin(create).await.into_response()
         }
     }
-}
-
-/// The caller and origin the layers left (`Authenticate`, `Finish`), as the
-/// router's `Extension` extractors give them; without them (which those
-/// layers rule out) the router would answer 500 too.
-fn extensions(request: &Request) -> Option<(Extension<Caller>, Extension<Origin>)> {
-    let extensions = request.extensions();
-    let caller = extensions.get::<Caller>()?.clone();
-    let origin = extensions.get::<Origin>()?.clone();
-    Some((Extension(caller), Extension(origin)))
-}
-
-/// Calls a read handler (`read::raw`, `read::view`) as the router would.
-async fn read_with<H, F>(
-    handler: H,
-    route: HotRoute,
-    state: SharedState,
-    request: Request,
-) -> Response
-where
-    H: FnOnce(State<SharedState>, Extension<Caller>, Extension<Origin>, Path<String>, Request) -> F,
-    F: Future<Output = Result<Response, ApiError>>,
-{
-    let Some((caller, origin)) = extensions(&request) else {
-        return ApiError::internal().into_response();
-    };
-    let id = Path(route.id(request.uri().path()).to_owned());
-    handler(State(state), caller, origin, id, request)
-        .await
-        .into_response()
-}
-
-async fn create(state: SharedState, mut request: Request) -> Response {
-    let Some((caller, origin)) = extensions(&request) else {
-        return ApiError::internal().into_response();
-    };
-    let query = RawQuery(request.uri().query().map(str::to_owned));
-    let headers = std::mem::take(request.headers_mut());
-    let body = request.into_body();
-    create::create(State(state), caller, origin, query, headers, body)
-        .await
-        .into_response()
 }
 
 #[cfg(test)]

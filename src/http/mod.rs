@@ -40,7 +40,7 @@ mod read;
 pub use auth::{AnonymousPolicy, AuthConfig};
 pub use finish::{Finish, FinishLayer};
 pub use forwarded::{ProxyConfig, ProxyHeaders};
-pub use hot::App;
+pub use hot::{App, Connection};
 pub use ratelimit::{Limit, RateLimits};
 
 /// Limits and defaults applied to requests.

@@ -5,6 +5,8 @@
 //! store lookup per request, and the body is sent from the store's shared
 //! bytes without a copy.
 
+use std::sync::LazyLock;
+
 use axum::Extension;
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -12,6 +14,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::auth::Caller;
 use super::errors::ApiError;
+use super::finish::SECURITY_HEADERS;
 use super::forwarded::Origin;
 use super::negotiate::{Accepts, accepts};
 use super::{RAW_CSP, SharedState, pages};
@@ -70,8 +73,18 @@ pub async fn view(
     Path(id): Path<String>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let headers = request.headers();
-    let paste = load(&state, &caller, &id).await?;
+    answer_view(&state, &caller, &origin, &id, request.headers()).await
+}
+
+/// [`view`] for a caller already established (also the hot route's).
+pub async fn answer_view(
+    state: &SharedState,
+    caller: &Caller,
+    origin: &Origin,
+    id: &str,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let paste = load(state, caller, id).await?;
     if let Some(target) = &paste.meta.redirect {
         return Ok(redirect(target));
     }
@@ -79,7 +92,7 @@ pub async fn view(
     if paste.meta.burn {
         return match wants {
             Accepts::Html => Ok(page(pages::burn_interstitial(&paste.meta))),
-            _ => Err(burn_conflict(&state, &origin, &paste.meta)),
+            _ => Err(burn_conflict(state, origin, &paste.meta)),
         };
     }
     match wants {
@@ -99,8 +112,19 @@ pub async fn raw(
     Path(id): Path<String>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &caller, &origin, &id).await?;
-    Ok(raw_response(paste, request.headers(), Disposition::Inline))
+    answer_raw(&state, &caller, &origin, &id, request.headers()).await
+}
+
+/// [`raw`] for a caller already established (also the hot route's).
+pub async fn answer_raw(
+    state: &SharedState,
+    caller: &Caller,
+    origin: &Origin,
+    id: &str,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let paste = readable(state, caller, origin, id).await?;
+    Ok(raw_response(paste, headers, Disposition::Inline))
 }
 
 /// `GET /download/{id}`: the raw bytes as an attachment.
@@ -193,7 +217,7 @@ fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> 
     etag.push('"');
     if if_none_match(request, &etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
-        set_raw_headers(response.headers_mut(), &meta, etag, disposition);
+        *response.headers_mut() = raw_headers(&meta, etag, disposition);
         return response;
     }
     let size = body.len() as u64;
@@ -210,53 +234,68 @@ fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> 
         },
     };
     // Built directly: `(status, body).into_response()` would first set a
-    // content type that is replaced at once, and grow the header map twice.
+    // content type that is replaced at once.
     let mut response = Response::new(axum::body::Body::from(body));
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.reserve(RAW_HEADERS);
-    set_raw_headers(headers, &meta, etag, disposition);
-    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    *headers = raw_headers(&meta, etag, disposition);
     if let Some(range) = range.and_then(|r| HeaderValue::from_str(&r).ok()) {
         headers.insert(header::CONTENT_RANGE, range);
     }
     response
 }
 
-/// Headers of a raw answer, with those the response layer adds: reserved at once.
-const RAW_HEADERS: usize = 12;
-
-fn set_raw_headers(
-    headers: &mut HeaderMap,
-    meta: &PasteMeta,
-    etag: String,
-    disposition: Disposition,
-) {
-    let content_type = if meta.content_type == paste::TEXT_PLAIN {
-        HeaderValue::from_static(paste::TEXT_PLAIN)
-    } else {
-        HeaderValue::from_str(&meta.content_type)
-            .unwrap_or(HeaderValue::from_static(paste::OCTET_STREAM))
-    };
-    headers.insert(header::CONTENT_TYPE, content_type);
+/// The headers every raw answer starts from: those of a plain-text,
+/// unlisted, inline paste, and the security headers the response layer
+/// would add (with the raw CSP). Cloning a finished map costs a fraction of
+/// building one (each insert hashes and probes), and the layer then finds
+/// every security header present.
+static RAW_TEMPLATE: LazyLock<HeaderMap> = LazyLock::new(|| {
+    // Room for what may be added: a content disposition or range.
+    let mut headers = HeaderMap::with_capacity(16);
+    for (name, value) in SECURITY_HEADERS {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(RAW_CSP),
     );
-    let cache = match meta.visibility {
-        Visibility::Private => "private, no-cache",
-        Visibility::Unlisted => "no-cache",
-    };
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(paste::TEXT_PLAIN),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    // Replaced by every answer's own: present so that no insert grows the map.
+    headers.insert(header::ETAG, HeaderValue::from_static("\"\""));
+    headers
+});
+
+/// The headers of a raw answer about `meta` with entity tag `etag`.
+fn raw_headers(meta: &PasteMeta, etag: String, disposition: Disposition) -> HeaderMap {
+    let mut headers = RAW_TEMPLATE.clone();
     // From the owned string: no second copy.
-    if let Ok(etag) = HeaderValue::try_from(etag) {
-        headers.insert(header::ETAG, etag);
+    match HeaderValue::try_from(etag) {
+        Ok(etag) => headers.insert(header::ETAG, etag),
+        Err(_) => headers.remove(header::ETAG),
+    };
+    if meta.content_type != paste::TEXT_PLAIN {
+        let content_type = HeaderValue::from_str(&meta.content_type)
+            .unwrap_or(HeaderValue::from_static(paste::OCTET_STREAM));
+        headers.insert(header::CONTENT_TYPE, content_type);
+    }
+    if meta.visibility == Visibility::Private {
+        headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-cache"),
+        );
     }
     // Anything that is not text or inert media is only ever offered as a download.
     let attach = disposition == Disposition::Attachment || meta.content_type == paste::OCTET_STREAM;
     if attach {
         headers.insert(header::CONTENT_DISPOSITION, attachment(meta));
     }
+    headers
 }
 
 /// `attachment; filename="…"` with an RFC 5987 `filename*` for non-ASCII names.

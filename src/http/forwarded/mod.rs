@@ -106,11 +106,16 @@ impl Origin {
 /// Establishes the [`Origin`] of `request`, from its peer (the connection's
 /// `ConnectInfo`) and, when that peer is trusted, its forwarding headers.
 pub fn of_request(request: &axum::extract::Request, config: &ProxyConfig) -> Origin {
-    let peer = request
+    resolve(peer_of(request), request.headers(), config)
+}
+
+/// The peer of `request`'s connection, which the server leaves in every
+/// request it routes (`ConnectInfo`); loopback without one.
+pub fn peer_of(request: &axum::extract::Request) -> IpAddr {
+    request
         .extensions()
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
-    resolve(peer, request.headers(), config)
+        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip())
 }
 
 /// Establishes the [`Origin`] of a request from `peer`.
