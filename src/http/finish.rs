@@ -93,9 +93,9 @@ impl Exchange {
     /// place it is decided; the log line, the authentication and the handlers
     /// all use this) and starts timing. `route` is given for a route served
     /// outside the router.
-    pub fn begin(
+    pub fn begin<B>(
         state: &SharedState,
-        request: &Request,
+        request: &axum::http::Request<B>,
         route: Option<RouteId>,
         peer: IpAddr,
     ) -> (Self, forwarded::Origin) {
@@ -144,7 +144,8 @@ where
 }
 
 /// The security headers of every response, with their values unless the
-/// handler set its own (the raw answers' CSP).
+/// handler set its own (the raw answers' CSP). A handler that sets
+/// `X-Content-Type-Options` sets them all (see [`finish`]).
 pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
     (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
     (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
@@ -156,6 +157,14 @@ pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
 fn finish(wants: Accepts, response: Response) -> Response {
     let mut response = errors::render_for(wants, response);
     let headers = response.headers_mut();
+    // Only answers built with all of `SECURITY_HEADERS` (the raw answers)
+    // carry these two: two lookups then instead of four. An error page
+    // drops its CSP for the page's own, so it still gets the loop.
+    if headers.contains_key(header::X_CONTENT_TYPE_OPTIONS)
+        && headers.contains_key(header::CONTENT_SECURITY_POLICY)
+    {
+        return response;
+    }
     for (name, value) in SECURITY_HEADERS {
         // One lookup: a handler's own value (the raw CSP) is kept.
         headers

@@ -38,46 +38,44 @@ use super::{SharedState, create, read};
 use crate::core::PasteId;
 use crate::metrics::RouteId;
 
-/// A route served without the router, with its template (the metrics and log label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum HotRoute {
+/// A request served without the router: its route and, for a read, the
+/// paste's ID (parsed once, here).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Hot {
     /// `GET /raw/{id}`.
-    Raw,
+    Raw(PasteId),
     /// `GET /{id}`.
-    View,
+    View(PasteId),
     /// `POST /`.
     Create,
 }
 
-impl HotRoute {
-    /// The hot route of a request, if it is one. `/{id}` is taken only for a
-    /// well-formed paste ID, so it never shadows a fixed route such as
-    /// `/healthz` (a test checks every route of the API document).
+/// The route templates of [`Hot`] requests (the metrics and log labels), in
+/// the order of [`Hot::index`].
+const TEMPLATES: [&str; 3] = ["/raw/{id}", "/{id}", "/"];
+
+impl Hot {
+    /// The hot request of `method` and `path`, if it is one. `/{id}` is
+    /// taken only for a well-formed paste ID, so it never shadows a fixed
+    /// route such as `/healthz` (a test checks every route of the API
+    /// document), and a well-formed ID needs no percent-decoding.
     fn of(method: &Method, path: &str) -> Option<Self> {
-        let route = match *method {
-            Method::GET if path.starts_with("/raw/") => Self::Raw,
-            Method::GET => Self::View,
+        let (prefix, read): (_, fn(PasteId) -> Self) = match *method {
+            Method::GET if path.starts_with("/raw/") => ("/raw/", Self::Raw),
+            Method::GET => ("/", Self::View),
             Method::POST if path == "/" => return Some(Self::Create),
             _ => return None,
         };
-        PasteId::check(route.id(path)).is_ok().then_some(route)
+        let id = PasteId::parse(path.strip_prefix(prefix)?).ok()?;
+        Some(read(id))
     }
 
-    /// The ID segment of a path of this route, as the router's `Path` would
-    /// give it: a hot one is a well-formed ID, which needs no percent-decoding.
-    fn id(self, path: &str) -> &str {
-        let prefix = match self {
-            Self::Raw => "/raw/",
-            Self::View | Self::Create => "/",
-        };
-        path.strip_prefix(prefix).unwrap_or_default()
-    }
-
-    fn template(self) -> &'static str {
+    /// The position of the route's template in [`TEMPLATES`].
+    fn index(&self) -> usize {
         match self {
-            Self::Raw => "/raw/{id}",
-            Self::View => "/{id}",
-            Self::Create => "/",
+            Self::Raw(_) => 0,
+            Self::View(_) => 1,
+            Self::Create => 2,
         }
     }
 }
@@ -92,19 +90,14 @@ pub struct App(Arc<Services>);
 struct Services {
     state: SharedState,
     router: Router,
-    /// The metrics' IDs of the hot routes, in `HotRoute` order.
+    /// The metrics' IDs of [`TEMPLATES`].
     routes: [RouteId; 3],
 }
 
 impl App {
     /// `router` serves everything that is not hot; the hot routes use `state`.
     pub fn new(state: SharedState, router: Router) -> Self {
-        let route = |hot: HotRoute| state.metrics.route(Some(hot.template()));
-        let routes = [
-            route(HotRoute::Raw),
-            route(HotRoute::View),
-            route(HotRoute::Create),
-        ];
+        let routes = TEMPLATES.map(|template| state.metrics.route(Some(template)));
         Self(Arc::new(Services {
             state,
             router,
@@ -135,17 +128,17 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Connection {
     type Future = Either<HotFuture, <Router as Service<Request>>::Future>;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
-        let mut request = request.map(Body::new);
         let services = &self.app.0;
-        let Some(route) = HotRoute::of(request.method(), request.uri().path()) else {
+        let Some(hot) = Hot::of(request.method(), request.uri().path()) else {
+            let mut request = request.map(Body::new);
             // The router's layers find the peer here (`forwarded::peer_of`).
             request.extensions_mut().insert(ConnectInfo(self.peer));
             // A router is always ready, and each clone is called once.
             return Either::Right(services.router.clone().call(request));
         };
         let state = services.state.clone();
-        let id = services.routes[route as usize];
-        Either::Left(Box::pin(serve(state, route, id, self.peer.ip(), request)))
+        let route = services.routes[hot.index()];
+        Either::Left(Box::pin(serve(state, hot, route, self.peer.ip(), request)))
     }
 }
 
@@ -153,19 +146,19 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Connection {
 /// would: begin the exchange, decide the caller, answer, end the exchange.
 async fn serve(
     state: SharedState,
-    route: HotRoute,
-    id: RouteId,
+    hot: Hot,
+    route: RouteId,
     peer: IpAddr,
-    request: Request,
+    request: hyper::Request<Incoming>,
 ) -> Result<Response, Infallible> {
-    let (exchange, origin) = Exchange::begin(&state, &request, Some(id), peer);
+    let (exchange, origin) = Exchange::begin(&state, &request, Some(route), peer);
     let decision = match auth::decide_now(&state, origin.client, request.headers()) {
         Some(decision) => decision,
         None => auth::decide(&state, origin.client, request.headers()).await,
     };
     let response = match decision {
         Ok((caller, verdict)) => {
-            let response = answer(&state, route, caller, origin, request).await;
+            let response = answer(&state, hot, caller, origin, request).await;
             auth::with_rate_headers(response, verdict)
         }
         Err(refusal) => refusal,
@@ -173,26 +166,26 @@ async fn serve(
     Ok(exchange.end(&state, response))
 }
 
-/// The hot route's handler, for an admitted `caller`.
+/// The hot request's handler, for an admitted `caller`.
 async fn answer(
     state: &SharedState,
-    route: HotRoute,
+    hot: Hot,
     caller: Caller,
     origin: Origin,
-    mut request: Request,
+    request: hyper::Request<Incoming>,
 ) -> Response {
-    let id = route.id(request.uri().path());
-    match route {
-        HotRoute::Raw => read::answer_raw(state, &caller, &origin, id, request.headers())
+    match hot {
+        Hot::Raw(id) => read::answer_raw(state, &caller, &origin, &id, request.headers())
             .await
             .into_response(),
-        HotRoute::View => read::answer_view(state, &caller, &origin, id, request.headers())
+        Hot::View(id) => read::answer_view(state, &caller, &origin, &id, request.headers())
             .await
             .into_response(),
-        HotRoute::Create => {
-            let query = RawQuery(request.uri().query().map(str::to_owned));
-            let headers = std::mem::take(request.headers_mut());
-            let body = request.into_body();
+        Hot::Create => {
+            // Only a create reads the body: the reads never box it.
+            let (mut parts, body) = request.into_parts();
+            let query = RawQuery(parts.uri.query().map(str::to_owned));
+            let headers = std::mem::take(&mut parts.headers);
             // Boxed: creating a paste needs a far larger future than reading
             // one, and the reads should not carry its size.
             let create = create::create(
@@ -201,7 +194,7 @@ async fn answer(
                 Extension(origin),
                 query,
                 headers,
-                body,
+                Body::new(body),
             );
             Box::pin(create).await.into_response()
         }
@@ -222,9 +215,8 @@ mod tests {
                 continue;
             }
             for method in [Method::GET, Method::POST] {
-                let hot = HotRoute::of(&method, template);
-                let expected =
-                    (template == "/" && method == Method::POST).then_some(HotRoute::Create);
+                let hot = Hot::of(&method, template);
+                let expected = (template == "/" && method == Method::POST).then_some(Hot::Create);
                 assert_eq!(hot, expected, "{method} {template}");
             }
         }
@@ -235,10 +227,15 @@ mod tests {
         let id = PasteId::generate(12).unwrap();
         let id = id.as_str();
         let (raw, view) = (format!("/raw/{id}"), format!("/{id}"));
-        assert_eq!(HotRoute::of(&Method::GET, &raw), Some(HotRoute::Raw));
-        assert_eq!(HotRoute::Raw.id(&raw), id);
-        assert_eq!(HotRoute::of(&Method::GET, &view), Some(HotRoute::View));
-        assert_eq!(HotRoute::View.id(&view), id);
+        let parsed = PasteId::parse(id).unwrap();
+        assert_eq!(Hot::of(&Method::GET, &raw), Some(Hot::Raw(parsed.clone())));
+        assert_eq!(
+            Hot::of(&Method::GET, &view),
+            Some(Hot::View(parsed.clone()))
+        );
+        // IDs are case-insensitive on input.
+        let upper = format!("/raw/{}", id.to_ascii_uppercase());
+        assert_eq!(Hot::of(&Method::GET, &upper), Some(Hot::Raw(parsed)));
         // Everything unsure goes to the router.
         for path in [
             format!("/raw/{id}/"),
@@ -248,10 +245,10 @@ mod tests {
             "/raw/".to_owned(),
             "/".to_owned(),
         ] {
-            assert_eq!(HotRoute::of(&Method::GET, &path), None, "{path}");
+            assert_eq!(Hot::of(&Method::GET, &path), None, "{path}");
         }
-        assert_eq!(HotRoute::of(&Method::HEAD, &format!("/{id}")), None);
-        assert_eq!(HotRoute::of(&Method::DELETE, &format!("/{id}")), None);
-        assert_eq!(HotRoute::of(&Method::PUT, "/"), None);
+        assert_eq!(Hot::of(&Method::HEAD, &format!("/{id}")), None);
+        assert_eq!(Hot::of(&Method::DELETE, &format!("/{id}")), None);
+        assert_eq!(Hot::of(&Method::PUT, "/"), None);
     }
 }

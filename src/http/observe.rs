@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use std::time::Instant;
 
 use axum::body::HttpBody;
-use axum::extract::{MatchedPath, Request};
+use axum::extract::MatchedPath;
 use axum::http::Method;
 use axum::response::Response;
 
@@ -32,9 +32,9 @@ impl Probe {
     /// Starts timing `request` from `client`. `route` is given for a route
     /// served outside the router; otherwise this runs after routing, and
     /// the matched route's template is in the request's extensions.
-    pub fn start(
+    pub fn start<B>(
         state: &SharedState,
-        request: &Request,
+        request: &axum::http::Request<B>,
         route: Option<RouteId>,
         client: IpAddr,
     ) -> Self {

@@ -47,12 +47,11 @@ pub async fn load_meta(
     Ok((id, meta))
 }
 
-async fn load(state: &SharedState, caller: &Caller, raw_id: &str) -> Result<Paste, ApiError> {
-    let id = parse_id(raw_id)?;
+async fn load(state: &SharedState, caller: &Caller, id: &PasteId) -> Result<Paste, ApiError> {
     let now = paste::now();
-    let paste = match state.store.cached(&id, now) {
+    let paste = match state.store.cached(id, now) {
         Some(paste) => Some(paste),
-        None => state.store.get(&id, now).await?,
+        None => state.store.get(id, now).await?,
     };
     paste
         .filter(|p| visible(&p.meta, caller))
@@ -73,7 +72,7 @@ pub async fn view(
     Path(id): Path<String>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    answer_view(&state, &caller, &origin, &id, request.headers()).await
+    answer_view(&state, &caller, &origin, &parse_id(&id)?, request.headers()).await
 }
 
 /// [`view`] for a caller already established (also the hot route's).
@@ -81,7 +80,7 @@ pub async fn answer_view(
     state: &SharedState,
     caller: &Caller,
     origin: &Origin,
-    id: &str,
+    id: &PasteId,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let paste = load(state, caller, id).await?;
@@ -112,7 +111,7 @@ pub async fn raw(
     Path(id): Path<String>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    answer_raw(&state, &caller, &origin, &id, request.headers()).await
+    answer_raw(&state, &caller, &origin, &parse_id(&id)?, request.headers()).await
 }
 
 /// [`raw`] for a caller already established (also the hot route's).
@@ -120,7 +119,7 @@ pub async fn answer_raw(
     state: &SharedState,
     caller: &Caller,
     origin: &Origin,
-    id: &str,
+    id: &PasteId,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let paste = readable(state, caller, origin, id).await?;
@@ -135,7 +134,7 @@ pub async fn download(
     Path(id): Path<String>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &caller, &origin, &id).await?;
+    let paste = readable(&state, &caller, &origin, &parse_id(&id)?).await?;
     Ok(raw_response(
         paste,
         request.headers(),
@@ -148,7 +147,7 @@ async fn readable(
     state: &SharedState,
     caller: &Caller,
     origin: &Origin,
-    id: &str,
+    id: &PasteId,
 ) -> Result<Paste, ApiError> {
     let paste = load(state, caller, id).await?;
     if paste.meta.burn {
