@@ -10,6 +10,8 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use bytes::Bytes;
 
@@ -30,8 +32,9 @@ pub use postgres::{PostgresOptions, PostgresStore};
 /// A paste's metadata and body, as read from a store.
 #[derive(Debug, Clone)]
 pub struct Paste {
-    /// Everything but the body.
-    pub meta: PasteMeta,
+    /// Everything but the body; shared, so that a cached paste is handed
+    /// out without copying its strings.
+    pub meta: Arc<PasteMeta>,
     /// The body bytes, shared with the store's cache where possible (no copy).
     pub body: Bytes,
 }

@@ -16,6 +16,8 @@
 //! file-backed bodies (64 KiB and more), which would crowd out many small
 //! pastes for one large one.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use quick_cache::Weighter;
 use quick_cache::sync::Cache;
@@ -28,14 +30,14 @@ const ENTRY_OVERHEAD: u64 = 256;
 
 /// Decoded pastes by ID, bounded by their total size.
 pub struct HotCache {
-    pastes: Cache<String, (PasteMeta, Bytes), BySize>,
+    pastes: Cache<String, (Arc<PasteMeta>, Bytes), BySize>,
 }
 
 #[derive(Clone)]
 struct BySize;
 
-impl Weighter<String, (PasteMeta, Bytes)> for BySize {
-    fn weight(&self, _id: &String, paste: &(PasteMeta, Bytes)) -> u64 {
+impl Weighter<String, (Arc<PasteMeta>, Bytes)> for BySize {
+    fn weight(&self, _id: &String, paste: &(Arc<PasteMeta>, Bytes)) -> u64 {
         paste.1.len() as u64 + ENTRY_OVERHEAD
     }
 }
@@ -50,14 +52,15 @@ impl HotCache {
         }
     }
 
-    /// The cached paste with ID `id`, if any (expired or not: the caller checks).
+    /// The cached paste with ID `id`, if any (expired or not: the caller
+    /// checks). Its metadata is shared with the cache, not copied.
     pub fn get(&self, id: &str) -> Option<Paste> {
         self.pastes.get(id).map(|(meta, body)| Paste { meta, body })
     }
 
     /// The cached metadata of `id`, if any.
     pub fn meta(&self, id: &str) -> Option<PasteMeta> {
-        self.pastes.get(id).map(|(meta, _)| meta)
+        self.pastes.get(id).map(|(meta, _)| PasteMeta::clone(&meta))
     }
 
     /// Keeps `paste` if it is worth caching. Caller holds the ID's lock.
@@ -89,7 +92,7 @@ mod tests {
 
     fn paste(id: &str, burn: bool, size: usize) -> Paste {
         Paste {
-            meta: PasteMeta {
+            meta: Arc::new(PasteMeta {
                 id: id.into(),
                 created_at: 1,
                 expires_at: None,
@@ -103,7 +106,7 @@ mod tests {
                 owner: None,
                 visibility: Visibility::Unlisted,
                 redirect: None,
-            },
+            }),
             body: Bytes::from(vec![b'x'; size]),
         }
     }

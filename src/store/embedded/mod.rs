@@ -332,7 +332,10 @@ impl Inner {
         } else {
             self.body.get(meta.id.as_str())?.map(Bytes::from)
         };
-        Ok(body.map(|body| Paste { meta, body }))
+        Ok(body.map(|body| Paste {
+            meta: Arc::new(meta),
+            body,
+        }))
     }
 
     /// A small paste read under its ID's lock and kept in the hot cache; the
@@ -353,7 +356,7 @@ impl Inner {
         let paste = match at {
             Some(at) if !wait => match self.log.read_cached(at)? {
                 Some(body) => Some(Paste {
-                    meta,
+                    meta: Arc::new(meta),
                     body: Bytes::from(body),
                 }),
                 None => return Ok(Read::Cold),

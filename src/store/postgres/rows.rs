@@ -1,5 +1,7 @@
 //! Conversions between rows and the model: column lists, integer widths, list cursors.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use tokio_postgres::Row;
 
@@ -50,7 +52,7 @@ pub fn meta_from_row(row: &Row) -> Result<PasteMeta, StoreError> {
 pub fn paste_from_row(row: &Row) -> Result<Paste, StoreError> {
     let body: Vec<u8> = row.get(13);
     Ok(Paste {
-        meta: meta_from_row(row)?,
+        meta: Arc::new(meta_from_row(row)?),
         body: Bytes::from(body),
     })
 }
