@@ -146,11 +146,23 @@ where
 /// The security headers of every response, with their values unless the
 /// handler set its own (the raw answers' CSP). A handler that sets
 /// `X-Content-Type-Options` sets them all (see [`finish`]).
-pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
-    (header::CONTENT_SECURITY_POLICY, PAGE_CSP),
-    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-    (header::REFERRER_POLICY, "no-referrer"),
-    (header::X_FRAME_OPTIONS, "DENY"),
+///
+/// Values made in a constant: `HeaderValue::from_static` checks every byte
+/// when it runs, about 3,000 instructions for the page CSP on every answer.
+pub const SECURITY_HEADERS: [(HeaderName, HeaderValue); 4] = [
+    (
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(PAGE_CSP),
+    ),
+    (
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    ),
+    (
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    ),
+    (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
 ];
 
 /// Renders an error for `wants` and adds the security headers.
@@ -167,9 +179,7 @@ fn finish(wants: Accepts, response: Response) -> Response {
     }
     for (name, value) in SECURITY_HEADERS {
         // One lookup: a handler's own value (the raw CSP) is kept.
-        headers
-            .entry(name)
-            .or_insert_with(|| HeaderValue::from_static(value));
+        headers.entry(name).or_insert(value);
     }
     response
 }

@@ -253,7 +253,7 @@ static RAW_TEMPLATE: LazyLock<HeaderMap> = LazyLock::new(|| {
     // Room for what may be added: a content disposition or range.
     let mut headers = HeaderMap::with_capacity(16);
     for (name, value) in SECURITY_HEADERS {
-        headers.insert(name, HeaderValue::from_static(value));
+        headers.insert(name, value);
     }
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
