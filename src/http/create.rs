@@ -464,7 +464,9 @@ struct Created<'a> {
 }
 
 fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -> Response {
-    let url = format!("{base}/{}", meta.id);
+    // `concat`, not `format!`: every create builds these, and the formatting
+    // machinery costs several times a plain copy.
+    let url = [base, "/", &meta.id].concat();
     let mut response = match wants {
         // A browser's plain form post: go and look at the new paste.
         Accepts::Html => (
@@ -484,7 +486,7 @@ fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -
             };
             (StatusCode::CREATED, axum::Json(created)).into_response()
         }
-        Accepts::Other => (StatusCode::CREATED, format!("{url}\n")).into_response(),
+        Accepts::Other => (StatusCode::CREATED, [&url, "\n"].concat()).into_response(),
     };
     let headers = response.headers_mut();
     if let Some(location) = HeaderValue::from_str(&url)
