@@ -18,6 +18,7 @@
 //! parse, percent-encoded paths, every other route) is left to the router.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
@@ -144,61 +145,79 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Connection {
 
 /// Serves a hot request from `peer` as the router's layers and handler
 /// would: begin the exchange, decide the caller, answer, end the exchange.
-async fn serve(
+///
+/// An `async` block rather than an `async fn`: an `async fn`'s future holds
+/// its arguments twice (rust-lang/rust#62958), and this future is moved
+/// into its allocation on every request.
+#[allow(
+    clippy::manual_async_fn,
+    reason = "an async fn would store the arguments twice"
+)]
+fn serve(
     state: SharedState,
     hot: Hot,
     route: RouteId,
     peer: IpAddr,
     request: hyper::Request<Incoming>,
-) -> Result<Response, Infallible> {
-    let (exchange, origin) = Exchange::begin(&state, &request, Some(route), peer);
-    let decision = match auth::decide_now(&state, origin.client, request.headers()) {
-        Some(decision) => decision,
-        None => auth::decide(&state, origin.client, request.headers()).await,
-    };
-    let response = match decision {
-        Ok((caller, verdict)) => {
-            let response = answer(&state, hot, caller, origin, request).await;
-            auth::with_rate_headers(response, verdict)
-        }
-        Err(refusal) => refusal,
-    };
-    Ok(exchange.end(&state, response))
+) -> impl Future<Output = Result<Response, Infallible>> + Send {
+    async move {
+        let (exchange, origin) = Exchange::begin(&state, &request, Some(route), peer);
+        let decision = match auth::decide_now(&state, origin.client, request.headers()) {
+            Some(decision) => decision,
+            // Boxed, like a create: most requests are decided at once, and
+            // every request's future would otherwise carry this one's size.
+            None => Box::pin(auth::decide(&state, origin.client, request.headers())).await,
+        };
+        let response = match decision {
+            Ok((caller, verdict)) => {
+                let response = match hot {
+                    Hot::Raw(id) => {
+                        read::answer_raw(&state, &caller, &origin, &id, request.headers())
+                            .await
+                            .into_response()
+                    }
+                    Hot::View(id) => {
+                        read::answer_view(&state, &caller, &origin, &id, request.headers())
+                            .await
+                            .into_response()
+                    }
+                    Hot::Create => create(&state, caller, origin, request).await,
+                };
+                auth::with_rate_headers(response, verdict)
+            }
+            Err(refusal) => refusal,
+        };
+        Ok(exchange.end(&state, response))
+    }
 }
 
-/// The hot request's handler, for an admitted `caller`.
-async fn answer(
+/// A create, boxed: its future is far larger than a read's (almost 6 KiB),
+/// and every hot request's future would otherwise carry that size. The box
+/// holds an `async` block that calls the handler, so the handler's future
+/// is made in place there, never moved.
+fn create(
     state: &SharedState,
-    hot: Hot,
     caller: Caller,
     origin: Origin,
     request: hyper::Request<Incoming>,
-) -> Response {
-    match hot {
-        Hot::Raw(id) => read::answer_raw(state, &caller, &origin, &id, request.headers())
-            .await
-            .into_response(),
-        Hot::View(id) => read::answer_view(state, &caller, &origin, &id, request.headers())
-            .await
-            .into_response(),
-        Hot::Create => {
-            // Only a create reads the body: the reads never box it.
-            let (mut parts, body) = request.into_parts();
-            let query = RawQuery(parts.uri.query().map(str::to_owned));
-            let headers = std::mem::take(&mut parts.headers);
-            // Boxed: creating a paste needs a far larger future than reading
-            // one, and the reads should not carry its size.
-            let create = create::create(
-                State(state.clone()),
-                Extension(caller),
-                Extension(origin),
-                query,
-                headers,
-                Body::new(body),
-            );
-            Box::pin(create).await.into_response()
-        }
-    }
+) -> BoxFuture<'static, Response> {
+    let state = state.clone();
+    Box::pin(async move {
+        // Only a create reads the body: the reads never box it.
+        let (mut parts, body) = request.into_parts();
+        let query = RawQuery(parts.uri.query().map(str::to_owned));
+        let headers = std::mem::take(&mut parts.headers);
+        create::create(
+            State(state),
+            Extension(caller),
+            Extension(origin),
+            query,
+            headers,
+            Body::new(body),
+        )
+        .await
+        .into_response()
+    })
 }
 
 #[cfg(test)]
