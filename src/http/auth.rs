@@ -2,9 +2,12 @@
 //! known by its IP (resolved, honouring trusted proxies, by the response
 //! layer, [`super::FinishLayer`]), and the rate limit that applies to them.
 //!
-//! [`Authenticate`] runs before every paste route and leaves a [`Caller`] in the
-//! request's extensions. A request with a bad token is refused (`401`), never
-//! downgraded to anonymous, so a revoked token cannot keep reading.
+//! [`decide_now`] and [`decide`] establish the [`Caller`] and count the
+//! request against its bucket; the hot routes call them directly
+//! ([`super::hot`]), and [`Authenticate`], the layer over every routed paste
+//! route, leaves their [`Caller`] in the request's extensions. A request with
+//! a bad token is refused (`401`), never downgraded to anonymous, so a
+//! revoked token cannot keep reading.
 
 use std::convert::Infallible;
 use std::future::Future;

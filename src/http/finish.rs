@@ -1,9 +1,11 @@
-//! The one layer every request and response passes through. On the way in it
-//! decides the request's [`forwarded::Origin`] (client IP, scheme, host) and
-//! leaves it in the extensions; on the way out, errors are rendered for what
-//! the client accepts, then the security headers are added (a handler's own
-//! value, e.g. the raw CSP, wins), then the request's metrics and log line
-//! ([`observe`]).
+//! What every request and response passes through, as an [`Exchange`]: on
+//! the way in it decides the request's [`forwarded::Origin`] (client IP,
+//! scheme, host); on the way out, errors are rendered for what the client
+//! accepts, then the security headers are added (a handler's own value, e.g.
+//! the raw CSP, wins), then the request's metrics and log line ([`observe`]).
+//! The hot routes use [`Exchange`] directly ([`super::hot`]); the router's
+//! routes get it from the [`Finish`] layer, which leaves the origin in the
+//! request's extensions.
 //!
 //! A hand-written tower layer rather than `axum::middleware::from_fn`: its
 //! future is a plain struct, so the read path pays no boxed future and no

@@ -1,14 +1,14 @@
 //! The service the server runs ([`App`], one [`Connection`] of it per TCP
 //! connection): the three hot routes (reading a paste raw, viewing it,
 //! creating one) are recognised by a plain match on method and path and
-//! served by one async function each; everything else goes through axum's
+//! served by one function, `serve`; everything else goes through axum's
 //! router.
 //!
 //! Why: axum's router costs about a quarter of a raw read's CPU (matching,
 //! then a cloned, boxed route service and a boxed future per layer, then
 //! extractors that clone and percent-decode), and the tower layers around
 //! it pass what they decide (the origin, the caller) through the request's
-//! extensions, a hash map of boxes. A hot request is served by [`serve`],
+//! extensions, a hash map of boxes. A hot request is served by `serve`,
 //! which calls the very functions those layers and handlers call
 //! ([`Exchange`] for the response layer, [`auth::decide_now`] and
 //! [`auth::decide`] for authentication, `read::answer_*` and
