@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
-use axum::extract::ConnectInfo;
 use axum::response::Response;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -278,10 +277,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Routed {
     type Future = <Router as tower::Service<axum::extract::Request>>::Future;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
-        let mut request = request.map(axum::body::Body::new);
-        request.extensions_mut().insert(ConnectInfo(self.peer));
-        // A router is always ready, and each clone is called once.
-        tower::Service::call(&mut self.router.clone(), request)
+        crate::http::hot::route(&self.router, self.peer, request)
     }
 }
 

@@ -131,16 +131,26 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Connection {
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let services = &self.app.0;
         let Some(hot) = Hot::of(request.method(), request.uri().path()) else {
-            let mut request = request.map(Body::new);
-            // The router's layers find the peer here (`forwarded::peer_of`).
-            request.extensions_mut().insert(ConnectInfo(self.peer));
-            // A router is always ready, and each clone is called once.
-            return Either::Right(services.router.clone().call(request));
+            return Either::Right(route(&services.router, self.peer, request));
         };
         let state = services.state.clone();
         let route = services.routes[hot.index()];
         Either::Left(Box::pin(serve(state, hot, route, self.peer.ip(), request)))
     }
+}
+
+/// Sends a request from `peer` to `router`, with the peer as `ConnectInfo`
+/// (as axum's own server would leave it), where the router's layers find it
+/// (`forwarded::peer_of`).
+pub fn route(
+    router: &Router,
+    peer: SocketAddr,
+    request: hyper::Request<Incoming>,
+) -> <Router as Service<Request>>::Future {
+    let mut request = request.map(Body::new);
+    request.extensions_mut().insert(ConnectInfo(peer));
+    // A router is always ready, and each clone is called once.
+    router.clone().call(request)
 }
 
 /// Serves a hot request from `peer` as the router's layers and handler
