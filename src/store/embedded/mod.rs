@@ -51,6 +51,7 @@ mod body_files;
 mod body_log;
 mod combiner;
 mod hot;
+mod known_ids;
 mod meta_codec;
 
 use accounts::Accounts;
@@ -58,6 +59,7 @@ use body_files::{BodyFiles, is_file_backed};
 use body_log::{BodyLog, Location};
 use combiner::{Combiner, Commit, Outcome};
 use hot::HotCache;
+use known_ids::KnownIds;
 
 /// How far a write must have gone before it is acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -114,6 +116,8 @@ const META_L0_TABLES: u8 = 12;
 const META_FILTER_FALSE_POSITIVES: f32 = 0.0001;
 /// All journals together (fjall's minimum is 64 MiB).
 const MAX_JOURNAL_BYTES: u64 = 128 << 20;
+/// The smallest filter of stored IDs (`known_ids`): 256 Ki IDs, 320 KiB.
+const KNOWN_IDS_MIN: usize = 256 << 10;
 /// Number of lock stripes serialising writers of the same ID.
 const LOCK_STRIPES: usize = 64;
 /// After sweeping this many bytes, compact so the space returns to the file system.
@@ -149,6 +153,8 @@ struct Inner {
     files: BodyFiles,
     /// Decoded pastes recently read.
     hot: HotCache,
+    /// Every stored ID, so that most creates need not search fjall for theirs.
+    known: Arc<KnownIds>,
     /// New pastes waiting to be committed together.
     combiner: Combiner<Staged>,
     path: PathBuf,
@@ -201,6 +207,7 @@ impl EmbeddedStore {
         let fsync = options.durability == Durability::Fsync;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open(dir, fsync)?);
+        let meta_len = meta.approximate_len();
         let inner = Inner {
             db,
             meta,
@@ -217,6 +224,7 @@ impl EmbeddedStore {
             log,
             files,
             hot: HotCache::new(options.cache_bytes / 4),
+            known: Arc::new(KnownIds::new(meta_len, KNOWN_IDS_MIN)),
             combiner: Combiner::default(),
             path: dir.to_path_buf(),
         };
@@ -726,8 +734,10 @@ impl Inner {
         let mut count = 0u64;
         let mut per_owner: HashMap<String, Usage> = HashMap::new();
         let mut live_segments: HashMap<u32, u64> = HashMap::new();
+        let mut rebuild = false;
         for entry in self.meta.iter() {
             let (key, value) = entry.into_inner()?;
+            rebuild |= self.known.add(&key);
             let (meta, at) = meta_codec::decode_entry(&key, &value)?;
             if let Some(at) = at {
                 *live_segments.entry(at.segment).or_default() += u64::from(at.len);
@@ -742,6 +752,9 @@ impl Inner {
         }
         self.used.store(total, Ordering::Relaxed);
         self.pastes.store(count, Ordering::Relaxed);
+        if rebuild {
+            self.rebuild_known_ids();
+        }
         *lock(&self.usage) = per_owner;
         let dead = self.log.count_live(&live_segments);
         if dead > 0 {
@@ -774,7 +787,12 @@ impl Commit<Staged> for Inner {
             let taken = group[..i]
                 .iter()
                 .any(|earlier| earlier.meta.id == staged.meta.id);
-            outcomes.push(match self.meta.contains_key(id) {
+            let stored = if self.known.may_hold(id.as_bytes()) {
+                self.meta.contains_key(id)
+            } else {
+                Ok(false)
+            };
+            outcomes.push(match stored {
                 Ok(exists) if exists || taken => Err(StoreError::IdTaken),
                 Ok(_) => Ok(()),
                 Err(e) => Err(e.into()),
@@ -804,6 +822,15 @@ impl Commit<Staged> for Inner {
             }
             batch.commit().map_err(StoreError::from)
         });
+        if result.is_ok() {
+            let mut rebuild = false;
+            for staged in &accepted {
+                rebuild |= self.known.add(staged.meta.id.as_bytes());
+            }
+            if rebuild {
+                self.rebuild_known_ids();
+            }
+        }
         if let Err(e) = result {
             let message = e.to_string();
             for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
@@ -827,6 +854,12 @@ impl Commit<Staged> for Inner {
 }
 
 impl Inner {
+    /// Builds a bigger filter of stored IDs, in the background.
+    fn rebuild_known_ids(&self) {
+        let stored = usize::try_from(self.pastes.load(Ordering::Relaxed)).unwrap_or(usize::MAX);
+        known_ids::rebuild_in_background(self.known.clone(), self.meta.clone(), stored);
+    }
+
     /// A new paste's entries: metadata (with where its body was written,
     /// unless the body is a file) and index entries.
     fn add_to(&self, batch: &mut fjall::OwnedWriteBatch, staged: &Staged, at: Option<&Location>) {

@@ -127,6 +127,49 @@ async fn an_id_is_stored_once() {
     );
 }
 
+/// The filter of stored IDs (`known_ids`) never lets a stored ID through:
+/// not after a restart (it is filled while the store opens) and not after
+/// it was rebuilt from a scan.
+#[tokio::test]
+async fn stored_ids_stay_taken_after_reopening_and_rebuilding() {
+    async fn put(store: &EmbeddedStore, text: &str) -> Result<(), StoreError> {
+        let body = Bytes::from_static(b"new");
+        store
+            .put(meta(text, 3, None), body, PutLimits::default())
+            .await
+    }
+    async fn all_taken(store: &EmbeddedStore, ids: &[String]) {
+        for text in ids {
+            let again = put(store, text).await;
+            assert!(
+                matches!(again, Err(StoreError::IdTaken)),
+                "{text}: {again:?}"
+            );
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ids: Vec<String> = (0..50).map(|_| new_id()).collect();
+    {
+        let store = open(dir.path());
+        for text in &ids {
+            put(&store, text).await.unwrap();
+        }
+        all_taken(&store, &ids).await;
+        let inner = &store.inner;
+        inner
+            .known
+            .rebuild(ids.len(), |add| known_ids::scan(&inner.meta, add))
+            .unwrap();
+        all_taken(&store, &ids).await;
+    }
+    let store = open(dir.path());
+    all_taken(&store, &ids).await;
+    for text in &ids {
+        let paste = store.get(&id(text), 50).await.unwrap().unwrap();
+        assert_eq!(paste.body, &b"new"[..]);
+    }
+}
+
 /// A removal that has to wait (here for its ID's lock; in production for
 /// fjall's writer stall) waits on a blocking thread, so the runtime's
 /// worker keeps running other tasks meanwhile.
