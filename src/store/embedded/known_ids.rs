@@ -154,6 +154,7 @@ fn room_for(ids: usize, headroom: usize, min_capacity: usize) -> usize {
 
 /// Starts [`KnownIds::rebuild`] on its own thread, scanning `meta`'s keys.
 pub fn rebuild_in_background(known: Arc<KnownIds>, meta: fjall::Keyspace, stored: usize) {
+    let rebuilding = known.clone();
     let spawned = std::thread::Builder::new()
         .name("snip-ids".into())
         .spawn(move || {
@@ -169,6 +170,8 @@ pub fn rebuild_in_background(known: Arc<KnownIds>, meta: fjall::Keyspace, stored
             }
         });
     if let Err(e) = spawned {
+        // The next ID stored asks again.
+        rebuilding.rebuilding.store(false, Ordering::Release);
         tracing::warn!("could not start rebuilding the filter of stored IDs: {e}");
     }
 }
