@@ -117,8 +117,8 @@ impl KnownIds {
         });
         {
             let mut filters = self.write();
-            let next = filters.next.take();
-            if let (Some(next), Ok(())) = (next, &scanned) {
+            filters.next = None;
+            if scanned.is_ok() {
                 filters.complete = next;
             }
         }

@@ -822,22 +822,24 @@ impl Commit<Staged> for Inner {
             }
             batch.commit().map_err(StoreError::from)
         });
-        if result.is_ok() {
-            let mut rebuild = false;
-            for staged in &accepted {
-                rebuild |= self.known.add(staged.meta.id.as_bytes());
+        match result {
+            Ok(()) => {
+                let mut rebuild = false;
+                for staged in &accepted {
+                    rebuild |= self.known.add(staged.meta.id.as_bytes());
+                }
+                if rebuild {
+                    self.rebuild_known_ids();
+                }
             }
-            if rebuild {
-                self.rebuild_known_ids();
-            }
-        }
-        if let Err(e) = result {
-            let message = e.to_string();
-            for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
-                *outcome = Err(StoreError::Backend(message.clone()));
-            }
-            for at in locations.into_iter().flatten() {
-                self.log.release(at);
+            Err(e) => {
+                let message = e.to_string();
+                for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
+                    *outcome = Err(StoreError::Backend(message.clone()));
+                }
+                for at in locations.into_iter().flatten() {
+                    self.log.release(at);
+                }
             }
         }
         for (staged, outcome) in group.iter().zip(&outcomes) {
