@@ -17,6 +17,12 @@
 //! `rerun-if-changed` lines below), so ordinary Rust edits never run npm.
 //! Nothing generated is written into the source tree except `web/node_modules`
 //! (git-ignored). Without npm the build fails with a message saying so.
+//!
+//! `SNIP_WEB_DIST=DIR` names a bundle made beforehand by
+//! `npm --prefix web run build -- DIR` (the same layout, `manifest.tsv`
+//! included); the script then runs no npm at all and builds the table from
+//! it, so `cargo clippy`, packagers and machines without Node.js can build
+//! snip offline.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,13 +42,24 @@ fn main() {
         println!("cargo::rerun-if-changed={path}");
     }
     println!("cargo::rerun-if-env-changed=SNIP_NPM");
+    println!("cargo::rerun-if-env-changed=SNIP_WEB_DIST");
+
+    if let Some(dist) = std::env::var_os("SNIP_WEB_DIST").filter(|d| !d.is_empty()) {
+        let dist = prebuilt(&root, Path::new(&dist));
+        // Cargo scans a directory for changes, so a rebuilt bundle is picked up.
+        println!("cargo::rerun-if-changed={}", dist.display());
+        let table = asset_table(&dist);
+        std::fs::write(out.join("assets.rs"), table).expect("write assets.rs");
+        return;
+    }
 
     let npm = std::env::var("SNIP_NPM").unwrap_or_else(|_| "npm".to_owned());
     if !npm_works(&npm) {
         fail(&format!(
             "`{npm} --version` did not run. snip's web GUI is bundled with npm at build time: \
              install Node.js 18 or newer with npm (Debian/Ubuntu: apt-get install nodejs npm), \
-             or point SNIP_NPM at an npm binary, then build again."
+             or point SNIP_NPM at an npm binary, or SNIP_WEB_DIST at a prebuilt bundle, \
+             then build again."
         ));
     }
     if needs_install(&web) {
@@ -64,6 +81,21 @@ fn main() {
     );
     let table = asset_table(&dist);
     std::fs::write(out.join("assets.rs"), table).expect("write assets.rs");
+}
+
+/// The absolute path of a prebuilt bundle (relative paths are taken from the
+/// repository root, where cargo runs this script), which must hold a manifest.
+fn prebuilt(root: &Path, dist: &Path) -> PathBuf {
+    let dist = root.join(dist);
+    if !dist.join("manifest.tsv").is_file() {
+        fail(&format!(
+            "SNIP_WEB_DIST={} holds no manifest.tsv: make the bundle with \
+             `npm --prefix web run build -- DIR` and point SNIP_WEB_DIST at DIR",
+            dist.display()
+        ));
+    }
+    dist.canonicalize()
+        .unwrap_or_else(|e| fail(&format!("SNIP_WEB_DIST={}: {e}", dist.display())))
 }
 
 /// Stops the build; cargo shows this script's stderr when it fails.
