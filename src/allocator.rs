@@ -1,24 +1,22 @@
 //! The global allocator: mimalloc, called the way its C API is meant to be.
 //!
 //! Why mimalloc at all: a request passes through some twenty small
-//! allocations in hyper, axum and tower, and glibc's malloc/free were a
-//! quarter of a raw read's instructions (callgrind); mimalloc's thread-local
-//! free lists cost a fraction of that and return memory to the OS when idle.
-//! It is built with `no_thp`: mimalloc otherwise asks for transparent huge
-//! pages for its arenas, which committed 8 MiB of them at start and doubled
-//! the idle RSS (measured: 18 MiB with, 10.5 MiB without).
+//! allocations in hyper, axum and tower, and mimalloc's thread-local free
+//! lists serve them far more cheaply than glibc's malloc, and return memory
+//! to the OS when idle. It is built with `no_thp`, because the transparent
+//! huge pages it would otherwise ask for are committed at start and inflate
+//! the idle memory.
 //!
 //! Why not the `mimalloc` crate's `MiMalloc`: it sends every allocation to
 //! `mi_malloc_aligned`, and mimalloc 3 serves an aligned request from a
 //! plain size class only when that class is a power of two. Every other
-//! size (a 208-byte header table, a 1.7 KiB request future) took the
-//! over-allocating aligned path, a few hundred instructions more each time
-//! the free list was empty (purpleprotocol/mimalloc_rust#170, still open).
-//! Here, as in Rust's own `System` allocator, an alignment that every
-//! mimalloc block of that size already has (at most 16, and no larger than
-//! the size) goes to the plain functions; only the rare larger alignments
-//! (tokio's cache-padded task cells) use the aligned ones. Measured with
-//! `bench/callgrind`: 831 fewer instructions per raw read (3.5 %).
+//! size (a 208-byte header table, a 1.7 KiB request future) would take the
+//! slower, over-allocating aligned path whenever the free list is empty
+//! (purpleprotocol/mimalloc_rust#170). Here, as in Rust's own `System`
+//! allocator, an alignment that every mimalloc block of that size already
+//! has (at most 16, and no larger than the size) goes to the plain
+//! functions; only the rare larger alignments (tokio's cache-padded task
+//! cells) use the aligned ones.
 //!
 //! The only `unsafe` code in snip: the allocator interface is unsafe by
 //! definition, and each function below forwards to mimalloc unchanged.

@@ -1,13 +1,13 @@
 //! Bytes from the OS CSPRNG, fetched in bulk for the many creates a thread serves.
 //!
 //! Every `getrandom(2)` is a system call that also sets up a kernel ChaCha
-//! state. A create needs random bytes twice (its ID and its delete token);
-//! one call per create still cost 2.3 % of the server's CPU under a create
-//! flood (perf, session 10). Each thread now fetches 4 KiB at a time and
-//! hands each byte out once: one system call per 64 creates. The bytes are
-//! the OS CSPRNG's own, not a seed for a userspace generator; a byte handed
-//! out is overwritten in the pool, so no later caller (nor a memory dump of
-//! the pool) sees a token that was already given away.
+//! state, and a create needs random bytes twice (its ID and its delete
+//! token), so a call per create would be a real share of a create's cost.
+//! Each thread fetches 4 KiB at a time and hands each byte out once: one
+//! system call per 64 creates. The bytes are the OS CSPRNG's own, not a seed
+//! for a userspace generator; a byte handed out is overwritten in the pool,
+//! so no later caller (nor a memory dump of the pool) sees a token that was
+//! already given away.
 
 use std::cell::RefCell;
 
