@@ -4,7 +4,9 @@
 // Every page a test opens records its requests, console errors, page errors
 // and dialogs; after each test none may have left the server's origin and
 // none may be an error or a dialog. Screenshots of the main pages go to
-// target/e2e-screenshots (ignored by git).
+// target/e2e-screenshots (ignored by git); with SNIP_SCREENSHOTS=1 the
+// README's three screenshots are also written to docs/img, so that ordinary
+// runs never change the tree.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -19,6 +21,10 @@ import { apiCreate, repoRoot, snipBinary, startServer } from './server.mjs';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = join(repoRoot, 'target', 'e2e-screenshots');
 mkdirSync(SHOTS, { recursive: true });
+const DOCS_IMG = process.env.SNIP_SCREENSHOTS ? join(repoRoot, 'docs', 'img') : null;
+if (DOCS_IMG) mkdirSync(DOCS_IMG, { recursive: true });
+/** The README's screenshots: small enough to commit, wide enough to read. */
+const DOCS_VIEWPORT = { width: 1000, height: 700 };
 
 let server;
 let browser;
@@ -81,8 +87,31 @@ async function newPage(options = {}) {
   return { page, context, record };
 }
 
-async function shot(page, name) {
+/** Saves a screenshot; `docs` names the README image it also becomes with SNIP_SCREENSHOTS. */
+async function shot(page, name, docs = null) {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+  if (!DOCS_IMG || !docs) return;
+  const viewport = page.viewportSize();
+  await page.setViewportSize(DOCS_VIEWPORT);
+  await page.screenshot({ path: join(DOCS_IMG, `${docs}.png`), fullPage: false });
+  await page.setViewportSize(viewport);
+}
+
+/** A 1×1 PNG. */
+const DOT_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** Creates a paste from a file picked in the editor and opens it. */
+async function createFromFile(page, file, { encrypt = false } = {}) {
+  await page.goto(`${server.url}/new`);
+  await page.setInputFiles('#file', file);
+  await page.waitForSelector('#attachment:not([hidden])');
+  if (encrypt) await page.check('#encrypt');
+  await page.click('button[type=submit]');
+  await page.waitForSelector('#result:not([hidden])');
+  await page.goto(await page.inputValue('#result-url'));
 }
 
 const PYTHON = `import sys
@@ -123,7 +152,7 @@ describe('creating and viewing', () => {
       await page.fill('#content', PYTHON);
       // Auto-detection names the language while typing.
       await page.waitForFunction(() => document.querySelector('#lang option[value=""]').textContent.includes('Python'));
-      await shot(page, `new-${colorScheme}`);
+      await shot(page, `new-${colorScheme}`, colorScheme === 'light' ? 'new-paste' : null);
       await page.keyboard.press('Control+Enter');
       await page.waitForSelector('#result:not([hidden])');
       await shot(page, `created-${colorScheme}`);
@@ -136,7 +165,7 @@ describe('creating and viewing', () => {
       assert.equal(await page.textContent('.meta .lang'), 'Python');
       assert.equal(await page.$$eval('#code .line', (n) => n.length), PYTHON.split('\n').length - 1);
       assert.ok(await page.isVisible('#delete'), 'the creator sees Delete');
-      await shot(page, `view-${colorScheme}`);
+      await shot(page, `view-${colorScheme}`, colorScheme === 'light' ? 'view' : null);
       await context.close();
     }
   });
@@ -179,24 +208,11 @@ describe('creating and viewing', () => {
   });
 
   test('an attached image is shown inline, a binary file as a download', async () => {
-    const png = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-      'base64',
-    );
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/new`);
-    await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: png });
-    await page.waitForSelector('#attachment:not([hidden])');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#result:not([hidden])');
-    await page.goto(await page.inputValue('#result-url'));
+    await createFromFile(page, { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG });
     const natural = await page.$eval('figure.media img', (img) => img.decode().then(() => img.naturalWidth));
     assert.equal(natural, 1);
-    await page.goto(`${server.url}/new`);
-    await page.setInputFiles('#file', { name: 'blob.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 255, 1, 254]) });
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#result:not([hidden])');
-    await page.goto(await page.inputValue('#result-url'));
+    await createFromFile(page, { name: 'blob.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 255, 1, 254]) });
     assert.match(await page.textContent('#content'), /blob\.bin/);
     assert.ok(await page.isVisible('#content a[href^="/download/"]'));
     await context.close();
@@ -233,7 +249,7 @@ describe('burn after reading', () => {
       await page.goto(`${server.url}/${id}`);
       await page.waitForSelector('#reveal button');
       assert.ok(!(await page.content()).includes(secret));
-      await shot(page, `burn-${colorScheme}`);
+      await shot(page, `burn-${colorScheme}`, colorScheme === 'light' ? 'burn' : null);
       await context.close();
     }
     // Loading the page (twice) consumed nothing.
@@ -513,17 +529,8 @@ describe('more ways in', () => {
   });
 
   test('an encrypted image is decrypted and shown inline', async () => {
-    const png = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-      'base64',
-    );
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/new`);
-    await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: png });
-    await page.check('#encrypt');
-    await page.click('button[type=submit]');
-    await page.waitForSelector('#result:not([hidden])');
-    await page.goto(await page.inputValue('#result-url'));
+    await createFromFile(page, { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG }, { encrypt: true });
     // The image is inserted after the page fetched and decrypted the body;
     // $eval does not wait for it.
     await page.waitForSelector('figure.media img');
