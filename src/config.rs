@@ -17,7 +17,8 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use ipnet::IpNet;
 
-use crate::core::tenant::Rate;
+use crate::core::tenant::{Rate, TenantError};
+use crate::core::units::{self, UnitError, parse_duration, parse_size};
 use crate::core::{Ttl, id};
 use crate::http::{AnonymousPolicy, ProxyConfig, ProxyHeaders};
 use crate::store::{Durability, Location, OpenOptions};
@@ -96,11 +97,11 @@ pub struct ServeArgs {
     pub max_storage: Option<u64>,
 
     /// Lifetime of pastes that do not ask for one (30s, 10m, 1h, 1d, 1w or never).
-    #[arg(long, env = "SNIP_DEFAULT_TTL", default_value = "never", value_parser = parse_ttl)]
+    #[arg(long, env = "SNIP_DEFAULT_TTL", default_value = "never", value_parser = Ttl::parse)]
     pub default_ttl: Ttl,
 
     /// Longest lifetime a paste may ask for (never: no limit).
-    #[arg(long, env = "SNIP_MAX_TTL", default_value = "never", value_parser = parse_ttl)]
+    #[arg(long, env = "SNIP_MAX_TTL", default_value = "never", value_parser = Ttl::parse)]
     pub max_ttl: Ttl,
 
     /// fsync every write before acknowledging it (power-loss safe; concurrent
@@ -244,11 +245,8 @@ impl TlsArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interval(pub Option<Duration>);
 
-fn parse_interval(input: &str) -> Result<Interval, String> {
-    if input.trim().eq_ignore_ascii_case("off") {
-        return Ok(Interval(None));
-    }
-    parse_duration(input).map(|d| Interval(Some(d)))
+fn parse_interval(input: &str) -> Result<Interval, UnitError> {
+    units::unless(input, "off", parse_duration).map(Interval)
 }
 
 /// A DNS name an ACME CA can issue for: letters, digits, `-` and `.`, no wildcard.
@@ -443,37 +441,6 @@ fn flags_from_toml(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
     Ok(flags)
 }
 
-/// Parses `1234`, `512KiB`, `16MiB`, `1GiB` (also `KB`/`MB`/`GB` as powers of 1000).
-pub fn parse_size(input: &str) -> Result<u64, String> {
-    let input = input.trim();
-    let split = input
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(input.len());
-    let (digits, unit) = input.split_at(split);
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("{input:?} is not a size like 16MiB"))?;
-    let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kib" => 1 << 10,
-        "m" | "mib" => 1 << 20,
-        "g" | "gib" => 1 << 30,
-        "t" | "tib" => 1 << 40,
-        "kb" => 1_000,
-        "mb" => 1_000_000,
-        "gb" => 1_000_000_000,
-        "tb" => 1_000_000_000_000,
-        _ => {
-            return Err(format!(
-                "{input:?} has an unknown unit; use B, KiB, MiB, GiB, KB, MB or GB"
-            ));
-        }
-    };
-    number
-        .checked_mul(factor)
-        .ok_or_else(|| format!("{input:?} is too large"))
-}
-
 fn parse_id_length(input: &str) -> Result<usize, String> {
     let range = id::MIN_RANDOM_LEN..=id::MAX_RANDOM_LEN;
     input
@@ -497,13 +464,8 @@ pub enum LogFormat {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateSetting(pub Option<Rate>);
 
-fn parse_rate(input: &str) -> Result<RateSetting, String> {
-    if input.trim().eq_ignore_ascii_case("off") {
-        return Ok(RateSetting(None));
-    }
-    Rate::parse(input)
-        .map(|r| RateSetting(Some(r)))
-        .map_err(|e| e.to_string())
+fn parse_rate(input: &str) -> Result<RateSetting, TenantError> {
+    units::unless(input, "off", Rate::parse).map(RateSetting)
 }
 
 /// A secret from the command line or environment; `Debug` never shows it.
@@ -526,32 +488,9 @@ impl std::str::FromStr for Secret {
     }
 }
 
-fn parse_ttl(input: &str) -> Result<Ttl, String> {
-    Ttl::parse(input).map_err(|e| e.to_string())
-}
-
-fn parse_duration(input: &str) -> Result<Duration, String> {
-    match Ttl::parse(input) {
-        Ok(Ttl::After(d)) => Ok(d),
-        _ => Err(format!("{input:?} is not a duration like 30s or 5m")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Sizes parse with binary and decimal units and refuse nonsense.
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("1234"), Ok(1234));
-        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
-        assert_eq!(parse_size("1 GiB"), Ok(1 << 30));
-        assert_eq!(parse_size("2KB"), Ok(2000));
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("5 parsecs").is_err());
-        assert!(parse_size("99999999999TiB").is_err());
-    }
 
     /// Domain names and email addresses for ACME are checked at startup.
     #[test]
