@@ -21,6 +21,7 @@ use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, UnitError, parse_duration, parse_size};
 use crate::core::{Ttl, id};
 use crate::http::{AnonymousPolicy, ProxyConfig, ProxyHeaders};
+use crate::logging::LogFormat;
 use crate::store::{Durability, Location, OpenOptions};
 
 /// snip: a simple, fast, self-hosted pastebin.
@@ -448,16 +449,6 @@ fn parse_id_length(input: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| range.contains(n))
         .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
-}
-
-/// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum LogFormat {
-    /// Human-readable lines.
-    #[default]
-    Text,
-    /// One JSON object per line.
-    Json,
 }
 
 /// A rate limit, or `off`.

@@ -12,13 +12,21 @@ use std::time::SystemTime;
 
 use tracing_subscriber::EnvFilter;
 
-use crate::config::LogFormat;
-
 pub mod request;
 pub mod sink;
 
 pub use request::RequestLine;
 use sink::{Flusher, Sink};
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line.
+    Json,
+}
 
 /// Where request lines go, once [`init`] ran.
 static INSTALLED: OnceLock<Installed> = OnceLock::new();

@@ -16,7 +16,7 @@ use std::io::Write as _;
 use std::net::IpAddr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::config::LogFormat;
+use super::LogFormat;
 
 /// The target request lines are logged under (`--log snip::request=…`).
 pub const TARGET: &str = "snip::request";
