@@ -53,5 +53,5 @@ fn main() -> ExitCode {
 async fn serve(args: config::ServeArgs) -> anyhow::Result<()> {
     // Dropped after the server stops: writes out the last buffered lines.
     let _logs = snip::logging::init(&args.log, args.log_format)?;
-    snip::server::serve(args).await
+    snip::server::serve(args.server_config()?).await
 }

@@ -15,8 +15,8 @@ use clap::Args;
 use tokio::io::AsyncWriteExt;
 
 use super::auth::secret;
+use super::store_args::StoreArgs;
 use super::{base_url, check, client};
-use crate::config::StoreArgs;
 use crate::store::transfer::{self, Summary};
 use crate::store::{self, Location, OpenOptions, Store};
 

@@ -1,6 +1,8 @@
 //! The `snip` client commands: a thin layer over the HTTP API. `put`, `get`
 //! and `delete` live here, `list` and `shorten` in [`user`], the admin
 //! commands in [`admin`]. All send the tenant token of [`auth`] when there is one.
+//! `backup`, `restore` and `migrate` live in [`backup`], with the store flags
+//! of [`store_args`] that `snip serve` shares.
 //!
 //! With `put --encrypt` the client seals each paste in an envelope
 //! ([`crate::core::envelope`]) before upload and prints `URL#KEY`; the key
@@ -19,10 +21,12 @@ use crate::core::envelope::{self, EnvelopeError, Key};
 pub mod admin;
 pub mod auth;
 pub mod backup;
+pub mod store_args;
 mod tokens;
 pub mod user;
 
 pub use auth::TokenArg;
+pub use store_args::StoreArgs;
 pub use user::{ListArgs, ShortenArgs};
 
 /// Where the client sends requests.
