@@ -1,11 +1,11 @@
 //! The per-request log line, formatted by hand.
 //!
-//! Every request gets one line, so its cost is paid at full request rate:
-//! through `tracing-subscriber`'s formatter it was about 12,000 instructions
-//! (field visitors, `fmt` machinery, the timestamp's calendar arithmetic),
-//! a quarter of a raw read. This writes the same line, in the same text or
-//! JSON shape as the formatter's, with integer formatting by `itoa` and the
-//! timestamp's date and time of day formatted once per second per thread.
+//! Every request gets one line, so its cost is paid at full request rate,
+//! and `tracing-subscriber`'s formatter spends it on field visitors, `fmt`
+//! machinery and the timestamp's calendar arithmetic. This writes the same
+//! line, in the same text or JSON shape as the formatter's, with integer
+//! formatting by `itoa` and the timestamp's date and time of day formatted
+//! once per second per thread.
 //!
 //! The line is still governed by `--log`: [`enabled`] asks `tracing` whether
 //! `snip::request` is on at INFO (once, when logging is installed), so
