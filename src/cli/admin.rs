@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::auth::secret;
-use super::{base_url, check, client};
+use super::{base_url, client, send};
 use crate::core::tenant::Rate;
 use crate::core::units::{self, parse_size};
 
@@ -205,11 +205,7 @@ impl Admin {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {url}"))?;
-        let text = check(response).await?.text().await?;
+        let text = send(request, &url).await?.text().await?;
         if text.trim().is_empty() {
             return Ok(Value::Null);
         }
