@@ -12,7 +12,8 @@ fn main() -> ExitCode {
     let cli = match config::parse() {
         Ok(cli) => cli,
         Err(e) => {
-            eprintln!("snip: {e:#}");
+            // Through anyhow, whose alternate form appends the causes like every other error snip prints.
+            eprintln!("snip: {:#}", anyhow::Error::new(e));
             return ExitCode::from(2);
         }
     };

@@ -17,10 +17,11 @@
 pub mod serve;
 pub mod tls;
 
-use anyhow::{Context, bail};
+use std::path::{Path, PathBuf};
+
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-pub use serve::{ConfigError, ServeArgs};
+pub use serve::ServeArgs;
 pub use tls::TlsArgs;
 
 /// snip: a simple, fast, self-hosted pastebin.
@@ -68,8 +69,51 @@ pub enum Command {
     Migrate(crate::cli::backup::MigrateArgs),
 }
 
+/// Why the command line or the config file does not make a configuration.
+/// Each message names the file; print it with its sources (`{:#}` of an
+/// `anyhow::Error`) to see clap's complaint.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file cannot be read.
+    #[error("cannot read config file {}: {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The config file is not TOML.
+    #[error("config file {} is not valid TOML: {error}", path.display())]
+    Toml {
+        path: PathBuf,
+        error: toml::de::Error,
+    },
+    /// The config file names another config file.
+    #[error("config file {}: 'config' cannot be set inside a config file", path.display())]
+    NestedConfig { path: PathBuf },
+    /// A value that is not a boolean, string or integer.
+    #[error("config file {}: {key} has an unsupported value {value}", path.display())]
+    UnsupportedValue {
+        path: PathBuf,
+        key: String,
+        value: toml::Value,
+    },
+    /// The file's settings, with the command line, are refused by clap (the
+    /// source, which a caller prints after this).
+    #[error("in config file {}", path.display())]
+    InFile {
+        path: PathBuf,
+        #[source]
+        error: clap::Error,
+    },
+    /// The command line is refused by clap.
+    #[error(transparent)]
+    Clap(#[from] clap::Error),
+    /// `--proxy-protocol` without anyone allowed to send the header.
+    #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
+    ProxyProtocolWithoutTrustedProxy,
+}
+
 /// Parses the command line, applying the TOML file named by `--config`.
-pub fn parse() -> anyhow::Result<Cli> {
+pub fn parse() -> Result<Cli, ConfigError> {
     let args: Vec<String> = std::env::args().collect();
     let first = Cli::parse_from(&args);
     let config = match &first.command {
@@ -80,9 +124,18 @@ pub fn parse() -> anyhow::Result<Cli> {
     let Some(path) = config else {
         return Ok(first);
     };
-    let file_flags = flags_from_toml(&path)?;
-    let mut merged = vec![args[0].clone()];
-    let rest = &args[1..];
+    let merged = with_file_flags(&args, flags_from_toml(&path)?);
+    let matches = Cli::command()
+        .try_get_matches_from(merged)
+        .map_err(|error| ConfigError::InFile { path, error })?;
+    Ok(Cli::from_arg_matches(&matches)?)
+}
+
+/// The command line with the config file's flags placed before the real
+/// arguments (after `serve`, if given), so that the real ones win.
+fn with_file_flags(args: &[String], file_flags: Vec<String>) -> Vec<String> {
+    let mut merged: Vec<String> = args.iter().take(1).cloned().collect();
+    let rest = args.get(1..).unwrap_or_default();
     match rest.first().map(String::as_str) {
         Some("serve") => {
             merged.push("serve".into());
@@ -94,27 +147,26 @@ pub fn parse() -> anyhow::Result<Cli> {
             merged.extend(rest.iter().cloned());
         }
     }
-    let matches = Cli::command()
-        .try_get_matches_from(merged)
-        .with_context(|| format!("in config file {}", path.display()))?;
-    Ok(Cli::from_arg_matches(&matches)?)
+    merged
 }
 
 /// Turns `key = value` lines into `--key=value` flags, skipping keys set in the environment.
-fn flags_from_toml(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read config file {}", path.display()))?;
-    let table: toml::Table = text
-        .parse()
-        .with_context(|| format!("config file {} is not valid TOML", path.display()))?;
+fn flags_from_toml(path: &Path) -> Result<Vec<String>, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+        path: path.to_owned(),
+        error,
+    })?;
+    let table: toml::Table = text.parse().map_err(|error| ConfigError::Toml {
+        path: path.to_owned(),
+        error,
+    })?;
     let mut flags = Vec::new();
     for (key, value) in table {
         let key = key.replace('_', "-");
         if key == "config" {
-            bail!(
-                "config file {}: 'config' cannot be set inside a config file",
-                path.display()
-            );
+            return Err(ConfigError::NestedConfig {
+                path: path.to_owned(),
+            });
         }
         let env = format!("SNIP_{}", key.to_ascii_uppercase().replace('-', "_"));
         if std::env::var_os(&env).is_some() {
@@ -125,10 +177,13 @@ fn flags_from_toml(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
             toml::Value::Boolean(false) => {}
             toml::Value::String(s) => flags.push(format!("--{key}={s}")),
             toml::Value::Integer(i) => flags.push(format!("--{key}={i}")),
-            other => bail!(
-                "config file {}: {key} has an unsupported value {other}",
-                path.display()
-            ),
+            value => {
+                return Err(ConfigError::UnsupportedValue {
+                    path: path.to_owned(),
+                    key,
+                    value,
+                });
+            }
         }
     }
     Ok(flags)

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use ipnet::IpNet;
 
+use super::ConfigError;
 use super::tls::TlsArgs;
 use crate::cli::StoreArgs;
 use crate::core::paste::hash_token;
@@ -18,14 +19,6 @@ use crate::http::{AnonymousPolicy, AuthConfig, Limit, Limits, ProxyConfig, Proxy
 use crate::logging::LogFormat;
 use crate::server::ServerConfig;
 use crate::store::{Durability, OpenOptions};
-
-/// Why the flags do not make a server.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    /// `--proxy-protocol` without anyone allowed to send the header.
-    #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
-    ProxyProtocolWithoutTrustedProxy,
-}
 
 /// Options of the server.
 #[derive(Debug, Clone, Args)]
