@@ -2,14 +2,21 @@
 //!
 //! # Layout
 //!
-//! - [`core`]: no I/O. Paste IDs with their check character ([`core::id`]), the
-//!   paste model, TTLs and the content-type policy ([`core::paste`]), and the
-//!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`).
-//! - [`store`]: the [`store::Store`] trait every backend implements,
-//!   [`store::open`] choosing one from `--store`, the embedded fjall backend
-//!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL
-//!   backend for several instances ([`store::postgres`]), and backup/restore
-//!   ([`store::transfer`]) in the `.snipdump` format ([`store::dump`]).
+//! Modules are listed from the top of the import graph down; each imports
+//! only modules below it.
+//!
+//! - [`config`]: flags, environment variables and the TOML file, parsed by
+//!   clap ([`config::serve`], [`config::tls`]) and mapped onto the settings
+//!   each layer owns: [`server::ServerConfig`], [`tls::TlsConfig`],
+//!   [`logging::LogFormat`], the `http` limits.
+//! - [`cli`]: the `snip put/get/delete/list/shorten` client, `snip admin`, and
+//!   `snip backup/restore/migrate` with the store flags they share with
+//!   `serve` ([`cli::store_args`]).
+//! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown;
+//!   beside it what happens to a connection before HTTP: the PROXY protocol
+//!   header ([`server::proxy_protocol`]) and the header-read deadline, one
+//!   timer per connection ([`server::header_timer`]); and the background
+//!   task that deletes expired pastes ([`server::sweeper`]).
 //! - [`http`]: the axum router behind a shortcut for the three hot routes
 //!   ([`http::make_app`], [`http::hot`]; served by [`server::run`]), one module per feature
 //!   (create, read, delete, meta), HTML pages, and the single place where errors
@@ -19,14 +26,17 @@
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
 //!   lock-free recording, and [`metrics::store::MeteredStore`], which times
 //!   every store operation and counts paste events.
-//! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown;
-//!   [`header_timer`]: the header-read deadline, one timer per connection.
-//! - [`proxy_protocol`]: the PROXY protocol header a TCP proxy may send first.
-//! - [`sweeper`]: deletes expired pastes in the background.
 //! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
 //!   HTTP/2 by ALPN, the plain-HTTP redirect.
-//! - [`cli`]: the `snip put/get/delete` client, and `snip backup/restore/migrate`.
-//! - [`config`]: flags, environment variables and the TOML file, parsed by clap.
+//! - [`store`]: the [`store::Store`] trait every backend implements,
+//!   [`store::open`] choosing one from `--store`, the embedded fjall backend
+//!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL
+//!   backend for several instances ([`store::postgres`]), and backup/restore
+//!   ([`store::transfer`]) in the `.snipdump` format ([`store::dump`]).
+//! - [`core`]: no I/O. Paste IDs with their check character ([`core::id`]), the
+//!   paste model, TTLs and the content-type policy ([`core::paste`]), the
+//!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`),
+//!   and the parsers of sizes and durations ([`core::units`]).
 //!
 //! `main.rs` only parses the command line and dispatches; [`allocator`] is
 //! the global allocator it installs (mimalloc).
@@ -35,12 +45,9 @@ pub mod allocator;
 pub mod cli;
 pub mod config;
 pub mod core;
-pub mod header_timer;
 pub mod http;
 pub mod logging;
 pub mod metrics;
-pub mod proxy_protocol;
 pub mod server;
 pub mod store;
-pub mod sweeper;
 pub mod tls;

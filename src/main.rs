@@ -12,7 +12,8 @@ fn main() -> ExitCode {
     let cli = match config::parse() {
         Ok(cli) => cli,
         Err(e) => {
-            eprintln!("snip: {e:#}");
+            // Through anyhow, whose alternate form appends the causes like every other error snip prints.
+            eprintln!("snip: {:#}", anyhow::Error::new(e));
             return ExitCode::from(2);
         }
     };
@@ -53,5 +54,5 @@ fn main() -> ExitCode {
 async fn serve(args: config::ServeArgs) -> anyhow::Result<()> {
     // Dropped after the server stops: writes out the last buffered lines.
     let _logs = snip::logging::init(&args.log, args.log_format)?;
-    snip::server::serve(args).await
+    snip::server::serve(args.server_config()?).await
 }

@@ -11,9 +11,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::auth::secret;
-use super::{base_url, check, client};
-use crate::config::parse_size;
+use super::{base_url, client, send};
 use crate::core::tenant::Rate;
+use crate::core::units::{self, parse_size};
 
 /// `snip admin`.
 #[derive(Debug, Clone, Args)]
@@ -116,14 +116,13 @@ impl<T: serde::Serialize> Setting<T> {
     }
 }
 
-fn setting<T>(
+fn setting<T, E: std::fmt::Display>(
     input: &str,
-    parse: impl Fn(&str) -> Result<T, String>,
+    parse: impl Fn(&str) -> Result<T, E>,
 ) -> Result<Setting<T>, String> {
-    if input.trim().eq_ignore_ascii_case("none") {
-        Ok(Setting::Remove)
-    } else {
-        parse(input).map(Setting::Set)
+    match units::unless(input, "none", parse) {
+        Ok(value) => Ok(value.map_or(Setting::Remove, Setting::Set)),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -132,11 +131,7 @@ fn size_setting(input: &str) -> Result<Setting<u64>, String> {
 }
 
 fn rate_setting(input: &str) -> Result<Setting<String>, String> {
-    setting(input, |s| {
-        Rate::parse(s)
-            .map(|r| r.to_string())
-            .map_err(|e| e.to_string())
-    })
+    setting(input, |s| Rate::parse(s).map(|r| r.to_string()))
 }
 
 fn burst_setting(input: &str) -> Result<Setting<u32>, String> {
@@ -210,11 +205,7 @@ impl Admin {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let response = request
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {url}"))?;
-        let text = check(response).await?.text().await?;
+        let text = send(request, &url).await?.text().await?;
         if text.trim().is_empty() {
             return Ok(Value::Null);
         }

@@ -15,8 +15,8 @@ use clap::Args;
 use tokio::io::AsyncWriteExt;
 
 use super::auth::secret;
-use super::{base_url, check, client};
-use crate::config::StoreArgs;
+use super::store_args::StoreArgs;
+use super::{base_url, client, send};
 use crate::store::transfer::{self, Summary};
 use crate::store::{self, Location, OpenOptions, Store};
 
@@ -121,13 +121,8 @@ async fn backup_server(args: &BackupArgs, out: &Path) -> anyhow::Result<Summary>
     let token = secret(args.admin_token_file.as_deref(), "SNIP_ADMIN_TOKEN")?
         .context("no admin token: set SNIP_ADMIN_TOKEN or pass --admin-token-file (or read the store directly with --store)")?;
     let url = base_url(&args.server)?.join("api/admin/backup")?;
-    let response = client()?
-        .get(url.clone())
-        .bearer_auth(token)
-        .send()
-        .await
-        .with_context(|| format!("cannot reach {url}"))?;
-    let mut response = check(response).await?;
+    let request = client()?.get(url.clone()).bearer_auth(token);
+    let mut response = send(request, &url).await?;
     let mut file = tokio::fs::File::create(out)
         .await
         .with_context(|| format!("cannot create {}", out.display()))?;

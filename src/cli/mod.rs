@@ -1,6 +1,8 @@
 //! The `snip` client commands: a thin layer over the HTTP API. `put`, `get`
 //! and `delete` live here, `list` and `shorten` in [`user`], the admin
 //! commands in [`admin`]. All send the tenant token of [`auth`] when there is one.
+//! `backup`, `restore` and `migrate` live in [`backup`], with the store flags
+//! of [`store_args`] that `snip serve` shares.
 //!
 //! With `put --encrypt` the client seals each paste in an envelope
 //! ([`crate::core::envelope`]) before upload and prints `URL#KEY`; the key
@@ -13,16 +15,19 @@ use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 use crate::core::envelope::{self, EnvelopeError, Key};
 
 pub mod admin;
 pub mod auth;
 pub mod backup;
+pub mod store_args;
 mod tokens;
 pub mod user;
 
 pub use auth::TokenArg;
+pub use store_args::StoreArgs;
 pub use user::{ListArgs, ShortenArgs};
 
 /// Where the client sends requests.
@@ -136,6 +141,31 @@ pub(crate) async fn check(response: reqwest::Response) -> anyhow::Result<reqwest
     bail!("server answered {status}: {message}")
 }
 
+/// Sends `request`, naming `server` if it cannot be reached, and turns an
+/// error status into an error carrying the server's message.
+pub(crate) async fn send(
+    request: reqwest::RequestBuilder,
+    server: &Url,
+) -> anyhow::Result<reqwest::Response> {
+    let response = request
+        .send()
+        .await
+        .with_context(|| format!("cannot reach {server}"))?;
+    check(response).await
+}
+
+/// [`send`], then the JSON of the server's answer.
+pub(crate) async fn send_json<T: DeserializeOwned>(
+    request: reqwest::RequestBuilder,
+    server: &Url,
+) -> anyhow::Result<T> {
+    send(request, server)
+        .await?
+        .json()
+        .await
+        .context("unexpected answer from the server")
+}
+
 /// `snip put`: uploads each file (or stdin) and prints one URL per paste.
 pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     let client = client()?;
@@ -197,19 +227,12 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             }
             (body, None)
         };
-        let response = auth::authorize(client.post(base.clone()), token.as_deref())
+        let request = auth::authorize(client.post(base.clone()), token.as_deref())
             .query(&query)
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
-            .body(body)
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {base}"))?;
-        let created: Created = check(response)
-            .await?
-            .json()
-            .await
-            .context("unexpected answer from the server")?;
+            .body(body);
+        let created: Created = send_json(request, &base).await?;
         if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
@@ -238,20 +261,12 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     let token = args.auth.token()?;
     // Ask first (this never burns): a burn paste must not be destroyed by a
     // reader who cannot decrypt it.
-    let info: PasteInfo = check(
-        auth::authorize(
-            client.get(target.endpoint("api/pastes/")?),
-            token.as_deref(),
-        )
-        .header(reqwest::header::ACCEPT, "application/json")
-        .send()
-        .await
-        .with_context(|| format!("cannot reach {}", target.base))?,
+    let request = auth::authorize(
+        client.get(target.endpoint("api/pastes/")?),
+        token.as_deref(),
     )
-    .await?
-    .json()
-    .await
-    .context("unexpected answer from the server")?;
+    .header(reqwest::header::ACCEPT, "application/json");
+    let info: PasteInfo = send_json(request, &target.base).await?;
     let key = match (info.encrypted, target.fragment.as_deref()) {
         (true, None) => bail!(
             "the link has no #key: this paste is encrypted, and only the full link \
@@ -376,11 +391,7 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     if let Some(token) = token {
         request = request.header("x-delete-token", token);
     }
-    let response = request
-        .send()
-        .await
-        .with_context(|| format!("cannot reach {}", target.base))?;
-    check(response).await?;
+    send(request, &target.base).await?;
     if let Err(e) = tokens::forget(url.as_str()) {
         eprintln!("snip: warning: could not update the token file: {e:#}");
     }

@@ -1,12 +1,12 @@
 //! `snip list` (the tenant's pastes, through `GET /api/pastes`) and
 //! `snip shorten` (a short link, through `POST /?url=…`).
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Args;
 use serde::Deserialize;
 
 use super::auth::{TokenArg, authorize};
-use super::{ServerArg, base_url, check, client};
+use super::{ServerArg, base_url, client, send_json};
 
 /// `snip list`.
 #[derive(Debug, Clone, Args)]
@@ -73,16 +73,8 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         if let Some(cursor) = &cursor {
             query.push(("cursor", cursor.clone()));
         }
-        let response = authorize(client.get(url.clone()), Some(&token))
-            .query(&query)
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {url}"))?;
-        let page: Page = check(response)
-            .await?
-            .json()
-            .await
-            .context("unexpected answer from the server")?;
+        let request = authorize(client.get(url.clone()), Some(&token)).query(&query);
+        let page: Page = send_json(request, &url).await?;
         for paste in page.pastes {
             let name = paste.name.as_deref().unwrap_or("-");
             println!("{}\t{}\t{}\t{name}", paste.id, paste.size, paste.created_at);
@@ -108,17 +100,10 @@ pub async fn shorten(args: ShortenArgs) -> anyhow::Result<()> {
     if let Some(ttl) = &args.ttl {
         query.push(("ttl", ttl.clone()));
     }
-    let response = authorize(client.post(base.clone()), token.as_deref())
+    let request = authorize(client.post(base.clone()), token.as_deref())
         .query(&query)
-        .header(reqwest::header::ACCEPT, "application/json")
-        .send()
-        .await
-        .with_context(|| format!("cannot reach {base}"))?;
-    let created: Created = check(response)
-        .await?
-        .json()
-        .await
-        .context("unexpected answer from the server")?;
+        .header(reqwest::header::ACCEPT, "application/json");
+    let created: Created = send_json(request, &base).await?;
     println!("{}", created.url);
     Ok(())
 }

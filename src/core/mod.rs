@@ -1,11 +1,12 @@
 //! The I/O-free core shared by the server and the CLI: IDs, the paste model,
-//! and the end-to-end encryption envelope.
+//! the end-to-end encryption envelope, and the parsers of sizes and durations.
 
 pub mod envelope;
 pub mod id;
 pub mod paste;
 pub mod random;
 pub mod tenant;
+pub mod units;
 
 pub use id::{IdError, PasteId};
 pub use paste::{PasteMeta, Ttl, UnixTime, Visibility};

@@ -1,12 +1,11 @@
 //! Where every log line goes: an in-memory buffer that a background thread
 //! writes to stderr in batches.
 //!
-//! Writing each line with its own `write(2)` cost a system call per request
-//! and made the two runtime workers contend for stderr's lock (a futex call
-//! for every other request under load). Here a line is a `memcpy` into a
-//! shared buffer under a briefly held mutex; the first line into an empty
-//! buffer wakes the flusher, which waits [`GATHER`] for more and writes the
-//! whole batch at once. An idle server writes nothing and the flusher sleeps
+//! Writing each line with its own `write(2)` would cost a system call per
+//! request and make the runtime's workers contend for stderr's lock. Here a
+//! line is a `memcpy` into a shared buffer under a briefly held mutex; the
+//! first line into an empty buffer wakes the flusher, which waits [`GATHER`]
+//! for more and writes the whole batch at once. An idle server writes nothing and the flusher sleeps
 //! on a condition variable, so it costs no CPU.
 //!
 //! Order is kept: batches leave in the order their lines arrived. Warnings

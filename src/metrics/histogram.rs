@@ -1,11 +1,10 @@
 //! A latency histogram that records with atomics only.
 //!
 //! `prometheus-client`'s own `Histogram` takes a mutex on every `observe`;
-//! on the read path (tens of thousands of requests a second on two cores)
-//! that lock would be shared by every connection. This one keeps one
-//! `AtomicU64` per bucket plus the count and the sum (in nanoseconds), so
-//! recording is a bucket search over a dozen integers and three relaxed
-//! atomic adds. A scrape reads the atomics one by one, so it can see a
+//! on the read path that lock would be taken by every request of every
+//! connection. This one keeps one `AtomicU64` per bucket plus the count and
+//! the sum (in nanoseconds), so recording is a bucket search over a dozen
+//! integers and three relaxed atomic adds. A scrape reads the atomics one by one, so it can see a
 //! sample in `count` that is not yet in its bucket; Prometheus tolerates
 //! that, and the next scrape is exact.
 

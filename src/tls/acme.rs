@@ -26,7 +26,9 @@ use rustls::sign::CertifiedKey;
 use rustls_pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
 
 use super::{CertResolver, Loaded, TlsError, load_pem, provider, unix_now, unix_to_rfc3339};
-use crate::config::TlsArgs;
+
+/// The default ACME directory: Let's Encrypt's production CA.
+pub const LETS_ENCRYPT: &str = "https://acme-v02.api.letsencrypt.org/directory";
 
 /// First wait after a failed attempt; doubled on each failure up to [`RETRY_MAX`].
 const RETRY_MIN: Duration = Duration::from_secs(10);
@@ -82,14 +84,22 @@ pub struct AcmeConfig {
 }
 
 impl AcmeConfig {
-    /// The configuration from the flags; the cache goes under `data_dir/acme/`.
-    pub fn from_args(args: &TlsArgs, data_dir: &Path) -> Self {
+    /// The configuration for `domains` from the CA at `directory`; the
+    /// cache goes under `data_dir/acme/`, in a directory of the CA's own.
+    pub fn new(
+        domains: Vec<String>,
+        email: String,
+        directory: String,
+        ca_root: Option<PathBuf>,
+        data_dir: &Path,
+    ) -> Self {
+        let cache_dir = data_dir.join("acme").join(cache_name(&directory));
         Self {
-            domains: args.acme_domain.clone(),
-            email: args.acme_email.clone().unwrap_or_default(),
-            directory: args.acme_directory.clone(),
-            ca_root: args.acme_ca_root.clone(),
-            cache_dir: data_dir.join("acme").join(cache_name(&args.acme_directory)),
+            domains,
+            email,
+            directory,
+            ca_root,
+            cache_dir,
         }
     }
 

@@ -26,8 +26,6 @@ use rustls::sign::CertifiedKey;
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
-use crate::config::TlsArgs;
-
 /// The ALPN protocol of ACME's TLS-ALPN-01 challenge (RFC 8737).
 pub const ACME_TLS_ALPN: &[u8] = b"acme-tls/1";
 
@@ -248,6 +246,32 @@ pub fn server_config(resolver: Arc<CertResolver>, acme: bool) -> Result<ServerCo
     Ok(config)
 }
 
+/// Where the certificates come from; `config` maps the flags onto it.
+#[derive(Debug, Clone)]
+pub enum TlsConfig {
+    /// A certificate chain and its key, read from files and re-read when they change.
+    Files {
+        /// The chain (PEM, leaf first).
+        cert: PathBuf,
+        /// The private key (PEM).
+        key: PathBuf,
+        /// How often the files are checked for changes (`None`: only on SIGHUP).
+        reload_interval: Option<Duration>,
+    },
+    /// Certificates obtained and renewed from an ACME CA.
+    Acme(acme::AcmeConfig),
+}
+
+impl TlsConfig {
+    /// The first domain ACME gets certificates for, if certificates come from ACME.
+    pub fn acme_domain(&self) -> Option<&str> {
+        match self {
+            Self::Files { .. } => None,
+            Self::Acme(acme) => acme.domains.first().map(String::as_str),
+        }
+    }
+}
+
 /// HTTPS, ready to accept: the acceptor for the listener and the resolver behind it.
 pub struct Tls {
     /// Performs handshakes.
@@ -257,39 +281,40 @@ pub struct Tls {
 }
 
 impl Tls {
-    /// Sets up HTTPS from the flags, or returns `None` when it is off. With
-    /// certificate files they must load now (a bad file is a startup error);
-    /// then a task watches them. With ACME a cached certificate is served at
-    /// once and a task obtains or renews it.
-    pub async fn start(args: &TlsArgs, data_dir: &Path) -> anyhow::Result<Option<Self>> {
+    /// Sets up HTTPS. Certificate files must load now (a bad file is a
+    /// startup error); then a task watches them. With ACME a cached
+    /// certificate is served at once and a task obtains or renews it.
+    pub async fn start(config: &TlsConfig) -> anyhow::Result<Self> {
         let resolver = Arc::new(CertResolver::default());
-        let acme = !args.acme_domain.is_empty();
-        if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
-            let loaded = load_files(cert, key)?;
-            tracing::info!(
-                names = ?loaded.names,
-                expires = %unix_to_rfc3339(loaded.not_after),
-                "TLS certificate loaded from {}",
-                cert.display()
-            );
-            resolver.install(loaded);
-            tokio::spawn(reload::watch(
-                resolver.clone(),
-                cert.clone(),
-                key.clone(),
-                args.tls_reload_interval.0,
-            ));
-        } else if acme {
-            let config = acme::AcmeConfig::from_args(args, data_dir);
-            acme::start(config, resolver.clone()).await?;
-        } else {
-            return Ok(None);
+        match config {
+            TlsConfig::Files {
+                cert,
+                key,
+                reload_interval,
+            } => {
+                let loaded = load_files(cert, key)?;
+                tracing::info!(
+                    names = ?loaded.names,
+                    expires = %unix_to_rfc3339(loaded.not_after),
+                    "TLS certificate loaded from {}",
+                    cert.display()
+                );
+                resolver.install(loaded);
+                tokio::spawn(reload::watch(
+                    resolver.clone(),
+                    cert.clone(),
+                    key.clone(),
+                    *reload_interval,
+                ));
+            }
+            TlsConfig::Acme(acme) => acme::start(acme.clone(), resolver.clone()).await?,
         }
-        let config = server_config(resolver.clone(), acme)?;
-        Ok(Some(Self {
-            acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+        let acme = matches!(config, TlsConfig::Acme(_));
+        let server_config = server_config(resolver.clone(), acme)?;
+        Ok(Self {
+            acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(server_config)),
             resolver,
-        }))
+        })
     }
 
     /// The counters shared with the metrics.

@@ -3,7 +3,14 @@
 //!
 //! The accept loop drives hyper directly (rather than `axum::serve`) because it
 //! needs hyper's header-read timeout, which bounds how long a slow or idle
-//! client can hold a connection.
+//! client can hold a connection. What happens to a connection before HTTP
+//! lives beside it: the PROXY protocol header ([`proxy_protocol`]) and the
+//! header-read deadline ([`header_timer`]); [`sweeper`] is the background
+//! task that deletes expired pastes.
+
+pub mod header_timer;
+pub mod proxy_protocol;
+pub mod sweeper;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -20,23 +27,75 @@ use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::config::ServeArgs;
-use crate::core::paste::hash_token;
-use crate::header_timer::HeaderTimer;
 use crate::http::{
     App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits, make_app,
     openapi, ops,
 };
 use crate::metrics::Metrics;
 use crate::metrics::store::MeteredStore;
-use crate::proxy_protocol;
-use crate::store::{self, Store};
-use crate::sweeper;
-use crate::tls::Tls;
+use crate::store::{self, Location, OpenOptions, Store};
 use crate::tls::conn::TlsConnections;
+use crate::tls::{Tls, TlsConfig};
+use header_timer::HeaderTimer;
 
 /// How long in-flight requests get to finish after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// What `snip serve` runs with; `config` maps the flags onto it.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address and port to listen on (port 0 picks a free port).
+    pub listen: SocketAddr,
+    /// The store.
+    pub store: Location,
+    /// How the store is opened.
+    pub store_options: OpenOptions,
+    /// The base of printed URLs as configured; `None`: derived from the
+    /// bound address, or from what a trusted proxy passes on.
+    pub public_url: Option<String>,
+    /// What a paste may be.
+    pub limits: Limits,
+    /// Who may do what, and whose forwarding headers are believed.
+    pub auth: AuthConfig,
+    /// The request rate of anonymous clients, per IP (`None`: unlimited).
+    pub ip_limit: Option<Limit>,
+    /// The request rate of tenants without one of their own (`None`: unlimited).
+    pub tenant_limit: Option<Limit>,
+    /// Whether every connection starts with a PROXY protocol header from a
+    /// trusted proxy (`auth.proxy`).
+    pub proxy_protocol: bool,
+    /// Time allowed to send request headers, and to start the next request on a kept-alive connection.
+    pub header_timeout: Duration,
+    /// How often expired pastes are deleted.
+    pub sweep_interval: Duration,
+    /// A separate address for `GET /metrics` (`None`: the main listener answers it).
+    pub metrics_listen: Option<SocketAddr>,
+    /// HTTPS, or `None` for plain HTTP.
+    pub tls: Option<TlsConfig>,
+    /// An address for plain HTTP that redirects to the HTTPS public URL.
+    pub redirect_http: Option<SocketAddr>,
+}
+
+impl ServerConfig {
+    /// The base of printed URLs: the configured one, or derived from the bound
+    /// address (`https://` with TLS, and the first ACME domain if there is one).
+    pub fn public_url(&self, bound: SocketAddr) -> String {
+        if let Some(url) = &self.public_url {
+            return url.trim_end_matches('/').to_owned();
+        }
+        let mut addr = bound;
+        if addr.ip().is_unspecified() {
+            addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+        }
+        let acme_domain = self.tls.as_ref().and_then(TlsConfig::acme_domain);
+        match (self.tls.is_some(), acme_domain) {
+            (false, _) => format!("http://{addr}"),
+            (true, Some(domain)) if bound.port() == 443 => format!("https://{domain}"),
+            (true, Some(domain)) => format!("https://{domain}:{}", bound.port()),
+            (true, None) => format!("https://{addr}"),
+        }
+    }
+}
 
 /// Per-connection settings.
 #[derive(Debug, Clone)]
@@ -76,23 +135,19 @@ fn raise_open_files_limit() {
 }
 
 /// Runs `snip serve` until SIGINT or SIGTERM.
-pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    // Checked here rather than with clap's `requires`, which would also fire
-    // for SNIP_PROXY_PROTOCOL=false.
-    if args.proxy_protocol && args.trusted_proxy.is_empty() {
-        anyhow::bail!(
-            "--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers"
-        );
-    }
+pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     raise_open_files_limit();
-    let listener = TcpListener::bind(args.listen)
+    let listener = TcpListener::bind(config.listen)
         .await
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
     let bound = listener.local_addr()?;
     // instant-acme's HTTP client asks rustls for the process-wide provider.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let tls = Tls::start(&args.tls, &args.data_dir).await?;
-    let redirect = match args.tls.redirect_http {
+    let tls = match &config.tls {
+        Some(tls) => Some(Tls::start(tls).await?),
+        None => None,
+    };
+    let redirect = match config.redirect_http {
         Some(addr) => Some(
             TcpListener::bind(addr)
                 .await
@@ -105,47 +160,32 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         metrics = metrics.with_tls(tls.stats());
     }
     let metrics = Arc::new(metrics);
-    let (location, options) = args.store_location();
-    let backend = store::open(&location, &options)
+    let location = &config.store;
+    let backend = store::open(location, &config.store_options)
         .await
         .with_context(|| format!("cannot open the store {}", location.describe()))?;
     let store: Arc<dyn Store> = Arc::new(MeteredStore::new(backend, metrics.clone()));
-    let public_url = args.public_url(bound);
-    if args.public_url.is_none() && bound.ip().is_unspecified() {
+    let public_url = config.public_url(bound);
+    if config.public_url.is_none() && bound.ip().is_unspecified() {
         tracing::warn!(
             "listening on all interfaces without --public-url: printed URLs will say {public_url}"
         );
     }
     let state = Arc::new(AppState {
         store: store.clone(),
-        limits: Limits {
-            max_paste_bytes: args.max_paste_size,
-            default_ttl: args.default_ttl,
-            max_ttl: args.max_ttl,
-            id_length: args.id_length,
-            body_timeout: args.body_timeout,
-        },
+        limits: config.limits.clone(),
         public_url,
-        url_follows_proxy: args.public_url.is_none(),
-        auth: AuthConfig {
-            anonymous: args.anonymous,
-            proxy: args.proxy_config(),
-            admin_token_hash: args.admin_token.as_ref().map(|t| hash_token(&t.0)),
-        },
-        rate_limits: RateLimits::new(
-            args.ip_rate.0.map(|rate| Limit::new(rate, args.ip_burst)),
-            args.tenant_rate
-                .0
-                .map(|rate| Limit::new(rate, args.tenant_burst)),
-        )
-        .shared_through(store.shares_rate_limits().then(|| store.clone())),
+        url_follows_proxy: config.public_url.is_none(),
+        auth: config.auth.clone(),
+        rate_limits: RateLimits::new(config.ip_limit, config.tenant_limit)
+            .shared_through(store.shares_rate_limits().then(|| store.clone())),
         metrics,
-        metrics_on_main: args.metrics_listen.is_none(),
+        metrics_on_main: config.metrics_listen.is_none(),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
-    let metrics_server = match args.metrics_listen {
+    let metrics_server = match config.metrics_listen {
         Some(addr) => {
-            Some(serve_metrics(addr, state.clone(), args.header_timeout, metrics_stopped).await?)
+            Some(serve_metrics(addr, state.clone(), config.header_timeout, metrics_stopped).await?)
         }
         None => None,
     };
@@ -153,18 +193,20 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let (stop_sweeper, sweeper_stopped) = tokio::sync::watch::channel(false);
     let sweeper = tokio::spawn(sweeper::run(
         store.clone(),
-        args.sweep_interval,
+        config.sweep_interval,
         sweeper_stopped,
     ));
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(
         store = %location.describe(),
-        durability = ?args.durability(),
+        durability = ?config.store_options.durability,
         "snip listening on {scheme}://{bound}"
     );
     let options = ConnOptions {
-        header_timeout: args.header_timeout,
-        proxy_protocol: args.proxy_protocol.then(|| Arc::new(args.proxy_config())),
+        header_timeout: config.header_timeout,
+        proxy_protocol: config
+            .proxy_protocol
+            .then(|| Arc::new(config.auth.proxy.clone())),
     };
     let redirect = redirect.map(|listener| {
         let target = state.public_url.clone();
@@ -187,7 +229,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             },
         ))
     });
-    let tls = tls.map(|tls| TlsConnections::new(&tls, args.header_timeout));
+    let tls = tls.map(|tls| TlsConnections::new(&tls, config.header_timeout));
     run(listener, make_app(state), options, tls, shutdown_signal()).await;
     let _ = stop_metrics.send(true);
     if let Some(server) = metrics_server {

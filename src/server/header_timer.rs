@@ -2,13 +2,12 @@
 //!
 //! hyper bounds the time a client takes to send a request head (and, on a
 //! kept-alive connection, to start the next one) with a timer it creates
-//! for every request and drops once the head is parsed. With hyper-util's
-//! `TokioTimer` each of those was a boxed tokio `Sleep` (a cache-line
-//! aligned allocation, which takes mimalloc's slow path), a timer-wheel
-//! insertion when the connection waited for the next request, and a removal.
-//! The whole timeout cost about 1,550 of a raw read's 24,000 instructions
-//! (`bench/callgrind` with it turned off); this timer saves 415 of them (the
-//! rest is hyper's per-request box and clock read, and the wait itself).
+//! for every request and drops once the head is parsed. hyper-util's
+//! `TokioTimer` makes each of those a new boxed tokio `Sleep` (a cache-line
+//! aligned allocation, which takes mimalloc's slow path), inserts it into the
+//! timer wheel while the connection waits for the next request, and removes
+//! it again: work paid on every request, for a deadline that almost never
+//! goes off.
 //!
 //! Here a connection keeps one tokio `Sleep` for its whole life, created the
 //! first time a deadline is waited on. hyper still asks for a new deadline

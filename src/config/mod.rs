@@ -1,0 +1,201 @@
+//! The command line: flags, environment variables and the TOML file, parsed
+//! by clap, and mapped onto the settings each layer owns ([`serve`] for the
+//! server and its layers, [`tls`] for HTTPS). The subcommands' own flags are
+//! the client's ([`crate::cli`]).
+//!
+//! Every `serve` option can be given, from lowest to highest precedence, as its
+//! default, in a TOML file (`--config`, keys named like the long flags:
+//! `max-paste-size = "8MiB"`), as an environment variable (`SNIP_MAX_PASTE_SIZE`),
+//! or as a flag. The TOML layer is applied by turning each key into a flag
+//! placed before the real arguments (later flags win), skipping keys whose
+//! environment variable is set, so clap stays the single parser and `--help`
+//! the single reference.
+//!
+//! This is the top of the module graph: it imports the layers, and none of
+//! them imports it.
+
+pub mod serve;
+pub mod tls;
+
+use std::path::{Path, PathBuf};
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+pub use serve::ServeArgs;
+pub use tls::TlsArgs;
+
+/// snip: a simple, fast, self-hosted pastebin.
+#[derive(Debug, Parser)]
+#[command(
+    name = "snip",
+    version,
+    args_conflicts_with_subcommands = true,
+    args_override_self = true
+)]
+pub struct Cli {
+    /// What to do; without one, snip serves.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of `serve`, for when no subcommand is given.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server (the default).
+    Serve(Box<ServeArgs>),
+    /// Create a paste from files or standard input and print its URL
+    /// (with --encrypt, the URL and its #key).
+    Put(crate::cli::PutArgs),
+    /// Print a paste's bytes, decrypted with the link's #key if it is encrypted
+    /// (revealing, and so destroying, a burn paste).
+    Get(crate::cli::GetArgs),
+    /// Delete a paste with its delete token (or the tenant's API token).
+    Delete(crate::cli::DeleteArgs),
+    /// List the tenant's pastes, newest first (needs SNIP_TOKEN).
+    List(crate::cli::ListArgs),
+    /// Make a short link that redirects to a URL and print it.
+    Shorten(crate::cli::ShortenArgs),
+    /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
+    Admin(crate::cli::admin::AdminArgs),
+    /// Write a checksummed dump of every live paste, tenant and token, from a
+    /// running server (admin API) or directly from a store.
+    Backup(crate::cli::backup::BackupArgs),
+    /// Load a dump into a store (all or nothing; the dump is checked first).
+    Restore(crate::cli::backup::RestoreArgs),
+    /// Copy every live paste, tenant and token from one store to another.
+    Migrate(crate::cli::backup::MigrateArgs),
+}
+
+/// Why the command line or the config file does not make a configuration.
+/// Each message names the file; print it with its sources (`{:#}` of an
+/// `anyhow::Error`) to see clap's complaint.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file cannot be read.
+    #[error("cannot read config file {}: {error}", path.display())]
+    Read {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The config file is not TOML.
+    #[error("config file {} is not valid TOML: {error}", path.display())]
+    Toml {
+        path: PathBuf,
+        error: toml::de::Error,
+    },
+    /// The config file names another config file.
+    #[error("config file {}: 'config' cannot be set inside a config file", path.display())]
+    NestedConfig { path: PathBuf },
+    /// A value that is not a boolean, string or integer.
+    #[error("config file {}: {key} has an unsupported value {value}", path.display())]
+    UnsupportedValue {
+        path: PathBuf,
+        key: String,
+        value: toml::Value,
+    },
+    /// The file's settings, with the command line, are refused by clap (the
+    /// source, which a caller prints after this).
+    #[error("in config file {}", path.display())]
+    InFile {
+        path: PathBuf,
+        #[source]
+        error: clap::Error,
+    },
+    /// The command line is refused by clap.
+    #[error(transparent)]
+    Clap(#[from] clap::Error),
+    /// `--proxy-protocol` without anyone allowed to send the header.
+    #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
+    ProxyProtocolWithoutTrustedProxy,
+}
+
+/// Parses the command line, applying the TOML file named by `--config`.
+pub fn parse() -> Result<Cli, ConfigError> {
+    let args: Vec<String> = std::env::args().collect();
+    let first = Cli::parse_from(&args);
+    let config = match &first.command {
+        Some(Command::Serve(serve)) => serve.config.clone(),
+        None => first.serve.config.clone(),
+        Some(_) => None,
+    };
+    let Some(path) = config else {
+        return Ok(first);
+    };
+    let merged = with_file_flags(&args, flags_from_toml(&path)?);
+    let matches = Cli::command()
+        .try_get_matches_from(merged)
+        .map_err(|error| ConfigError::InFile { path, error })?;
+    Ok(Cli::from_arg_matches(&matches)?)
+}
+
+/// The command line with the config file's flags placed before the real
+/// arguments (after `serve`, if given), so that the real ones win.
+fn with_file_flags(args: &[String], file_flags: Vec<String>) -> Vec<String> {
+    let mut merged: Vec<String> = args.iter().take(1).cloned().collect();
+    let rest = args.get(1..).unwrap_or_default();
+    match rest.first().map(String::as_str) {
+        Some("serve") => {
+            merged.push("serve".into());
+            merged.extend(file_flags);
+            merged.extend(rest[1..].iter().cloned());
+        }
+        _ => {
+            merged.extend(file_flags);
+            merged.extend(rest.iter().cloned());
+        }
+    }
+    merged
+}
+
+/// Turns `key = value` lines into `--key=value` flags, skipping keys set in the environment.
+fn flags_from_toml(path: &Path) -> Result<Vec<String>, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+        path: path.to_owned(),
+        error,
+    })?;
+    let table: toml::Table = text.parse().map_err(|error| ConfigError::Toml {
+        path: path.to_owned(),
+        error,
+    })?;
+    let mut flags = Vec::new();
+    for (key, value) in table {
+        let key = key.replace('_', "-");
+        if key == "config" {
+            return Err(ConfigError::NestedConfig {
+                path: path.to_owned(),
+            });
+        }
+        let env = format!("SNIP_{}", key.to_ascii_uppercase().replace('-', "_"));
+        if std::env::var_os(&env).is_some() {
+            continue;
+        }
+        match value {
+            toml::Value::Boolean(true) => flags.push(format!("--{key}")),
+            toml::Value::Boolean(false) => {}
+            toml::Value::String(s) => flags.push(format!("--{key}={s}")),
+            toml::Value::Integer(i) => flags.push(format!("--{key}={i}")),
+            value => {
+                return Err(ConfigError::UnsupportedValue {
+                    path: path.to_owned(),
+                    key,
+                    value,
+                });
+            }
+        }
+    }
+    Ok(flags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The clap definition is internally consistent.
+    #[test]
+    fn cli_definition() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,253 @@
+//! The flags of `snip serve`, and their mapping onto the server's settings
+//! ([`ServerConfig`]) and the settings of the layers below it.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use ipnet::IpNet;
+
+use super::ConfigError;
+use super::tls::TlsArgs;
+use crate::cli::StoreArgs;
+use crate::core::paste::hash_token;
+use crate::core::tenant::{Rate, TenantError};
+use crate::core::units::{self, parse_duration, parse_size};
+use crate::core::{Ttl, id};
+use crate::http::{AnonymousPolicy, AuthConfig, Limit, Limits, ProxyConfig, ProxyHeaders};
+use crate::logging::LogFormat;
+use crate::server::ServerConfig;
+use crate::store::{Durability, OpenOptions};
+
+/// Options of the server.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (port 0 picks a free port).
+    #[arg(long, env = "SNIP_LISTEN", default_value = "127.0.0.1:8000")]
+    pub listen: SocketAddr,
+
+    /// Directory of the embedded store.
+    #[arg(long, env = "SNIP_DATA_DIR", default_value = "./snip-data")]
+    pub data_dir: PathBuf,
+
+    #[command(flatten)]
+    pub store: StoreArgs,
+
+    /// Base of the URLs snip prints, e.g. `https://paste.example.com`
+    /// [default: http:// and the listen address, or the scheme and Host a
+    /// --trusted-proxy passes on]. Never taken from an untrusted client's Host header.
+    #[arg(long, env = "SNIP_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Largest paste accepted (bytes, or with a unit: 512KiB, 16MiB, 1GiB).
+    #[arg(long, env = "SNIP_MAX_PASTE_SIZE", default_value = "16MiB", value_parser = parse_size)]
+    pub max_paste_size: u64,
+
+    /// Stop accepting pastes once their bodies take this much space [default: unlimited].
+    #[arg(long, env = "SNIP_MAX_STORAGE", value_parser = parse_size)]
+    pub max_storage: Option<u64>,
+
+    /// Lifetime of pastes that do not ask for one (30s, 10m, 1h, 1d, 1w or never).
+    #[arg(long, env = "SNIP_DEFAULT_TTL", default_value = "never", value_parser = Ttl::parse)]
+    pub default_ttl: Ttl,
+
+    /// Longest lifetime a paste may ask for (never: no limit).
+    #[arg(long, env = "SNIP_MAX_TTL", default_value = "never", value_parser = Ttl::parse)]
+    pub max_ttl: Ttl,
+
+    /// fsync every write before acknowledging it (power-loss safe; concurrent
+    /// writers share fsyncs). Without it a write is acknowledged once the OS has it,
+    /// which survives a crash or kill -9 of snip.
+    #[arg(long, env = "SNIP_SYNC")]
+    pub sync: bool,
+
+    /// Random characters in new paste IDs (one check character is added).
+    #[arg(long, env = "SNIP_ID_LENGTH", default_value_t = id::DEFAULT_RANDOM_LEN, value_parser = parse_id_length)]
+    pub id_length: usize,
+
+    /// How often expired pastes are deleted and their space reclaimed.
+    #[arg(long, env = "SNIP_SWEEP_INTERVAL", default_value = "60s", value_parser = parse_duration)]
+    pub sweep_interval: Duration,
+
+    /// Time a client has to send its request headers (also the keep-alive idle limit).
+    #[arg(long, env = "SNIP_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub header_timeout: Duration,
+
+    /// Time a client has to send a whole request body.
+    #[arg(long, env = "SNIP_BODY_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
+    pub body_timeout: Duration,
+
+    /// Memory for the embedded store's caches: three quarters for its block
+    /// cache, a quarter for decoded pastes recently read.
+    #[arg(long, env = "SNIP_CACHE_SIZE", default_value = "32MiB", value_parser = parse_size)]
+    pub cache_size: u64,
+
+    /// What clients without a token may do.
+    #[arg(long, env = "SNIP_ANONYMOUS", value_enum, default_value_t = AnonymousPolicy::Allowed)]
+    pub anonymous: AnonymousPolicy,
+
+    /// Request rate per client IP for anonymous clients (50/s, 600/m, or off).
+    #[arg(long, env = "SNIP_IP_RATE", default_value = "100/s", value_parser = parse_rate)]
+    pub ip_rate: RateSetting,
+
+    /// Requests an anonymous client may send in a burst above --ip-rate [default: twice the per-second rate].
+    #[arg(long, env = "SNIP_IP_BURST")]
+    pub ip_burst: Option<u32>,
+
+    /// Request rate of tenants that have no rate of their own (or off).
+    #[arg(long, env = "SNIP_TENANT_RATE", default_value = "off", value_parser = parse_rate)]
+    pub tenant_rate: RateSetting,
+
+    /// Burst of tenants that have no burst of their own [default: twice the per-second rate].
+    #[arg(long, env = "SNIP_TENANT_BURST")]
+    pub tenant_burst: Option<u32>,
+
+    /// Proxies (CIDR, comma-separated) whose forwarding headers (client IP,
+    /// scheme, host) and PROXY protocol headers are believed [default: none].
+    #[arg(long, env = "SNIP_TRUSTED_PROXY", value_delimiter = ',')]
+    pub trusted_proxy: Vec<IpNet>,
+
+    /// Which forwarding headers the trusted proxies set; the other family is ignored.
+    #[arg(long, env = "SNIP_PROXY_HEADERS", value_enum, default_value_t = ProxyHeaders::XForwarded)]
+    pub proxy_headers: ProxyHeaders,
+
+    /// Require a PROXY protocol (v1 or v2) header from a --trusted-proxy at the
+    /// start of every connection; connections without one are closed.
+    #[arg(long, env = "SNIP_PROXY_PROTOCOL")]
+    pub proxy_protocol: bool,
+
+    /// Token that unlocks the admin API (/api/admin, `snip admin`) [default: admin API off].
+    #[arg(long, env = "SNIP_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<Secret>,
+
+    /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
+    /// At info every request gets one line (snip::request=warn turns that off).
+    #[arg(long, env = "SNIP_LOG", default_value = "info")]
+    pub log: String,
+
+    /// Log line format: text for people, json (one object per line) for collectors.
+    #[arg(long, env = "SNIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Serve GET /metrics on this separate address instead of the main one
+    /// (which then answers /metrics with 404) [default: on the main listener].
+    #[arg(long, env = "SNIP_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
+    /// A TOML file with any of these options (keys as the long flags).
+    #[arg(long, env = "SNIP_CONFIG")]
+    pub config: Option<PathBuf>,
+
+    /// HTTPS: certificate files or ACME, and the plain-HTTP redirect.
+    #[command(flatten)]
+    pub tls: TlsArgs,
+}
+
+impl ServeArgs {
+    /// The server's settings. `--proxy-protocol` is checked here rather than
+    /// with clap's `requires`, which would also fire for SNIP_PROXY_PROTOCOL=false.
+    pub fn server_config(&self) -> Result<ServerConfig, ConfigError> {
+        if self.proxy_protocol && self.trusted_proxy.is_empty() {
+            return Err(ConfigError::ProxyProtocolWithoutTrustedProxy);
+        }
+        Ok(ServerConfig {
+            listen: self.listen,
+            store: self.store.location_or(&self.data_dir),
+            store_options: self.store_options(),
+            public_url: self.public_url.clone(),
+            limits: self.limits(),
+            auth: self.auth(),
+            ip_limit: self.ip_rate.0.map(|rate| Limit::new(rate, self.ip_burst)),
+            tenant_limit: self
+                .tenant_rate
+                .0
+                .map(|rate| Limit::new(rate, self.tenant_burst)),
+            proxy_protocol: self.proxy_protocol,
+            header_timeout: self.header_timeout,
+            sweep_interval: self.sweep_interval,
+            metrics_listen: self.metrics_listen,
+            tls: self.tls.tls_config(&self.data_dir),
+            redirect_http: self.tls.redirect_http,
+        })
+    }
+
+    /// How the store is opened.
+    fn store_options(&self) -> OpenOptions {
+        OpenOptions {
+            max_bytes: self.max_storage,
+            durability: self.durability(),
+            cache_bytes: self.cache_size,
+            ..self.store.open_options()
+        }
+    }
+
+    /// How writes are acknowledged.
+    fn durability(&self) -> Durability {
+        if self.sync {
+            Durability::Fsync
+        } else {
+            Durability::Os
+        }
+    }
+
+    /// What a paste may be.
+    fn limits(&self) -> Limits {
+        Limits {
+            max_paste_bytes: self.max_paste_size,
+            default_ttl: self.default_ttl,
+            max_ttl: self.max_ttl,
+            id_length: self.id_length,
+            body_timeout: self.body_timeout,
+        }
+    }
+
+    /// Who may do what, and whose forwarding headers are believed.
+    fn auth(&self) -> AuthConfig {
+        AuthConfig {
+            anonymous: self.anonymous,
+            proxy: ProxyConfig {
+                trusted: self.trusted_proxy.clone(),
+                headers: self.proxy_headers,
+            },
+            admin_token_hash: self.admin_token.as_ref().map(|t| hash_token(&t.0)),
+        }
+    }
+}
+
+fn parse_id_length(input: &str) -> Result<usize, String> {
+    let range = id::MIN_RANDOM_LEN..=id::MAX_RANDOM_LEN;
+    input
+        .parse()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
+}
+
+/// A rate limit, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateSetting(pub Option<Rate>);
+
+fn parse_rate(input: &str) -> Result<RateSetting, TenantError> {
+    units::unless(input, "off", Rate::parse).map(RateSetting)
+}
+
+/// A secret from the command line or environment; `Debug` never shows it.
+#[derive(Clone)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+impl std::str::FromStr for Secret {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.len() < 16 {
+            return Err("must be at least 16 characters".into());
+        }
+        Ok(Self(s.to_owned()))
+    }
+}

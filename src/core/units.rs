@@ -1,0 +1,119 @@
+//! Parsers for the quantities people type into flags, config files and admin
+//! commands: sizes (`16MiB`), durations (`30s`), and settings that a word
+//! such as `off` turns off.
+//!
+//! They live in the core, free of clap, so that the server's flags and the
+//! client's commands agree on what `16MiB` means.
+
+use std::time::Duration;
+
+use super::paste::Ttl;
+
+/// Why a size or duration was refused; the message quotes the input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    /// No number at the start.
+    #[error("{0:?} is not a size like 16MiB")]
+    NotASize(String),
+    /// A number followed by something that is not a size unit.
+    #[error("{0:?} has an unknown unit; use B, KiB, MiB, GiB, KB, MB or GB")]
+    UnknownSizeUnit(String),
+    /// More bytes than a `u64` holds.
+    #[error("{0:?} is too large")]
+    SizeTooLarge(String),
+    /// Not a positive duration.
+    #[error("{0:?} is not a duration like 30s or 5m")]
+    NotADuration(String),
+}
+
+/// Parses `1234`, `512KiB`, `16MiB`, `1GiB` (also `KB`/`MB`/`GB` as powers of 1000).
+pub fn parse_size(input: &str) -> Result<u64, UnitError> {
+    let input = input.trim();
+    let split = input
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(input.len());
+    let (digits, unit) = input.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| UnitError::NotASize(input.to_owned()))?;
+    let factor = size_unit(unit).ok_or_else(|| UnitError::UnknownSizeUnit(input.to_owned()))?;
+    number
+        .checked_mul(factor)
+        .ok_or_else(|| UnitError::SizeTooLarge(input.to_owned()))
+}
+
+/// The bytes in one `unit` (case-insensitive; no unit means bytes).
+fn size_unit(unit: &str) -> Option<u64> {
+    let factor = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" => 1 << 10,
+        "m" | "mib" => 1 << 20,
+        "g" | "gib" => 1 << 30,
+        "t" | "tib" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => return None,
+    };
+    Some(factor)
+}
+
+/// Parses a positive duration the way TTLs are written (`30s`, `5m`, `3600`),
+/// but without `never`.
+pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
+    match Ttl::parse(input) {
+        Ok(Ttl::After(d)) => Ok(d),
+        _ => Err(UnitError::NotADuration(input.to_owned())),
+    }
+}
+
+/// `None` when `input` is `word` (any case, surrounding spaces ignored),
+/// otherwise what `parse` makes of it: how `off` and `none` switch a setting off.
+pub fn unless<T, E>(
+    input: &str,
+    word: &str,
+    parse: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<Option<T>, E> {
+    if input.trim().eq_ignore_ascii_case(word) {
+        return Ok(None);
+    }
+    parse(input).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sizes parse with binary and decimal units and refuse nonsense.
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1234"), Ok(1234));
+        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_size("1 GiB"), Ok(1 << 30));
+        assert_eq!(parse_size("2KB"), Ok(2000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5 parsecs").is_err());
+        assert!(parse_size("99999999999TiB").is_err());
+    }
+
+    /// Durations are positive and finite; `never` is a TTL, not a duration.
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("90"), Ok(Duration::from_secs(90)));
+        assert_eq!(
+            parse_duration("never"),
+            Err(UnitError::NotADuration("never".into()))
+        );
+        assert!(parse_duration("0s").is_err());
+    }
+
+    /// The switch-off word is recognised in any case; anything else is parsed.
+    #[test]
+    fn switched_off() {
+        assert_eq!(unless(" OFF ", "off", parse_size), Ok(None));
+        assert_eq!(unless("1KiB", "off", parse_size), Ok(Some(1024)));
+        assert!(unless("none", "off", parse_size).is_err());
+    }
+}
