@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use reqwest::{StatusCode, Url};
-use serde::Deserialize;
 
+use crate::core::api::{Created, DELETE_TOKEN_HEADER, ErrorBody, PasteInfo};
 use crate::core::envelope::{self, EnvelopeError, Key};
 
 pub mod admin;
@@ -96,24 +96,6 @@ pub struct DeleteArgs {
     pub auth: TokenArg,
 }
 
-/// The server's JSON answer to a create.
-#[derive(Debug, Deserialize)]
-struct Created {
-    id: String,
-    url: String,
-    delete_token: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct ErrorBody {
-    error: ErrorDetail,
-}
-
-#[derive(Debug, Deserialize)]
-struct ErrorDetail {
-    message: String,
-}
-
 pub(crate) fn client() -> anyhow::Result<reqwest::Client> {
     // rustls needs a process-wide crypto provider; a second install is a harmless no-op.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -131,7 +113,7 @@ pub(crate) async fn check(response: reqwest::Response) -> anyhow::Result<reqwest
     }
     let text = response.text().await.unwrap_or_default();
     let message = serde_json::from_str::<ErrorBody>(&text)
-        .map(|e| e.error.message)
+        .map(|e| e.error.message.into_owned())
         .unwrap_or_else(|_| text.trim().to_owned());
     bail!("server answered {status}: {message}")
 }
@@ -205,7 +187,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             .send()
             .await
             .with_context(|| format!("cannot reach {base}"))?;
-        let created: Created = check(response)
+        let created: Created<'static> = check(response)
             .await?
             .json()
             .await
@@ -222,12 +204,6 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The server's metadata of a paste, as far as `get` needs it.
-#[derive(Debug, Deserialize)]
-struct PasteInfo {
-    encrypted: bool,
 }
 
 /// `snip get`: writes the raw bytes to stdout, revealing a burn paste if
@@ -374,7 +350,7 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     }
     let mut request = auth::authorize(client.delete(url.clone()), api_token.as_deref());
     if let Some(token) = token {
-        request = request.header("x-delete-token", token);
+        request = request.header(DELETE_TOKEN_HEADER, token);
     }
     let response = request
         .send()

@@ -3,10 +3,10 @@
 
 use anyhow::{Context, bail};
 use clap::Args;
-use serde::Deserialize;
 
 use super::auth::{TokenArg, authorize};
 use super::{ServerArg, base_url, check, client};
+use crate::core::api::{Created, PastePage};
 
 /// `snip list`.
 #[derive(Debug, Clone, Args)]
@@ -40,20 +40,6 @@ pub struct ShortenArgs {
     pub auth: TokenArg,
 }
 
-#[derive(Debug, Deserialize)]
-struct Page {
-    pastes: Vec<Listed>,
-    next_cursor: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Listed {
-    id: String,
-    size: u64,
-    created_at: String,
-    name: Option<String>,
-}
-
 /// Prints one line per paste: ID, size, creation time, name (`-` when none), tab-separated.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     let client = client()?;
@@ -78,7 +64,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
             .send()
             .await
             .with_context(|| format!("cannot reach {url}"))?;
-        let page: Page = check(response)
+        let page: PastePage = check(response)
             .await?
             .json()
             .await
@@ -92,11 +78,6 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
             _ => return Ok(()),
         }
     }
-}
-
-#[derive(Debug, Deserialize)]
-struct Created {
-    url: String,
 }
 
 /// Creates a short link and prints its URL.
@@ -114,7 +95,7 @@ pub async fn shorten(args: ShortenArgs) -> anyhow::Result<()> {
         .send()
         .await
         .with_context(|| format!("cannot reach {base}"))?;
-    let created: Created = check(response)
+    let created: Created<'static> = check(response)
         .await?
         .json()
         .await

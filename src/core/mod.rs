@@ -1,6 +1,7 @@
 //! The I/O-free core shared by the server and the CLI: IDs, the paste model,
-//! and the end-to-end encryption envelope.
+//! the end-to-end encryption envelope, and the JSON of the HTTP API.
 
+pub mod api;
 pub mod envelope;
 pub mod id;
 pub mod paste;

@@ -19,16 +19,18 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch};
 use bytes::Bytes;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
 
 use super::SharedState;
 use super::auth::check_admin;
 use super::errors::ApiError;
 use crate::core::Ttl;
-use crate::core::paste::{self, rfc3339};
+use crate::core::api::{
+    NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView, Usage,
+};
+use crate::core::paste;
 use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
-use crate::store::Usage;
 
 /// The admin routes.
 pub fn routes() -> Router<SharedState> {
@@ -44,84 +46,6 @@ pub fn routes() -> Router<SharedState> {
         )
         .route("/api/admin/tokens/{id}", delete(revoke_token))
         .route("/api/admin/backup", get(super::backup::backup))
-}
-
-/// Tenant settings as sent by the admin CLI.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NewTenant {
-    name: String,
-    max_bytes: Option<u64>,
-    max_paste_bytes: Option<u64>,
-    rate: Option<String>,
-    burst: Option<u32>,
-}
-
-/// A change of settings: an absent field stays, `null` removes the limit.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TenantChange {
-    #[serde(default, deserialize_with = "present")]
-    max_bytes: Option<Option<u64>>,
-    #[serde(default, deserialize_with = "present")]
-    max_paste_bytes: Option<Option<u64>>,
-    #[serde(default, deserialize_with = "present")]
-    rate: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
-    burst: Option<Option<u32>>,
-}
-
-/// Distinguishes a field sent as `null` (`Some(None)`) from one not sent (`None`).
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
-}
-
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct NewToken {
-    #[serde(default)]
-    read_only: bool,
-    /// A lifetime like `30d`, or absent for none.
-    expires: Option<String>,
-}
-
-/// A tenant as the admin sees it.
-#[derive(Serialize)]
-struct TenantView {
-    name: String,
-    created_at: String,
-    max_bytes: Option<u64>,
-    max_paste_bytes: Option<u64>,
-    rate: Option<String>,
-    burst: Option<u32>,
-    usage: Usage,
-}
-
-#[derive(Serialize)]
-struct TokenView {
-    id: String,
-    tenant: String,
-    read_only: bool,
-    created_at: String,
-    expires_at: Option<String>,
-    /// Only in the answer to a create: the secret, shown this once.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    token: Option<String>,
-}
-
-impl TokenView {
-    fn new(record: TokenRecord, secret: Option<String>) -> Self {
-        Self {
-            id: record.id,
-            tenant: record.tenant,
-            read_only: record.read_only,
-            created_at: rfc3339(record.created_at),
-            expires_at: record.expires_at.map(rfc3339),
-            token: secret,
-        }
-    }
 }
 
 fn no_such_tenant() -> ApiError {
@@ -155,15 +79,11 @@ fn parse_rate(rate: Option<String>) -> Result<Option<Rate>, ApiError> {
 
 async fn view(state: &SharedState, tenant: Tenant) -> Result<TenantView, ApiError> {
     let usage = state.store.owner_usage(&tenant.name).await?;
-    Ok(TenantView {
-        created_at: rfc3339(tenant.created_at),
-        rate: tenant.rate.map(|r| r.to_string()),
-        name: tenant.name,
-        max_bytes: tenant.max_bytes,
-        max_paste_bytes: tenant.max_paste_bytes,
-        burst: tenant.burst,
-        usage,
-    })
+    let usage = Usage {
+        bytes: usage.bytes,
+        pastes: usage.pastes,
+    };
+    Ok(TenantView::new(tenant, usage))
 }
 
 async fn issue_token(
@@ -207,7 +127,13 @@ async fn create_tenant(
     state.store.create_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %tenant.name, "tenant created");
     let token = issue_token(&state, &tenant.name, NewToken::default()).await?;
-    let answer = serde_json::json!({ "tenant": view(&state, tenant).await?, "token": token });
+    let answer = TenantCreated {
+        tenant: view(&state, tenant).await?,
+        token,
+    };
+    // Through a `Value`, whose maps are sorted: this answer's objects list
+    // their keys in alphabetical order, unlike the other admin answers.
+    let answer = serde_json::to_value(answer).map_err(|_| ApiError::internal())?;
     Ok(json(StatusCode::CREATED, &answer))
 }
 

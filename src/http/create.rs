@@ -1,5 +1,6 @@
 //! `POST /`: create a paste from a raw body or a multipart form; `GET /`: the form.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use axum::Extension;
@@ -9,13 +10,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use serde::Serialize;
 
 use super::auth::Caller;
 use super::errors::ApiError;
 use super::forwarded::Origin;
 use super::negotiate::{Accepts, accepts};
 use super::{SharedState, X_DELETE_TOKEN, pages};
+use crate::core::api::Created;
 use crate::core::paste::{self, PasteMeta, Visibility};
 use crate::core::random::OsRandom;
 use crate::core::{PasteId, Ttl};
@@ -451,18 +452,6 @@ async fn store_paste(
     Err(ApiError::internal())
 }
 
-/// The JSON answer to a create.
-#[derive(Serialize)]
-struct Created<'a> {
-    id: &'a str,
-    url: String,
-    raw_url: String,
-    delete_token: &'a str,
-    expires_at: Option<String>,
-    burn: bool,
-    size: u64,
-}
-
 fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -> Response {
     // `concat`, not `format!`: every create builds these, and the formatting
     // machinery costs several times a plain copy.
@@ -476,10 +465,10 @@ fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -
             .into_response(),
         Accepts::Json => {
             let created = Created {
-                id: &meta.id,
-                url: url.clone(),
-                raw_url: format!("{base}/raw/{}", meta.id),
-                delete_token: token,
+                id: Cow::Borrowed(&meta.id),
+                url: Cow::Borrowed(&url),
+                raw_url: Cow::Owned(format!("{base}/raw/{}", meta.id)),
+                delete_token: Cow::Borrowed(token),
                 expires_at: meta.expires_at.map(paste::rfc3339),
                 burn: meta.burn,
                 size: meta.size,

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use super::negotiate::Accepts;
 use super::pages;
 use crate::core::IdError;
+use crate::core::api::{ErrorBody, ErrorDetail};
 use crate::store::StoreError;
 
 /// An error answer: status, stable machine-readable code, one-line message.
@@ -233,12 +234,18 @@ pub fn render_for(wants: Accepts, response: Response) -> Response {
     let (mut parts, body) = response.into_parts();
     let new_body = match wants {
         Accepts::Json => {
-            let json = serde_json::json!({"error": {"code": error.code, "message": error.message}});
+            let json = serde_json::to_string(&ErrorBody {
+                error: ErrorDetail {
+                    code: Cow::Borrowed(error.code),
+                    message: Cow::Borrowed(&error.message),
+                },
+            })
+            .unwrap_or_default();
             parts.headers.insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
-            axum::body::Body::from(json.to_string())
+            axum::body::Body::from(json)
         }
         Accepts::Html => {
             parts.headers.insert(

@@ -2,12 +2,11 @@
 
 use axum::extract::{RawQuery, State};
 use axum::{Extension, Json};
-use serde::Serialize;
 
 use super::SharedState;
 use super::auth::Caller;
 use super::errors::ApiError;
-use super::meta::MetaView;
+use crate::core::api::{PasteInfo, PastePage};
 use crate::core::paste;
 use crate::store::ListQuery;
 
@@ -15,26 +14,19 @@ use crate::store::ListQuery;
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
 
-/// One page of the listing.
-#[derive(Serialize)]
-pub struct ListView {
-    pastes: Vec<MetaView>,
-    next_cursor: Option<String>,
-}
-
 /// Lists the calling tenant's pastes. Query: `limit` (1–500), `cursor`, `name_prefix`.
 pub async fn list(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<ListView>, ApiError> {
+) -> Result<Json<PastePage>, ApiError> {
     let owner = caller.tenant_name().ok_or_else(|| {
         ApiError::unauthorized("listing needs a tenant token: Authorization: Bearer TOKEN")
     })?;
     let query = parse_query(raw.as_deref())?;
     let page = state.store.list(owner, &query, paste::now()).await?;
-    Ok(Json(ListView {
-        pastes: page.pastes.into_iter().map(MetaView::from).collect(),
+    Ok(Json(PastePage {
+        pastes: page.pastes.into_iter().map(PasteInfo::from).collect(),
         next_cursor: page.next_cursor,
     }))
 }
