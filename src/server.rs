@@ -24,8 +24,9 @@ use crate::config::ServeArgs;
 use crate::core::paste::hash_token;
 use crate::header_timer::HeaderTimer;
 use crate::http::{
-    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits, make_app,
-    openapi, ops,
+    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits,
+    handlers::{openapi, ops},
+    make_app,
 };
 use crate::metrics::Metrics;
 use crate::metrics::store::MeteredStore;
@@ -277,7 +278,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Routed {
     type Future = <Router as tower::Service<axum::extract::Request>>::Future;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
-        crate::http::hot::route(&self.router, self.peer, request)
+        crate::http::pipeline::hot::route(&self.router, self.peer, request)
     }
 }
 

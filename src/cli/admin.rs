@@ -1,5 +1,5 @@
 //! `snip admin …`: manage tenants and tokens through the admin API
-//! (`/api/admin`, see `src/http/admin.rs`). The admin token comes from
+//! (`/api/admin`, see `src/http/handlers/admin.rs`). The admin token comes from
 //! `SNIP_ADMIN_TOKEN` or `--admin-token-file`, never from a plain flag.
 
 use std::path::PathBuf;

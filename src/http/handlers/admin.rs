@@ -22,15 +22,15 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::SharedState;
-use super::auth::check_admin;
-use super::errors::ApiError;
 use crate::core::Ttl;
 use crate::core::api::{
     NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView, Usage,
 };
 use crate::core::paste;
 use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
+use crate::http::errors::ApiError;
+use crate::http::pipeline::auth::check_admin;
+use crate::http::state::SharedState;
 
 /// The admin routes.
 pub fn routes() -> Router<SharedState> {

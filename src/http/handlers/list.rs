@@ -3,11 +3,11 @@
 use axum::extract::{RawQuery, State};
 use axum::{Extension, Json};
 
-use super::SharedState;
-use super::auth::Caller;
-use super::errors::ApiError;
 use crate::core::api::{PasteInfo, PastePage};
 use crate::core::paste;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::state::SharedState;
 use crate::store::ListQuery;
 
 /// Default and largest page sizes.

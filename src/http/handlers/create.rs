@@ -6,21 +6,25 @@ use std::time::Duration;
 use axum::Extension;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
-use super::auth::Caller;
-use super::errors::ApiError;
-use super::forwarded::Origin;
-use super::negotiate::{Accepts, accepts};
-use super::{SharedState, X_DELETE_TOKEN, pages};
-use crate::core::api::Created;
+use crate::core::api::{Created, DELETE_TOKEN_HEADER};
 use crate::core::paste::{self, PasteMeta, Visibility};
 use crate::core::random::OsRandom;
 use crate::core::{PasteId, Ttl};
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::pipeline::forwarded::Origin;
+use crate::http::render::negotiate::{Accepts, accepts};
+use crate::http::render::pages;
+use crate::http::state::SharedState;
 use crate::store::{PutLimits, StoreError};
+
+/// The header that carries the new paste's delete token.
+const X_DELETE_TOKEN: HeaderName = HeaderName::from_static(DELETE_TOKEN_HEADER);
 
 /// Options a creator can set, from the query string or form fields.
 #[derive(Debug, Default)]

@@ -9,9 +9,9 @@ use axum::response::{IntoResponse, Response};
 use bytes::BytesMut;
 use tokio::io::AsyncReadExt;
 
-use super::SharedState;
-use super::auth::check_admin;
-use super::errors::ApiError;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::auth::check_admin;
+use crate::http::state::SharedState;
 use crate::store::transfer;
 
 /// Bytes buffered between the dump writer and the response.

@@ -12,14 +12,15 @@ use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
-use super::auth::Caller;
-use super::errors::ApiError;
-use super::finish::SECURITY_HEADERS;
-use super::forwarded::Origin;
-use super::negotiate::{Accepts, accepts};
-use super::{RAW_CSP, SharedState, pages};
 use crate::core::paste::{self, PasteMeta};
 use crate::core::{PasteId, Visibility};
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
+use crate::http::pipeline::forwarded::Origin;
+use crate::http::render::negotiate::{Accepts, accepts};
+use crate::http::render::pages;
+use crate::http::state::SharedState;
 use crate::store::Paste;
 
 /// Parses the path's ID; a bad one is answered `404` without a store lookup.

@@ -3,11 +3,11 @@
 use axum::extract::{Path, State};
 use axum::{Extension, Json};
 
-use super::SharedState;
-use super::auth::Caller;
-use super::errors::ApiError;
 use super::read::load_meta;
 use crate::core::api::PasteInfo;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::state::SharedState;
 
 /// Answers the metadata of a live paste the caller may see.
 pub async fn metadata(

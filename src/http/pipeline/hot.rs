@@ -32,11 +32,13 @@ use futures_util::future::{BoxFuture, Either};
 use hyper::body::Incoming;
 use tower::Service;
 
-use super::auth::{self, Caller};
+use super::auth;
+use super::caller::Caller;
 use super::finish::Exchange;
 use super::forwarded::Origin;
-use super::{SharedState, create, read};
 use crate::core::PasteId;
+use crate::http::handlers::{create, read};
+use crate::http::state::SharedState;
 use crate::metrics::RouteId;
 
 /// A request served without the router: its route and, for a read, the
@@ -233,7 +235,7 @@ fn create(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::openapi;
+    use crate::http::handlers::openapi;
 
     /// No fixed route of the API is ever taken for a hot one: the hot `/{id}`
     /// would otherwise shadow it.
