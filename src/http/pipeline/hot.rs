@@ -12,7 +12,7 @@
 //! which calls the very functions those layers and handlers call
 //! ([`Exchange`] for the response layer, [`auth::decide_now`] and
 //! [`auth::decide`] for authentication, `read::answer_*` and
-//! `create::create` for the handlers) and hands their results on directly,
+//! `create::answer_create` for the handlers) and hands their results on directly,
 //! so it answers byte for byte what the router would (a test compares the
 //! two). Anything the match is unsure of (`HEAD`, an ID that does not
 //! parse, percent-encoded paths, every other route) is left to the router.
@@ -22,10 +22,9 @@ use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use axum::Extension;
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, RawQuery, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{BoxFuture, Either};
@@ -216,19 +215,10 @@ fn create(
     let state = state.clone();
     Box::pin(async move {
         // Only a create reads the body: the reads never box it.
-        let (mut parts, body) = request.into_parts();
-        let query = RawQuery(parts.uri.query().map(str::to_owned));
-        let headers = std::mem::take(&mut parts.headers);
-        create::create(
-            State(state),
-            Extension(caller),
-            Extension(origin),
-            query,
-            headers,
-            Body::new(body),
-        )
-        .await
-        .into_response()
+        let (parts, body) = request.into_parts();
+        let query = parts.uri.query();
+        let body = Body::new(body);
+        create::answer_create(&state, &caller, &origin, query, &parts.headers, body).await
     })
 }
 
