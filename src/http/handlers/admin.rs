@@ -1,6 +1,8 @@
 //! The admin API under `/api/admin`, protected by the admin token
-//! (`--admin-token`); `snip admin …` drives it. Changes apply to the next
-//! request: tenants and tokens are read from the store on every request.
+//! (`--admin-token`); `snip admin …` drives it. Every handler takes an
+//! [`AdminCaller`] first, so the token is checked before anything else.
+//! Changes apply to the next request: tenants and tokens are read from the
+//! store on every request.
 //!
 //! | route | does |
 //! |---|---|
@@ -15,7 +17,7 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch};
 use bytes::Bytes;
@@ -29,7 +31,7 @@ use crate::core::api::{
 use crate::core::paste;
 use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
 use crate::http::errors::ApiError;
-use crate::http::pipeline::auth::check_admin;
+use crate::http::pipeline::auth::AdminCaller;
 use crate::http::state::SharedState;
 
 /// The admin routes.
@@ -109,11 +111,10 @@ async fn issue_token(
 }
 
 async fn create_tenant(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let request: NewTenant = parse_body(&body)?;
     tenant::validate_name(&request.name).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let tenant = Tenant {
@@ -138,10 +139,9 @@ async fn create_tenant(
 }
 
 async fn list_tenants(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let mut views = Vec::new();
     for tenant in state.store.tenants().await? {
         views.push(view(&state, tenant).await?);
@@ -154,12 +154,11 @@ async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
 }
 
 async fn update_tenant(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let change: TenantChange = parse_body(&body)?;
     let mut tenant = existing(&state, &name).await?;
     if let Some(v) = change.max_bytes {
@@ -180,11 +179,10 @@ async fn update_tenant(
 }
 
 async fn delete_tenant(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    check_admin(&state, &headers)?;
     if state.store.delete_tenant(&name).await? {
         tracing::info!(tenant = %name, "tenant deleted");
         Ok(StatusCode::NO_CONTENT)
@@ -194,12 +192,11 @@ async fn delete_tenant(
 }
 
 async fn create_token(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let request: NewToken = if body.is_empty() {
         NewToken::default()
     } else {
@@ -213,11 +210,10 @@ async fn create_token(
 }
 
 async fn list_tokens(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     existing(&state, &name).await?;
     let tokens: Vec<TokenView> = state
         .store
@@ -230,11 +226,10 @@ async fn list_tokens(
 }
 
 async fn revoke_token(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    check_admin(&state, &headers)?;
     if state.store.revoke_token(&id).await? {
         tracing::info!(token_id = %id, "token revoked");
         Ok(StatusCode::NO_CONTENT)

@@ -17,7 +17,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::Request;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
@@ -328,8 +329,22 @@ async fn caller(state: &SharedState, headers: &HeaderMap) -> Result<Caller, ApiE
     })
 }
 
+/// A request that carries the admin token. As an admin handler's first
+/// argument it checks the token before any other part of the request is
+/// read, so an unauthorised caller learns nothing from a bad body or path.
+#[derive(Debug, Clone, Copy)]
+pub struct AdminCaller;
+
+impl FromRequestParts<SharedState> for AdminCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Self, ApiError> {
+        check_admin(state, &parts.headers).map(|()| Self)
+    }
+}
+
 /// Checks the admin token of a request, in constant time.
-pub fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError> {
+fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(expected) = &state.auth.admin_token_hash else {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
