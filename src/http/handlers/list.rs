@@ -53,7 +53,7 @@ fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
             "name_prefix" => {
                 // Names are checked the same way when a paste is created, so
                 // such a prefix could match nothing; PostgreSQL would also
-                // refuse a NUL in a text parameter (a 500 the fuzzer found).
+                // refuse a NUL in a text parameter, which would be a 500.
                 if !paste::is_name_text(&value) {
                     return Err(ApiError::bad_request(
                         "name_prefix must be at most 255 bytes without control characters",

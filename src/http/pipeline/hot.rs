@@ -4,17 +4,17 @@
 //! served by one function, `serve`; everything else goes through axum's
 //! router.
 //!
-//! Why: axum's router costs about a quarter of a raw read's CPU (matching,
-//! then a cloned, boxed route service and a boxed future per layer, then
+//! Why: axum's router is a large share of a raw read's work (matching, then
+//! a cloned, boxed route service and a boxed future per layer, then
 //! extractors that clone and percent-decode), and the tower layers around
 //! it pass what they decide (the origin, the caller) through the request's
 //! extensions, a hash map of boxes. A hot request is served by `serve`,
 //! which calls the very functions those layers and handlers call
 //! ([`Exchange`] for the response layer, [`auth::decide_now`] and
 //! [`auth::decide`] for authentication, `read::answer_*` and
-//! `create::answer_create` for the handlers) and hands their results on directly,
-//! so it answers byte for byte what the router would (a test compares the
-//! two). Anything the match is unsure of (`HEAD`, an ID that does not
+//! `create::answer_create` for the handlers) and hands their results on
+//! directly, so it answers byte for byte what the router would (a test
+//! compares the two). Anything the match is unsure of (`HEAD`, an ID that does not
 //! parse, percent-encoded paths, every other route) is left to the router.
 
 use std::convert::Infallible;
@@ -202,8 +202,8 @@ fn serve(
     }
 }
 
-/// A create, boxed: its future is far larger than a read's (almost 6 KiB),
-/// and every hot request's future would otherwise carry that size. The box
+/// A create, boxed: its future is far larger than a read's, and every hot
+/// request's future would otherwise carry that size. The box
 /// holds an `async` block that calls the handler, so the handler's future
 /// is made in place there, never moved.
 fn create(

@@ -168,8 +168,8 @@ async fn store_paste(
 }
 
 fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -> Response {
-    // `concat`, not `format!`: every create builds these, and the formatting
-    // machinery costs several times a plain copy.
+    // `concat`, not `format!`: every create builds these, and a plain copy
+    // skips the formatting machinery.
     let url = [base, "/", &meta.id].concat();
     let mut response = match wants {
         // A browser's plain form post: go and look at the new paste.
