@@ -36,6 +36,7 @@ use super::caller::Caller;
 use super::finish::Exchange;
 use super::forwarded::Origin;
 use crate::core::PasteId;
+use crate::http::handlers::read::PasteRead;
 use crate::http::handlers::{create, read};
 use crate::http::state::SharedState;
 use crate::metrics::RouteId;
@@ -183,12 +184,14 @@ fn serve(
             Ok((caller, verdict)) => {
                 let response = match hot {
                     Hot::Raw(id) => {
-                        read::answer_raw(&state, &caller, &origin, &id, request.headers())
+                        let read = PasteRead { caller, origin, id };
+                        read::answer_raw(&state, &read, request.headers())
                             .await
                             .into_response()
                     }
                     Hot::View(id) => {
-                        read::answer_view(&state, &caller, &origin, &id, request.headers())
+                        let read = PasteRead { caller, origin, id };
+                        read::answer_view(&state, &read, request.headers())
                             .await
                             .into_response()
                     }
