@@ -10,7 +10,7 @@
 //!    every file is precompressed with brotli and gzip) into `$OUT_DIR/web`;
 //! 3. turns `$OUT_DIR/web/manifest.tsv` into `$OUT_DIR/assets.rs`, a static
 //!    table of every asset with its bytes (`include_bytes!`), precompressed
-//!    variants and strong ETag, which `src/http/assets.rs` includes.
+//!    variants and strong ETag, which `src/http/render/assets.rs` includes.
 //!
 //! Cargo reruns it only when a file under `web/src`, `web/build.mjs`,
 //! `web/package.json` or `web/package-lock.json` changes (the

@@ -17,10 +17,12 @@
 //!   header ([`server::proxy_protocol`]) and the header-read deadline, one
 //!   timer per connection ([`server::header_timer`]); and the background
 //!   task that deletes expired pastes ([`server::sweeper`]).
-//! - [`http`]: the axum router behind a shortcut for the three hot routes
-//!   ([`http::make_app`], [`http::hot`]; served by [`server::run`]), one module per feature
-//!   (create, read, delete, meta), HTML pages, and the single place where errors
-//!   become statuses ([`http::errors`]).
+//! - [`http`]: the API ([`http::make_app`], served by [`server::run`]) in three
+//!   stages: the request pipeline ([`http::pipeline`]: the hot routes' shortcut
+//!   past axum's router, origin, authentication, rate limits, response
+//!   finishing), the handlers, one module per feature ([`http::handlers`]), and
+//!   rendering ([`http::render`]: pages, assets, negotiation); errors become
+//!   statuses in one place ([`http::errors`]).
 //! - [`logging`]: the `tracing` subscriber and the hand-formatted request
 //!   line, both written through one buffered sink by a background thread.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with

@@ -13,7 +13,11 @@ use common::{Server, client, create_json, get_json};
 
 const SPEC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json");
 /// Files whose `.route(...)` calls make up the main listener's router.
-const ROUTER_SOURCES: &[&str] = &["src/http/mod.rs", "src/http/admin.rs", "src/http/ops.rs"];
+const ROUTER_SOURCES: &[&str] = &[
+    "src/http/mod.rs",
+    "src/http/handlers/admin.rs",
+    "src/http/handlers/ops.rs",
+];
 const METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options"];
 
 fn spec() -> serde_json::Value {

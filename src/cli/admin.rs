@@ -1,5 +1,5 @@
 //! `snip admin …`: manage tenants and tokens through the admin API
-//! (`/api/admin`, see `src/http/admin.rs`). The admin token comes from
+//! (`/api/admin`, see `src/http/handlers/admin.rs`). The admin token comes from
 //! `SNIP_ADMIN_TOKEN` or `--admin-token-file`, never from a plain flag.
 
 use std::path::PathBuf;
@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use reqwest::{Method, Url};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::auth::secret;
 use super::{base_url, client, send};
+use crate::core::api::{NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView};
 use crate::core::tenant::Rate;
 use crate::core::units::{self, parse_size};
 
@@ -107,11 +107,12 @@ pub enum Setting<T> {
     Set(T),
 }
 
-impl<T: serde::Serialize> Setting<T> {
-    fn json(&self) -> Value {
+impl<T> Setting<T> {
+    /// The new value: `None` removes the limit.
+    fn value(self) -> Option<T> {
         match self {
-            Self::Remove => Value::Null,
-            Self::Set(v) => json!(v),
+            Self::Remove => None,
+            Self::Set(v) => Some(v),
         }
     }
 }
@@ -162,19 +163,14 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// The JSON fields of the flags given (`null` for `none`).
-    fn fields(&self) -> Map<String, Value> {
-        let mut fields = Map::new();
-        let mut add = |key: &str, value: Option<Value>| {
-            if let Some(value) = value {
-                fields.insert(key.to_owned(), value);
-            }
-        };
-        add("max_bytes", self.max_bytes.map(|s| s.json()));
-        add("max_paste_bytes", self.max_paste_size.map(|s| s.json()));
-        add("rate", self.rate.as_ref().map(Setting::json));
-        add("burst", self.burst.map(|s| s.json()));
-        fields
+    /// The change the flags given ask for (`null` for `none`).
+    fn change(self) -> TenantChange {
+        TenantChange {
+            max_bytes: self.max_bytes.map(Setting::value),
+            max_paste_bytes: self.max_paste_size.map(Setting::value),
+            rate: self.rate.map(Setting::value),
+            burst: self.burst.map(Setting::value),
+        }
     }
 }
 
@@ -213,63 +209,35 @@ impl Admin {
     }
 }
 
-#[derive(Debug, Deserialize)]
-struct TenantView {
-    name: String,
-    max_bytes: Option<u64>,
-    max_paste_bytes: Option<u64>,
-    rate: Option<String>,
-    burst: Option<u32>,
-    usage: UsageView,
+/// One line about a tenant: name, usage and limits, tab-separated.
+fn describe_tenant(tenant: &TenantView) -> String {
+    let or = |v: Option<String>, default: &str| v.unwrap_or_else(|| default.to_owned());
+    format!(
+        "{}\tpastes={}\tbytes={}\tmax-bytes={}\tmax-paste-size={}\trate={}\tburst={}",
+        tenant.name,
+        tenant.usage.pastes,
+        tenant.usage.bytes,
+        or(tenant.max_bytes.map(|b| b.to_string()), "none"),
+        or(tenant.max_paste_bytes.map(|b| b.to_string()), "server"),
+        or(tenant.rate.clone(), "server"),
+        or(tenant.burst.map(|b| b.to_string()), "default"),
+    )
 }
 
-#[derive(Debug, Deserialize)]
-struct UsageView {
-    bytes: u64,
-    pastes: u64,
-}
-
-impl TenantView {
-    fn describe(&self) -> String {
-        let or = |v: Option<String>, default: &str| v.unwrap_or_else(|| default.to_owned());
-        format!(
-            "{}\tpastes={}\tbytes={}\tmax-bytes={}\tmax-paste-size={}\trate={}\tburst={}",
-            self.name,
-            self.usage.pastes,
-            self.usage.bytes,
-            or(self.max_bytes.map(|b| b.to_string()), "none"),
-            or(self.max_paste_bytes.map(|b| b.to_string()), "server"),
-            or(self.rate.clone(), "server"),
-            or(self.burst.map(|b| b.to_string()), "default"),
-        )
-    }
-}
-
-#[derive(Debug, Deserialize)]
-struct TokenView {
-    id: String,
-    tenant: String,
-    read_only: bool,
-    created_at: String,
-    expires_at: Option<String>,
-    token: Option<String>,
-}
-
-impl TokenView {
-    fn describe(&self) -> String {
-        format!(
-            "{}\ttenant={}\t{}\tcreated={}\texpires={}",
-            self.id,
-            self.tenant,
-            if self.read_only {
-                "read-only"
-            } else {
-                "read-write"
-            },
-            self.created_at,
-            self.expires_at.as_deref().unwrap_or("never"),
-        )
-    }
+/// One line about a token: ID, tenant, rights and dates, tab-separated.
+fn describe_token(token: &TokenView) -> String {
+    format!(
+        "{}\ttenant={}\t{}\tcreated={}\texpires={}",
+        token.id,
+        token.tenant,
+        if token.read_only {
+            "read-only"
+        } else {
+            "read-write"
+        },
+        token.created_at,
+        token.expires_at.as_deref().unwrap_or("never"),
+    )
 }
 
 /// Checks a name or ID that goes into a URL path, so it can only name one segment.
@@ -288,13 +256,17 @@ fn parse<T: serde::de::DeserializeOwned>(value: Value) -> anyhow::Result<T> {
     serde_json::from_value(value).context("unexpected answer from the server")
 }
 
+fn json<T: serde::Serialize>(body: &T) -> anyhow::Result<Value> {
+    serde_json::to_value(body).context("cannot encode the request")
+}
+
 /// Prints a new token: the secret on stdout, its details on stderr.
 fn print_token(token: &TokenView) -> anyhow::Result<()> {
     let Some(secret) = &token.token else {
         bail!("the server did not return the new token");
     };
     println!("{secret}");
-    eprintln!("token {}", token.describe());
+    eprintln!("token {}", describe_token(token));
     Ok(())
 }
 
@@ -310,35 +282,39 @@ pub async fn run(args: AdminArgs) -> anyhow::Result<()> {
 async fn tenant(admin: &Admin, command: TenantCommand) -> anyhow::Result<()> {
     match command {
         TenantCommand::Create { name, limits } => {
-            let mut body = limits.fields();
+            let change = limits.change();
             // On create, `none` is the same as leaving a limit out.
-            body.retain(|_, v| !v.is_null());
-            body.insert("name".into(), Value::String(name));
+            let body = NewTenant {
+                name,
+                max_bytes: change.max_bytes.flatten(),
+                max_paste_bytes: change.max_paste_bytes.flatten(),
+                rate: change.rate.flatten(),
+                burst: change.burst.flatten(),
+            };
             let answer = admin
-                .call(Method::POST, "api/admin/tenants", Some(Value::Object(body)))
+                .call(Method::POST, "api/admin/tenants", Some(json(&body)?))
                 .await?;
-            let tenant: TenantView = parse(answer["tenant"].clone())?;
-            let token: TokenView = parse(answer["token"].clone())?;
-            eprintln!("created tenant {}", tenant.describe());
-            print_token(&token)
+            let created: TenantCreated = parse(answer)?;
+            eprintln!("created tenant {}", describe_tenant(&created.tenant));
+            print_token(&created.token)
         }
         TenantCommand::Update { name, limits } => {
-            let fields = limits.fields();
-            if fields.is_empty() {
+            let change = limits.change();
+            if change == TenantChange::default() {
                 bail!("nothing to change: give --max-bytes, --max-paste-size, --rate or --burst");
             }
             let path = format!("api/admin/tenants/{}", segment(&name)?);
             let answer = admin
-                .call(Method::PATCH, &path, Some(Value::Object(fields)))
+                .call(Method::PATCH, &path, Some(json(&change)?))
                 .await?;
             let tenant: TenantView = parse(answer)?;
-            println!("{}", tenant.describe());
+            println!("{}", describe_tenant(&tenant));
             Ok(())
         }
         TenantCommand::List => {
             let answer = admin.call(Method::GET, "api/admin/tenants", None).await?;
             for tenant in parse::<Vec<TenantView>>(answer)? {
-                println!("{}", tenant.describe());
+                println!("{}", describe_tenant(&tenant));
             }
             Ok(())
         }
@@ -359,8 +335,8 @@ async fn token(admin: &Admin, command: TokenCommand) -> anyhow::Result<()> {
             expires,
         } => {
             let path = format!("api/admin/tenants/{}/tokens", segment(&tenant)?);
-            let body = json!({ "read_only": read_only, "expires": expires });
-            let answer = admin.call(Method::POST, &path, Some(body)).await?;
+            let body = NewToken { read_only, expires };
+            let answer = admin.call(Method::POST, &path, Some(json(&body)?)).await?;
             print_token(&parse(answer)?)
         }
         TokenCommand::Revoke { token_id } => {
@@ -373,7 +349,7 @@ async fn token(admin: &Admin, command: TokenCommand) -> anyhow::Result<()> {
             let path = format!("api/admin/tenants/{}/tokens", segment(&tenant)?);
             let answer = admin.call(Method::GET, &path, None).await?;
             for token in parse::<Vec<TokenView>>(answer)? {
-                println!("{}", token.describe());
+                println!("{}", describe_token(&token));
             }
             Ok(())
         }

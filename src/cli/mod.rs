@@ -14,9 +14,9 @@ use std::path::PathBuf;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use reqwest::{StatusCode, Url};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use crate::core::api::{Created, DELETE_TOKEN_HEADER, ErrorBody, PasteInfo};
 use crate::core::envelope::{self, EnvelopeError, Key};
 
 pub mod admin;
@@ -101,24 +101,6 @@ pub struct DeleteArgs {
     pub auth: TokenArg,
 }
 
-/// The server's JSON answer to a create.
-#[derive(Debug, Deserialize)]
-struct Created {
-    id: String,
-    url: String,
-    delete_token: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct ErrorBody {
-    error: ErrorDetail,
-}
-
-#[derive(Debug, Deserialize)]
-struct ErrorDetail {
-    message: String,
-}
-
 pub(crate) fn client() -> anyhow::Result<reqwest::Client> {
     // rustls needs a process-wide crypto provider; a second install is a harmless no-op.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -136,7 +118,7 @@ pub(crate) async fn check(response: reqwest::Response) -> anyhow::Result<reqwest
     }
     let text = response.text().await.unwrap_or_default();
     let message = serde_json::from_str::<ErrorBody>(&text)
-        .map(|e| e.error.message)
+        .map(|e| e.error.message.into_owned())
         .unwrap_or_else(|_| text.trim().to_owned());
     bail!("server answered {status}: {message}")
 }
@@ -232,7 +214,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
             .body(body);
-        let created: Created = send_json(request, &base).await?;
+        let created: Created<'static> = send_json(request, &base).await?;
         if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
@@ -245,12 +227,6 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The server's metadata of a paste, as far as `get` needs it.
-#[derive(Debug, Deserialize)]
-struct PasteInfo {
-    encrypted: bool,
 }
 
 /// `snip get`: writes the raw bytes to stdout, revealing a burn paste if
@@ -389,7 +365,7 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     }
     let mut request = auth::authorize(client.delete(url.clone()), api_token.as_deref());
     if let Some(token) = token {
-        request = request.header("x-delete-token", token);
+        request = request.header(DELETE_TOKEN_HEADER, token);
     }
     send(request, &target.base).await?;
     if let Err(e) = tokens::forget(url.as_str()) {

@@ -3,10 +3,10 @@
 
 use anyhow::bail;
 use clap::Args;
-use serde::Deserialize;
 
 use super::auth::{TokenArg, authorize};
 use super::{ServerArg, base_url, client, send_json};
+use crate::core::api::{Created, PastePage};
 
 /// `snip list`.
 #[derive(Debug, Clone, Args)]
@@ -40,20 +40,6 @@ pub struct ShortenArgs {
     pub auth: TokenArg,
 }
 
-#[derive(Debug, Deserialize)]
-struct Page {
-    pastes: Vec<Listed>,
-    next_cursor: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Listed {
-    id: String,
-    size: u64,
-    created_at: String,
-    name: Option<String>,
-}
-
 /// Prints one line per paste: ID, size, creation time, name (`-` when none), tab-separated.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     let client = client()?;
@@ -74,7 +60,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
             query.push(("cursor", cursor.clone()));
         }
         let request = authorize(client.get(url.clone()), Some(&token)).query(&query);
-        let page: Page = send_json(request, &url).await?;
+        let page: PastePage = send_json(request, &url).await?;
         for paste in page.pastes {
             let name = paste.name.as_deref().unwrap_or("-");
             println!("{}\t{}\t{}\t{name}", paste.id, paste.size, paste.created_at);
@@ -84,11 +70,6 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
             _ => return Ok(()),
         }
     }
-}
-
-#[derive(Debug, Deserialize)]
-struct Created {
-    url: String,
 }
 
 /// Creates a short link and prints its URL.
@@ -103,7 +84,7 @@ pub async fn shorten(args: ShortenArgs) -> anyhow::Result<()> {
     let request = authorize(client.post(base.clone()), token.as_deref())
         .query(&query)
         .header(reqwest::header::ACCEPT, "application/json");
-    let created: Created = send_json(request, &base).await?;
+    let created: Created<'static> = send_json(request, &base).await?;
     println!("{}", created.url);
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! The I/O-free core shared by the server and the CLI: IDs, the paste model,
-//! the end-to-end encryption envelope, and the parsers of sizes and durations.
+//! the end-to-end encryption envelope, the JSON of the HTTP API, and the
+//! parsers of sizes and durations.
 
+pub mod api;
 pub mod envelope;
 pub mod id;
 pub mod paste;

@@ -1,17 +1,16 @@
-//! Every error the HTTP API can answer, in one place.
+//! Every error the HTTP API can answer, in one place: [`ApiError`], a status,
+//! a stable code and a one-line message, and the statuses store errors map to.
 //!
-//! Handlers return [`ApiError`], which renders as one plain-text line. The
-//! response middleware (`finish_response` in `http/mod.rs`) then re-renders it, through [`render_for`], as JSON
-//! (`{"error":{"code","message"}}`) for clients that accept JSON, or as a small
-//! HTML page for browsers, so handlers never look at `Accept` for errors.
+//! An [`ApiError`] answers as one plain-text line and rides along in the
+//! response's extensions; the pipeline then shows it in the representation
+//! the client accepts ([`super::render::error_answer`]), so handlers never
+//! look at `Accept` for errors.
 
 use std::borrow::Cow;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::negotiate::Accepts;
-use super::pages;
 use crate::core::IdError;
 use crate::store::StoreError;
 
@@ -218,41 +217,4 @@ impl IntoResponse for ApiError {
         response.extensions_mut().insert(self);
         response
     }
-}
-
-/// Renders an error response for what the client accepts, and gives axum's own
-/// bare `404`/`405` answers the same shape as ours.
-pub fn render_for(wants: Accepts, response: Response) -> Response {
-    let error = match response.extensions().get::<ApiError>() {
-        Some(e) => e.clone(),
-        None if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
-            ApiError::method_not_allowed()
-        }
-        None => return response,
-    };
-    let (mut parts, body) = response.into_parts();
-    let new_body = match wants {
-        Accepts::Json => {
-            let json = serde_json::json!({"error": {"code": error.code, "message": error.message}});
-            parts.headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            axum::body::Body::from(json.to_string())
-        }
-        Accepts::Html => {
-            parts.headers.insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            );
-            parts.headers.remove(header::CONTENT_SECURITY_POLICY);
-            axum::body::Body::from(pages::error_page(&error))
-        }
-        Accepts::Other if parts.status == StatusCode::METHOD_NOT_ALLOWED => {
-            axum::body::Body::from(format!("{}\n", error.message))
-        }
-        Accepts::Other => body,
-    };
-    parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, new_body)
 }

@@ -28,8 +28,9 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{
-    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits, make_app,
-    openapi, ops,
+    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits,
+    handlers::{openapi, ops},
+    make_app,
 };
 use crate::metrics::Metrics;
 use crate::metrics::store::MeteredStore;
@@ -319,7 +320,7 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Routed {
     type Future = <Router as tower::Service<axum::extract::Request>>::Future;
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
-        crate::http::hot::route(&self.router, self.peer, request)
+        crate::http::pipeline::hot::route(&self.router, self.peer, request)
     }
 }
 

@@ -4,17 +4,17 @@
 //! served by one function, `serve`; everything else goes through axum's
 //! router.
 //!
-//! Why: axum's router costs about a quarter of a raw read's CPU (matching,
-//! then a cloned, boxed route service and a boxed future per layer, then
+//! Why: axum's router is a large share of a raw read's work (matching, then
+//! a cloned, boxed route service and a boxed future per layer, then
 //! extractors that clone and percent-decode), and the tower layers around
 //! it pass what they decide (the origin, the caller) through the request's
 //! extensions, a hash map of boxes. A hot request is served by `serve`,
 //! which calls the very functions those layers and handlers call
 //! ([`Exchange`] for the response layer, [`auth::decide_now`] and
 //! [`auth::decide`] for authentication, `read::answer_*` and
-//! `create::create` for the handlers) and hands their results on directly,
-//! so it answers byte for byte what the router would (a test compares the
-//! two). Anything the match is unsure of (`HEAD`, an ID that does not
+//! `create::answer_create` for the handlers) and hands their results on
+//! directly, so it answers byte for byte what the router would (a test
+//! compares the two). Anything the match is unsure of (`HEAD`, an ID that does not
 //! parse, percent-encoded paths, every other route) is left to the router.
 
 use std::convert::Infallible;
@@ -22,21 +22,23 @@ use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
-use axum::Extension;
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, RawQuery, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{BoxFuture, Either};
 use hyper::body::Incoming;
 use tower::Service;
 
-use super::auth::{self, Caller};
+use super::auth;
+use super::caller::Caller;
 use super::finish::Exchange;
 use super::forwarded::Origin;
-use super::{SharedState, create, read};
 use crate::core::PasteId;
+use crate::http::handlers::read::PasteRead;
+use crate::http::handlers::{create, read};
+use crate::http::state::SharedState;
 use crate::metrics::RouteId;
 
 /// A request served without the router: its route and, for a read, the
@@ -182,12 +184,14 @@ fn serve(
             Ok((caller, verdict)) => {
                 let response = match hot {
                     Hot::Raw(id) => {
-                        read::answer_raw(&state, &caller, &origin, &id, request.headers())
+                        let read = PasteRead { caller, origin, id };
+                        read::answer_raw(&state, &read, request.headers())
                             .await
                             .into_response()
                     }
                     Hot::View(id) => {
-                        read::answer_view(&state, &caller, &origin, &id, request.headers())
+                        let read = PasteRead { caller, origin, id };
+                        read::answer_view(&state, &read, request.headers())
                             .await
                             .into_response()
                     }
@@ -201,8 +205,8 @@ fn serve(
     }
 }
 
-/// A create, boxed: its future is far larger than a read's (almost 6 KiB),
-/// and every hot request's future would otherwise carry that size. The box
+/// A create, boxed: its future is far larger than a read's, and every hot
+/// request's future would otherwise carry that size. The box
 /// holds an `async` block that calls the handler, so the handler's future
 /// is made in place there, never moved.
 fn create(
@@ -214,26 +218,17 @@ fn create(
     let state = state.clone();
     Box::pin(async move {
         // Only a create reads the body: the reads never box it.
-        let (mut parts, body) = request.into_parts();
-        let query = RawQuery(parts.uri.query().map(str::to_owned));
-        let headers = std::mem::take(&mut parts.headers);
-        create::create(
-            State(state),
-            Extension(caller),
-            Extension(origin),
-            query,
-            headers,
-            Body::new(body),
-        )
-        .await
-        .into_response()
+        let (parts, body) = request.into_parts();
+        let query = parts.uri.query();
+        let body = Body::new(body);
+        create::answer_create(&state, &caller, &origin, query, &parts.headers, body).await
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::openapi;
+    use crate::http::handlers::openapi;
 
     /// No fixed route of the API is ever taken for a hot one: the hot `/{id}`
     /// would otherwise shadow it.

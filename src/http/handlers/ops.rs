@@ -1,6 +1,7 @@
-//! Operator routes: `GET /readyz` (the store answers), `GET /metrics`
-//! (Prometheus text format) and `GET /api/openapi.json` (the API description).
-//! `GET /healthz` (the process answers) lives with the router in `mod.rs`.
+//! Operator routes: `GET /healthz` (the process answers), `GET /readyz` (the
+//! store answers), `GET /metrics` (Prometheus text format) and
+//! `GET /api/openapi.json` (the API description); and the answer to a path
+//! no route matches.
 
 use axum::Router;
 use axum::extract::State;
@@ -8,14 +9,16 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use super::errors::ApiError;
-use super::{SharedState, openapi};
+use super::openapi;
+use crate::http::errors::ApiError;
+use crate::http::state::SharedState;
 use crate::metrics;
 
 /// The operator routes; `/metrics` only when it is served on the main
 /// listener (not with `--metrics-listen`, where the main listener answers 404).
 pub fn routes(metrics_on_main: bool) -> Router<SharedState> {
     let router = Router::new()
+        .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/api/openapi.json", get(spec));
     if metrics_on_main {
@@ -23,6 +26,11 @@ pub fn routes(metrics_on_main: bool) -> Router<SharedState> {
     } else {
         router
     }
+}
+
+/// `200 ok` while the process answers at all.
+async fn healthz() -> &'static str {
+    "ok\n"
 }
 
 /// `200 ready` when the store answers a ping, else `503`.
@@ -65,4 +73,13 @@ async fn spec() -> Response {
         openapi::SPEC,
     )
         .into_response()
+}
+
+/// `404` for a path no route matches, with a hint of the ones that exist.
+pub async fn no_route() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "no_route",
+        "no such page; POST a paste to / or GET /{id}",
+    )
 }

@@ -5,10 +5,11 @@ use axum::Extension;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 
-use super::auth::Caller;
-use super::errors::ApiError;
 use super::read::load_meta;
-use super::{SharedState, X_DELETE_TOKEN};
+use crate::core::api::DELETE_TOKEN_HEADER;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::state::SharedState;
 
 /// Deletes the paste if the caller owns it or `X-Delete-Token` matches
 /// (compared in constant time).
@@ -19,7 +20,9 @@ pub async fn delete(
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     let (id, meta) = load_meta(&state, &caller, &id).await?;
-    let token = headers.get(X_DELETE_TOKEN).and_then(|v| v.to_str().ok());
+    let token = headers
+        .get(DELETE_TOKEN_HEADER)
+        .and_then(|v| v.to_str().ok());
     let owner = caller.owns(meta.owner.as_deref());
     match token {
         Some(token) if meta.delete_token_matches(token.trim()) => {}

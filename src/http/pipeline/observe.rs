@@ -1,5 +1,5 @@
 //! Per-request observation: the request metrics and the one log line every
-//! request gets, recorded by the response layer ([`super::FinishLayer`]).
+//! request gets, recorded by the response layer ([`super::finish::FinishLayer`]).
 //!
 //! The log line carries the method, the route *template* (`/raw/{id}`), the
 //! status, the response body's size, the latency and the client IP. It never
@@ -16,7 +16,7 @@ use axum::extract::MatchedPath;
 use axum::http::Method;
 use axum::response::Response;
 
-use super::SharedState;
+use crate::http::state::SharedState;
 use crate::logging::RequestLine;
 use crate::metrics::RouteId;
 

@@ -4,14 +4,14 @@
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use bytes::BytesMut;
 use tokio::io::AsyncReadExt;
 
-use super::SharedState;
-use super::auth::check_admin;
-use super::errors::ApiError;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::auth::AdminCaller;
+use crate::http::state::SharedState;
 use crate::store::transfer;
 
 /// Bytes buffered between the dump writer and the response.
@@ -20,10 +20,9 @@ const PIPE: usize = 256 << 10;
 /// Streams the dump as it is written. A failure half way ends the response
 /// early, without the dump's trailer, so the client sees a truncated dump.
 pub async fn backup(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     // Fail with a status while that is still possible.
     state.store.ping().await?;
     let (mut writer, reader) = tokio::io::duplex(PIPE);

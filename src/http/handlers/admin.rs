@@ -1,6 +1,8 @@
 //! The admin API under `/api/admin`, protected by the admin token
-//! (`--admin-token`); `snip admin …` drives it. Changes apply to the next
-//! request: tenants and tokens are read from the store on every request.
+//! (`--admin-token`); `snip admin …` drives it. Every handler takes an
+//! [`AdminCaller`] first, so the token is checked before anything else.
+//! Changes apply to the next request: tenants and tokens are read from the
+//! store on every request.
 //!
 //! | route | does |
 //! |---|---|
@@ -15,20 +17,22 @@
 
 use axum::Router;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch};
 use bytes::Bytes;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer, Serialize};
 
-use super::SharedState;
-use super::auth::check_admin;
-use super::errors::ApiError;
 use crate::core::Ttl;
-use crate::core::paste::{self, rfc3339};
+use crate::core::api::{
+    NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView, Usage,
+};
+use crate::core::paste;
 use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
-use crate::store::Usage;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::auth::AdminCaller;
+use crate::http::state::SharedState;
 
 /// The admin routes.
 pub fn routes() -> Router<SharedState> {
@@ -44,84 +48,6 @@ pub fn routes() -> Router<SharedState> {
         )
         .route("/api/admin/tokens/{id}", delete(revoke_token))
         .route("/api/admin/backup", get(super::backup::backup))
-}
-
-/// Tenant settings as sent by the admin CLI.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NewTenant {
-    name: String,
-    max_bytes: Option<u64>,
-    max_paste_bytes: Option<u64>,
-    rate: Option<String>,
-    burst: Option<u32>,
-}
-
-/// A change of settings: an absent field stays, `null` removes the limit.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TenantChange {
-    #[serde(default, deserialize_with = "present")]
-    max_bytes: Option<Option<u64>>,
-    #[serde(default, deserialize_with = "present")]
-    max_paste_bytes: Option<Option<u64>>,
-    #[serde(default, deserialize_with = "present")]
-    rate: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
-    burst: Option<Option<u32>>,
-}
-
-/// Distinguishes a field sent as `null` (`Some(None)`) from one not sent (`None`).
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
-}
-
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct NewToken {
-    #[serde(default)]
-    read_only: bool,
-    /// A lifetime like `30d`, or absent for none.
-    expires: Option<String>,
-}
-
-/// A tenant as the admin sees it.
-#[derive(Serialize)]
-struct TenantView {
-    name: String,
-    created_at: String,
-    max_bytes: Option<u64>,
-    max_paste_bytes: Option<u64>,
-    rate: Option<String>,
-    burst: Option<u32>,
-    usage: Usage,
-}
-
-#[derive(Serialize)]
-struct TokenView {
-    id: String,
-    tenant: String,
-    read_only: bool,
-    created_at: String,
-    expires_at: Option<String>,
-    /// Only in the answer to a create: the secret, shown this once.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    token: Option<String>,
-}
-
-impl TokenView {
-    fn new(record: TokenRecord, secret: Option<String>) -> Self {
-        Self {
-            id: record.id,
-            tenant: record.tenant,
-            read_only: record.read_only,
-            created_at: rfc3339(record.created_at),
-            expires_at: record.expires_at.map(rfc3339),
-            token: secret,
-        }
-    }
 }
 
 fn no_such_tenant() -> ApiError {
@@ -155,15 +81,11 @@ fn parse_rate(rate: Option<String>) -> Result<Option<Rate>, ApiError> {
 
 async fn view(state: &SharedState, tenant: Tenant) -> Result<TenantView, ApiError> {
     let usage = state.store.owner_usage(&tenant.name).await?;
-    Ok(TenantView {
-        created_at: rfc3339(tenant.created_at),
-        rate: tenant.rate.map(|r| r.to_string()),
-        name: tenant.name,
-        max_bytes: tenant.max_bytes,
-        max_paste_bytes: tenant.max_paste_bytes,
-        burst: tenant.burst,
-        usage,
-    })
+    let usage = Usage {
+        bytes: usage.bytes,
+        pastes: usage.pastes,
+    };
+    Ok(TenantView::new(tenant, usage))
 }
 
 async fn issue_token(
@@ -189,11 +111,10 @@ async fn issue_token(
 }
 
 async fn create_tenant(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let request: NewTenant = parse_body(&body)?;
     tenant::validate_name(&request.name).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let tenant = Tenant {
@@ -207,15 +128,20 @@ async fn create_tenant(
     state.store.create_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %tenant.name, "tenant created");
     let token = issue_token(&state, &tenant.name, NewToken::default()).await?;
-    let answer = serde_json::json!({ "tenant": view(&state, tenant).await?, "token": token });
+    let answer = TenantCreated {
+        tenant: view(&state, tenant).await?,
+        token,
+    };
+    // Through a `Value`, whose maps are sorted: this answer's objects list
+    // their keys in alphabetical order, unlike the other admin answers.
+    let answer = serde_json::to_value(answer).map_err(|_| ApiError::internal())?;
     Ok(json(StatusCode::CREATED, &answer))
 }
 
 async fn list_tenants(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let mut views = Vec::new();
     for tenant in state.store.tenants().await? {
         views.push(view(&state, tenant).await?);
@@ -228,12 +154,11 @@ async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
 }
 
 async fn update_tenant(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let change: TenantChange = parse_body(&body)?;
     let mut tenant = existing(&state, &name).await?;
     if let Some(v) = change.max_bytes {
@@ -254,11 +179,10 @@ async fn update_tenant(
 }
 
 async fn delete_tenant(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    check_admin(&state, &headers)?;
     if state.store.delete_tenant(&name).await? {
         tracing::info!(tenant = %name, "tenant deleted");
         Ok(StatusCode::NO_CONTENT)
@@ -268,12 +192,11 @@ async fn delete_tenant(
 }
 
 async fn create_token(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     let request: NewToken = if body.is_empty() {
         NewToken::default()
     } else {
@@ -287,11 +210,10 @@ async fn create_token(
 }
 
 async fn list_tokens(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(name): Path<String>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    check_admin(&state, &headers)?;
     existing(&state, &name).await?;
     let tokens: Vec<TokenView> = state
         .store
@@ -304,11 +226,10 @@ async fn list_tokens(
 }
 
 async fn revoke_token(
+    _admin: AdminCaller,
     State(state): State<SharedState>,
     Path(id): Path<String>,
-    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    check_admin(&state, &headers)?;
     if state.store.revoke_token(&id).await? {
         tracing::info!(token_id = %id, "token revoked");
         Ok(StatusCode::NO_CONTENT)

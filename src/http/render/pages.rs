@@ -14,8 +14,8 @@
 use std::fmt::Write;
 
 use super::assets;
-use super::errors::ApiError;
 use crate::core::paste::{self, PasteMeta};
+use crate::http::errors::ApiError;
 
 /// Where the stylesheet is served (content-hashed).
 pub const CSS_PATH: &str = assets::CSS_PATH;

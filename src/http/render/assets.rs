@@ -17,7 +17,7 @@ use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::errors::ApiError;
+use crate::http::errors::ApiError;
 
 /// One embedded file and its precompressed variants.
 #[derive(Debug)]

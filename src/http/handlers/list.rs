@@ -2,39 +2,31 @@
 
 use axum::extract::{RawQuery, State};
 use axum::{Extension, Json};
-use serde::Serialize;
 
-use super::SharedState;
-use super::auth::Caller;
-use super::errors::ApiError;
-use super::meta::MetaView;
+use crate::core::api::{PasteInfo, PastePage};
 use crate::core::paste;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::state::SharedState;
 use crate::store::ListQuery;
 
 /// Default and largest page sizes.
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
 
-/// One page of the listing.
-#[derive(Serialize)]
-pub struct ListView {
-    pastes: Vec<MetaView>,
-    next_cursor: Option<String>,
-}
-
 /// Lists the calling tenant's pastes. Query: `limit` (1–500), `cursor`, `name_prefix`.
 pub async fn list(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<ListView>, ApiError> {
+) -> Result<Json<PastePage>, ApiError> {
     let owner = caller.tenant_name().ok_or_else(|| {
         ApiError::unauthorized("listing needs a tenant token: Authorization: Bearer TOKEN")
     })?;
     let query = parse_query(raw.as_deref())?;
     let page = state.store.list(owner, &query, paste::now()).await?;
-    Ok(Json(ListView {
-        pastes: page.pastes.into_iter().map(MetaView::from).collect(),
+    Ok(Json(PastePage {
+        pastes: page.pastes.into_iter().map(PasteInfo::from).collect(),
         next_cursor: page.next_cursor,
     }))
 }
@@ -61,7 +53,7 @@ fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
             "name_prefix" => {
                 // Names are checked the same way when a paste is created, so
                 // such a prefix could match nothing; PostgreSQL would also
-                // refuse a NUL in a text parameter (a 500 the fuzzer found).
+                // refuse a NUL in a text parameter, which would be a 500.
                 if !paste::is_name_text(&value) {
                     return Err(ApiError::bad_request(
                         "name_prefix must be at most 255 bytes without control characters",

@@ -1,6 +1,7 @@
-//! Who is calling: the tenant behind a bearer token, or an anonymous client
-//! known by its IP (resolved, honouring trusted proxies, by the response
-//! layer, [`super::FinishLayer`]), and the rate limit that applies to them.
+//! Authentication: deciding who is calling, the tenant behind a bearer token
+//! or an anonymous client known by its IP (resolved, honouring trusted
+//! proxies, by the response layer, [`super::finish::FinishLayer`]), and the
+//! rate limit that applies to them; and the admin token's check.
 //!
 //! [`decide_now`] and [`decide`] establish the [`Caller`] and count the
 //! request against its bucket; the hot routes call them directly
@@ -16,88 +17,21 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::Request;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 use tower::Service;
 
-use super::SharedState;
-use super::errors::ApiError;
-use super::forwarded::{self, ProxyConfig};
+use super::caller::{AnonymousPolicy, Caller};
+use super::forwarded;
 use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
-use crate::core::tenant::Tenant;
+use crate::http::errors::ApiError;
+use crate::http::state::SharedState;
 use crate::metrics::Bucket;
 use crate::store::StoreError;
-
-/// What anonymous (token-less) clients may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum AnonymousPolicy {
-    /// Create and read.
-    #[default]
-    Allowed,
-    /// Read only.
-    ReadOnly,
-    /// Nothing: every paste route needs a token.
-    Off,
-}
-
-/// Authentication settings.
-#[derive(Debug, Clone, Default)]
-pub struct AuthConfig {
-    /// What anonymous clients may do.
-    pub anonymous: AnonymousPolicy,
-    /// Whose forwarding headers are believed, and which.
-    pub proxy: ProxyConfig,
-    /// SHA-256 of the admin token; `None` disables the admin API.
-    pub admin_token_hash: Option<[u8; 32]>,
-}
-
-/// The caller of a request, as established by [`Authenticate`].
-#[derive(Debug, Clone)]
-pub enum Caller {
-    /// No token.
-    Anonymous,
-    /// A valid token of a tenant.
-    Tenant {
-        /// The tenant's current settings.
-        tenant: Tenant,
-        /// The token's public ID.
-        token_id: String,
-        /// Whether the token may only read.
-        read_only: bool,
-    },
-}
-
-impl Caller {
-    /// The tenant's name, if any.
-    pub fn tenant_name(&self) -> Option<&str> {
-        match self {
-            Self::Anonymous => None,
-            Self::Tenant { tenant, .. } => Some(&tenant.name),
-        }
-    }
-
-    /// Whether this caller owns pastes of `owner`.
-    pub fn owns(&self, owner: Option<&str>) -> bool {
-        owner.is_some() && self.tenant_name() == owner
-    }
-
-    /// Refuses callers that may not write (read-only tokens, anonymous when not allowed).
-    pub fn check_can_write(&self, anonymous: AnonymousPolicy) -> Result<(), ApiError> {
-        match self {
-            Self::Tenant {
-                read_only: true, ..
-            } => Err(ApiError::forbidden("this token is read-only")),
-            Self::Tenant { .. } => Ok(()),
-            Self::Anonymous if anonymous == AnonymousPolicy::Allowed => Ok(()),
-            Self::Anonymous => Err(ApiError::unauthorized(
-                "anonymous pastes are disabled on this server; send Authorization: Bearer TOKEN",
-            )),
-        }
-    }
-}
 
 /// Adds authentication ([`Authenticate`]) to every route it wraps.
 #[derive(Clone)]
@@ -395,8 +329,22 @@ async fn caller(state: &SharedState, headers: &HeaderMap) -> Result<Caller, ApiE
     })
 }
 
+/// A request that carries the admin token. As an admin handler's first
+/// argument it checks the token before any other part of the request is
+/// read, so an unauthorised caller learns nothing from a bad body or path.
+#[derive(Debug, Clone, Copy)]
+pub struct AdminCaller;
+
+impl FromRequestParts<SharedState> for AdminCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Self, ApiError> {
+        check_admin(state, &parts.headers).map(|()| Self)
+    }
+}
+
 /// Checks the admin token of a request, in constant time.
-pub fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError> {
+fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(expected) = &state.auth.admin_token_hash else {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,

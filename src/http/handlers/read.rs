@@ -8,18 +8,20 @@
 use std::sync::LazyLock;
 
 use axum::Extension;
-use axum::extract::{Path, Request, State};
+use axum::extract::{FromRequestParts, Path, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
-use super::auth::Caller;
-use super::errors::ApiError;
-use super::finish::SECURITY_HEADERS;
-use super::forwarded::Origin;
-use super::negotiate::{Accepts, accepts};
-use super::{RAW_CSP, SharedState, pages};
 use crate::core::paste::{self, PasteMeta};
 use crate::core::{PasteId, Visibility};
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
+use crate::http::pipeline::forwarded::Origin;
+use crate::http::render::negotiate::{Accepts, accepts};
+use crate::http::render::pages;
+use crate::http::state::SharedState;
 use crate::store::Paste;
 
 /// Parses the path's ID; a bad one is answered `404` without a store lookup.
@@ -62,28 +64,57 @@ fn burn_conflict(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> ApiE
     ApiError::burn_conflict(&format!("{}/{}/reveal", state.base_url(origin), meta.id))
 }
 
+/// One read of a paste: who asks, where they came from, and the paste's ID
+/// (checked before any lookup). The routed reads extract it; the hot routes
+/// build it from what they have already decided.
+pub struct PasteRead {
+    /// Who asks.
+    pub caller: Caller,
+    /// Where the request came from (for printed URLs).
+    pub origin: Origin,
+    /// The paste.
+    pub id: PasteId,
+}
+
+impl FromRequestParts<SharedState> for PasteRead {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Self, Response> {
+        let Extension(caller) = Extension::from_request_parts(parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let Extension(origin) = Extension::from_request_parts(parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let id = parse_id(&id).map_err(IntoResponse::into_response)?;
+        Ok(Self { caller, origin, id })
+    }
+}
+
+// The read handlers take the whole `Request` last and borrow its headers:
+// axum's `HeaderMap` extractor would clone every header.
+
 /// `GET /{id}`: the HTML page for browsers, the raw bytes for everyone else; a
 /// short link redirects. Burn pastes are never consumed here: browsers get an
 /// interstitial, others `409`.
 pub async fn view(
     State(state): State<SharedState>,
-    Extension(caller): Extension<Caller>,
-    Extension(origin): Extension<Origin>,
-    Path(id): Path<String>,
+    read: PasteRead,
     request: Request,
 ) -> Result<Response, ApiError> {
-    answer_view(&state, &caller, &origin, &parse_id(&id)?, request.headers()).await
+    answer_view(&state, &read, request.headers()).await
 }
 
-/// [`view`] for a caller already established (also the hot route's).
+/// [`view`] of a read already established (also the hot route's).
 pub async fn answer_view(
     state: &SharedState,
-    caller: &Caller,
-    origin: &Origin,
-    id: &PasteId,
+    read: &PasteRead,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = load(state, caller, id).await?;
+    let paste = load(state, &read.caller, &read.id).await?;
     if let Some(target) = &paste.meta.redirect {
         return Ok(redirect(target));
     }
@@ -91,7 +122,7 @@ pub async fn answer_view(
     if paste.meta.burn {
         return match wants {
             Accepts::Html => Ok(page(pages::burn_interstitial(&paste.meta))),
-            _ => Err(burn_conflict(state, origin, &paste.meta)),
+            _ => Err(burn_conflict(state, &read.origin, &paste.meta)),
         };
     }
     match wants {
@@ -100,41 +131,32 @@ pub async fn answer_view(
     }
 }
 
-// The read handlers take the whole `Request` last and borrow its headers:
-// axum's `HeaderMap` extractor would clone every header on the hot path.
-
 /// `GET /raw/{id}`: always the raw bytes.
 pub async fn raw(
     State(state): State<SharedState>,
-    Extension(caller): Extension<Caller>,
-    Extension(origin): Extension<Origin>,
-    Path(id): Path<String>,
+    read: PasteRead,
     request: Request,
 ) -> Result<Response, ApiError> {
-    answer_raw(&state, &caller, &origin, &parse_id(&id)?, request.headers()).await
+    answer_raw(&state, &read, request.headers()).await
 }
 
-/// [`raw`] for a caller already established (also the hot route's).
+/// [`raw`] of a read already established (also the hot route's).
 pub async fn answer_raw(
     state: &SharedState,
-    caller: &Caller,
-    origin: &Origin,
-    id: &PasteId,
+    read: &PasteRead,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = readable(state, caller, origin, id).await?;
+    let paste = readable(state, read).await?;
     Ok(raw_response(paste, headers, Disposition::Inline))
 }
 
 /// `GET /download/{id}`: the raw bytes as an attachment.
 pub async fn download(
     State(state): State<SharedState>,
-    Extension(caller): Extension<Caller>,
-    Extension(origin): Extension<Origin>,
-    Path(id): Path<String>,
+    read: PasteRead,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &caller, &origin, &parse_id(&id)?).await?;
+    let paste = readable(&state, &read).await?;
     Ok(raw_response(
         paste,
         request.headers(),
@@ -143,15 +165,10 @@ pub async fn download(
 }
 
 /// Loads a paste for a raw read, refusing burn pastes (they are only revealed).
-async fn readable(
-    state: &SharedState,
-    caller: &Caller,
-    origin: &Origin,
-    id: &PasteId,
-) -> Result<Paste, ApiError> {
-    let paste = load(state, caller, id).await?;
+async fn readable(state: &SharedState, read: &PasteRead) -> Result<Paste, ApiError> {
+    let paste = load(state, &read.caller, &read.id).await?;
     if paste.meta.burn {
-        return Err(burn_conflict(state, origin, &paste.meta));
+        return Err(burn_conflict(state, &read.origin, &paste.meta));
     }
     Ok(paste)
 }

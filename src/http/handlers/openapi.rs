@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 /// The document.
-pub const SPEC: &str = include_str!("../../docs/openapi.json");
+pub const SPEC: &str = include_str!("../../../docs/openapi.json");
 
 #[derive(Deserialize)]
 struct Paths<'a> {

@@ -1,0 +1,207 @@
+//! `POST /`: create a paste from a raw body or a multipart form. Its options
+//! are parsed in [`options`], its body read in [`upload`]; `GET /`, the form
+//! that posts here, is in [`form`].
+
+mod form;
+mod options;
+mod upload;
+
+use std::borrow::Cow;
+
+use axum::Extension;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use self::options::{CreateOptions, resolve_ttl};
+use self::upload::Upload;
+use crate::core::PasteId;
+use crate::core::api::{Created, DELETE_TOKEN_HEADER};
+use crate::core::paste::{self, PasteMeta, Visibility};
+use crate::core::random::OsRandom;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::caller::Caller;
+use crate::http::pipeline::forwarded::Origin;
+use crate::http::render::negotiate::{Accepts, accepts};
+use crate::http::state::SharedState;
+use crate::store::{PutLimits, StoreError};
+
+pub use self::form::form;
+
+/// The header that carries the new paste's delete token.
+const X_DELETE_TOKEN: HeaderName = HeaderName::from_static(DELETE_TOKEN_HEADER);
+
+/// `POST /`: store the body (or the form's `file`/`content` part) as a new paste.
+pub async fn create(
+    State(state): State<SharedState>,
+    Extension(caller): Extension<Caller>,
+    Extension(origin): Extension<Origin>,
+    request: Request,
+) -> Response {
+    // The parts are borrowed, not extracted: axum's `HeaderMap` extractor
+    // would clone every header.
+    let (parts, body) = request.into_parts();
+    answer_create(
+        &state,
+        &caller,
+        &origin,
+        parts.uri.query(),
+        &parts.headers,
+        body,
+    )
+    .await
+}
+
+/// [`create`] for a caller already established (also the hot route's).
+pub async fn answer_create(
+    state: &SharedState,
+    caller: &Caller,
+    origin: &Origin,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Response {
+    let upload = match read_upload(state, caller, query, headers, body).await {
+        Ok(upload) => upload,
+        Err(error) => return closing(error),
+    };
+    match store_paste(state, caller, upload).await {
+        Ok((meta, token)) => {
+            let base = state.base_url(origin);
+            created_response(&base, &meta, &token, accepts(headers))
+        }
+        Err(error) => error.into_response(),
+    }
+}
+
+/// An error answered before the request body was read to its end: the client
+/// may still be sending it, so the connection cannot carry another request.
+/// hyper then drains the rest or closes the connection, depending on timing;
+/// without `Connection: close` a client would reuse the connection and its
+/// next request could fail with a connection error instead of an answer.
+fn closing(error: ApiError) -> Response {
+    let mut response = error.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// Checks the caller and the options, then reads the paste from the body.
+async fn read_upload(
+    state: &SharedState,
+    caller: &Caller,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Upload, ApiError> {
+    caller.check_can_write(state.auth.anonymous)?;
+    let options = CreateOptions::from_query(query)?;
+    let limit = match caller {
+        Caller::Tenant { tenant, .. } => tenant
+            .max_paste_bytes
+            .unwrap_or(state.limits.max_paste_bytes),
+        Caller::Anonymous => state.limits.max_paste_bytes,
+    };
+    upload::read(options, headers, body, limit, state.limits.body_timeout).await
+}
+
+async fn store_paste(
+    state: &SharedState,
+    caller: &Caller,
+    upload: Upload,
+) -> Result<(PasteMeta, String), ApiError> {
+    let Upload {
+        options,
+        body,
+        declared_type,
+    } = upload;
+    let ttl = resolve_ttl(options.ttl, &state.limits)?;
+    let owner = caller.tenant_name().map(str::to_owned);
+    if options.visibility == Visibility::Private && owner.is_none() {
+        return Err(ApiError::bad_request("private pastes need a tenant token"));
+    }
+    let limits = PutLimits {
+        owner_max_bytes: match caller {
+            Caller::Tenant { tenant, .. } => tenant.max_bytes,
+            Caller::Anonymous => None,
+        },
+    };
+    // The token and the first ID share 64 bytes of this thread's OS randomness.
+    let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
+    let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;
+    let now = paste::now();
+    let content_type = if options.encrypted {
+        paste::OCTET_STREAM.to_owned()
+    } else {
+        paste::content_type_for(options.name.as_deref(), declared_type.as_deref(), &body)
+    };
+    let mut meta = PasteMeta {
+        id: String::new(),
+        created_at: now,
+        expires_at: ttl.expires_at(now),
+        burn: options.burn,
+        encrypted: options.encrypted,
+        lang: options.lang,
+        name: options.name,
+        content_type,
+        size: body.len() as u64,
+        delete_token_hash: paste::hash_token(&token),
+        owner,
+        visibility: options.visibility,
+        redirect: options.url,
+    };
+    // A collision needs ~2^29 pastes at the default length; retrying is enough.
+    for _ in 0..4 {
+        meta.id = PasteId::generate_from(state.limits.id_length, &mut random)
+            .map_err(|_| ApiError::internal())?
+            .to_string();
+        match state.store.put(meta.clone(), body.clone(), limits).await {
+            Ok(()) => return Ok((meta, token)),
+            Err(StoreError::IdTaken) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    tracing::error!("four random paste IDs in a row were taken; is --id-length too small?");
+    Err(ApiError::internal())
+}
+
+fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -> Response {
+    // `concat`, not `format!`: every create builds these, and a plain copy
+    // skips the formatting machinery.
+    let url = [base, "/", &meta.id].concat();
+    let mut response = match wants {
+        // A browser's plain form post: go and look at the new paste.
+        Accepts::Html => (
+            StatusCode::SEE_OTHER,
+            [(header::LOCATION, format!("/{}", meta.id))],
+        )
+            .into_response(),
+        Accepts::Json => {
+            let created = Created {
+                id: Cow::Borrowed(&meta.id),
+                url: Cow::Borrowed(&url),
+                raw_url: Cow::Owned(format!("{base}/raw/{}", meta.id)),
+                delete_token: Cow::Borrowed(token),
+                expires_at: meta.expires_at.map(paste::rfc3339),
+                burn: meta.burn,
+                size: meta.size,
+            };
+            (StatusCode::CREATED, axum::Json(created)).into_response()
+        }
+        Accepts::Other => (StatusCode::CREATED, [&url, "\n"].concat()).into_response(),
+    };
+    let headers = response.headers_mut();
+    if let Some(location) = HeaderValue::from_str(&url)
+        .ok()
+        .filter(|_| wants != Accepts::Html)
+    {
+        headers.insert(header::LOCATION, location);
+    }
+    if let Ok(token) = HeaderValue::from_str(token) {
+        headers.insert(X_DELETE_TOKEN, token);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

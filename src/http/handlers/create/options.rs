@@ -1,0 +1,147 @@
+//! The options of a new paste, from the query string or the form's fields,
+//! checked and typed ([`CreateOptions`]), and the lifetime policy
+//! ([`resolve_ttl`]).
+
+use crate::core::Ttl;
+use crate::core::paste::{self, Visibility};
+use crate::http::errors::ApiError;
+use crate::http::state::Limits;
+
+/// Options a creator can set, from the query string or form fields.
+#[derive(Debug, Default)]
+pub struct CreateOptions {
+    /// How long the paste lives; `None` for the server's default.
+    pub ttl: Option<Ttl>,
+    /// Whether the first read destroys it.
+    pub burn: bool,
+    /// The language it is highlighted as.
+    pub lang: Option<String>,
+    /// Its file name.
+    pub name: Option<String>,
+    /// Whether the client sealed it in an envelope.
+    pub encrypted: bool,
+    /// Who may read it.
+    pub visibility: Visibility,
+    /// A short link's target.
+    pub url: Option<String>,
+}
+
+impl CreateOptions {
+    /// Sets the option `key` (a query parameter or form field) to `value`.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), ApiError> {
+        match key {
+            "ttl" => {
+                self.ttl =
+                    Some(Ttl::parse(value).map_err(|e| ApiError::bad_request(e.to_string()))?)
+            }
+            "burn" => self.burn = parse_bool(key, value)?,
+            "encrypted" => self.encrypted = parse_bool(key, value)?,
+            "lang" => self.lang = non_empty(value).map(validate_lang).transpose()?,
+            "name" => self.name = non_empty(value).map(validate_name).transpose()?,
+            "visibility" => self.visibility = parse_visibility(value)?,
+            "url" => self.url = Some(validate_url(value)?),
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                return Err(ApiError::bad_request(format!(
+                    "unknown parameter {shown:?}; known: ttl, burn, lang, name, encrypted, visibility, url"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The options of a query string.
+    pub fn from_query(query: Option<&str>) -> Result<Self, ApiError> {
+        let mut options = Self::default();
+        for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+            options.set(&key, &value)?;
+        }
+        Ok(options)
+    }
+}
+
+/// The trimmed value, unless it is empty.
+pub fn non_empty(value: &str) -> Option<&str> {
+    Some(value.trim()).filter(|v| !v.is_empty())
+}
+
+fn parse_bool(key: &str, value: &str) -> Result<bool, ApiError> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "" | "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(ApiError::bad_request(format!(
+            "{key} must be true or false"
+        ))),
+    }
+}
+
+fn parse_visibility(value: &str) -> Result<Visibility, ApiError> {
+    match value.trim() {
+        "unlisted" => Ok(Visibility::Unlisted),
+        "private" => Ok(Visibility::Private),
+        _ => Err(ApiError::bad_request(
+            "visibility must be unlisted or private",
+        )),
+    }
+}
+
+/// Longest target a short link may have.
+const MAX_URL_LEN: usize = 2048;
+
+/// Accepts only absolute `http`/`https` URLs with a host, so a short link can
+/// never point at `javascript:`, `data:` or a local file.
+fn validate_url(value: &str) -> Result<String, ApiError> {
+    let refuse = || {
+        ApiError::bad_request(format!(
+            "url must be an absolute http or https URL of at most {MAX_URL_LEN} bytes"
+        ))
+    };
+    let value = value.trim();
+    if value.len() > MAX_URL_LEN {
+        return Err(refuse());
+    }
+    let url = reqwest::Url::parse(value).map_err(|_| refuse())?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err(refuse());
+    }
+    Ok(url.to_string())
+}
+
+fn validate_lang(lang: &str) -> Result<String, ApiError> {
+    let ok = lang.len() <= 40
+        && lang
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+#._-".contains(&b));
+    if ok {
+        Ok(lang.to_ascii_lowercase())
+    } else {
+        Err(ApiError::bad_request(
+            "lang must be a language name of at most 40 letters, digits or + # . _ -",
+        ))
+    }
+}
+
+/// A file name: the last path component, without control characters.
+pub fn validate_name(name: &str) -> Result<String, ApiError> {
+    // Keep only the last path component: a name is a file name, never a path.
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    if base.is_empty() || base == "." || base == ".." || !paste::is_name_text(base) {
+        return Err(ApiError::bad_request(
+            "name must be a file name of at most 255 bytes without control characters",
+        ));
+    }
+    Ok(base.to_owned())
+}
+
+/// The lifetime of a paste that asks for `requested`: the server's default
+/// when it asks for none, refused beyond the server's longest.
+pub fn resolve_ttl(requested: Option<Ttl>, limits: &Limits) -> Result<Ttl, ApiError> {
+    let ttl = requested.unwrap_or(limits.default_ttl);
+    match (ttl, limits.max_ttl) {
+        (_, Ttl::Never) => Ok(ttl),
+        (Ttl::After(asked), Ttl::After(max)) if asked <= max => Ok(ttl),
+        (_, max) => Err(ApiError::bad_request(format!(
+            "ttl must be at most {max} on this server"
+        ))),
+    }
+}

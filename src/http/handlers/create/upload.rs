@@ -1,0 +1,219 @@
+//! Reading a new paste's body: raw, or a `multipart/form-data` form whose
+//! fields add options, within the size limit and the body timeout. Memory
+//! stays bounded: a body is refused as soon as it passes the limit.
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, header};
+use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+
+use super::options::{CreateOptions, non_empty, validate_name};
+use crate::http::errors::ApiError;
+
+/// What a paste's body and form fields came to.
+pub struct Upload {
+    /// The options, from the query and any form fields.
+    pub options: CreateOptions,
+    /// The paste itself (a short link's target, for a short link).
+    pub body: Bytes,
+    /// The media type a multipart file part declared.
+    pub declared_type: Option<String>,
+}
+
+impl Upload {
+    /// For `url=…`: checks the combination and makes the target the body.
+    fn into_short_link(mut self) -> Result<Self, ApiError> {
+        let Some(url) = &self.options.url else {
+            return Ok(self);
+        };
+        if !self.body.is_empty() {
+            return Err(ApiError::bad_request("a short link (url=…) takes no body"));
+        }
+        if self.options.burn || self.options.encrypted {
+            return Err(ApiError::bad_request(
+                "a short link cannot be burn-after-reading or encrypted",
+            ));
+        }
+        self.body = Bytes::from(url.clone());
+        Ok(self)
+    }
+}
+
+/// Reads the paste from `body` (raw, or the form's `file`/`content` part,
+/// whose other fields add to `options`), refusing it beyond `limit` bytes or
+/// when it takes longer than `timeout` to arrive.
+pub async fn read(
+    options: CreateOptions,
+    headers: &HeaderMap,
+    body: Body,
+    limit: u64,
+    timeout: Duration,
+) -> Result<Upload, ApiError> {
+    check_encoding(headers)?;
+    let boundary = multipart_boundary(headers)?;
+    let allowed = match boundary {
+        Some(_) => limit.saturating_add(MULTIPART_OVERHEAD),
+        None => limit,
+    };
+    if content_length(headers).is_some_and(|length| length > allowed) {
+        return Err(ApiError::too_large(limit));
+    }
+    let upload = match boundary {
+        Some(boundary) => {
+            with_timeout(timeout, read_multipart(body, boundary, options, limit)).await?
+        }
+        None => Upload {
+            options,
+            body: with_timeout(timeout, read_raw(body, limit)).await?,
+            declared_type: None,
+        },
+    };
+    let upload = upload.into_short_link()?;
+    if upload.body.is_empty() {
+        return Err(ApiError::bad_request("the paste is empty"));
+    }
+    if upload.body.len() as u64 > limit {
+        return Err(ApiError::too_large(limit));
+    }
+    Ok(upload)
+}
+
+/// Room for multipart boundaries and headers on top of the paste size limit.
+const MULTIPART_OVERHEAD: u64 = 64 * 1024;
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()
+}
+
+fn check_encoding(headers: &HeaderMap) -> Result<(), ApiError> {
+    match headers
+        .get(header::CONTENT_ENCODING)
+        .map(|v| v.to_str().unwrap_or("?"))
+    {
+        None | Some("identity") => Ok(()),
+        Some(other) => Err(ApiError::unsupported(format!(
+            "Content-Encoding {:?} is not supported; send the paste uncompressed",
+            other.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
+/// The boundary of a `multipart/form-data` body; `None` for any other (raw) body.
+fn multipart_boundary(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(content_type) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Ok(None);
+    };
+    let essence = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "multipart/form-data" {
+        multer::parse_boundary(content_type)
+            .map(Some)
+            .map_err(|_| ApiError::bad_request("multipart/form-data without a boundary"))
+    } else if essence.starts_with("multipart/") {
+        Err(ApiError::unsupported(format!(
+            "{essence} is not supported; send the paste as the raw body or as multipart/form-data"
+        )))
+    } else {
+        // Every other type, including curl's default application/x-www-form-urlencoded,
+        // is the paste itself, byte for byte.
+        Ok(None)
+    }
+}
+
+async fn with_timeout<T>(
+    limit: Duration,
+    work: impl Future<Output = Result<T, ApiError>>,
+) -> Result<T, ApiError> {
+    tokio::time::timeout(limit, work)
+        .await
+        .unwrap_or_else(|_| Err(ApiError::timeout(limit.as_secs())))
+}
+
+/// Reads a raw body, refusing it as soon as it passes `limit` (memory stays bounded).
+async fn read_raw(body: Body, limit: u64) -> Result<Bytes, ApiError> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(ApiError::too_large(limit as u64))
+        }
+        Err(e) => Err(ApiError::bad_request(format!(
+            "could not read the request body: {e}"
+        ))),
+    }
+}
+
+async fn read_multipart(
+    body: Body,
+    boundary: String,
+    mut options: CreateOptions,
+    limit: u64,
+) -> Result<Upload, ApiError> {
+    let constraints = multer::Constraints::new().size_limit(
+        multer::SizeLimit::new()
+            .whole_stream(limit.saturating_add(MULTIPART_OVERHEAD))
+            .per_field(limit),
+    );
+    let mut form =
+        multer::Multipart::with_constraints(body.into_data_stream(), boundary, constraints);
+    let mut content = None;
+    let mut declared_type = None;
+    while let Some(field) = form
+        .next_field()
+        .await
+        .map_err(|e| multipart_error(e, limit))?
+    {
+        let key = field.name().unwrap_or("").to_owned();
+        match key.as_str() {
+            "file" | "content" => {
+                if content.is_some() {
+                    return Err(ApiError::bad_request(
+                        "the form has more than one file or content part",
+                    ));
+                }
+                let file_name = field.file_name().and_then(non_empty);
+                if let Some(file_name) =
+                    file_name.filter(|_| key == "file" && options.name.is_none())
+                {
+                    options.name = Some(validate_name(file_name)?);
+                }
+                declared_type = field.content_type().map(|m| m.essence_str().to_owned());
+                content = Some(field.bytes().await.map_err(|e| multipart_error(e, limit))?);
+            }
+            _ => {
+                let value = field.text().await.map_err(|e| multipart_error(e, limit))?;
+                options.set(&key, &value)?;
+            }
+        }
+    }
+    let body =
+        content.ok_or_else(|| ApiError::bad_request("the form has no file or content part"))?;
+    Ok(Upload {
+        options,
+        body,
+        declared_type,
+    })
+}
+
+fn multipart_error(e: multer::Error, limit: u64) -> ApiError {
+    match e {
+        multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
+            ApiError::too_large(limit)
+        }
+        other => ApiError::bad_request(format!("malformed multipart body: {other}")),
+    }
+}

@@ -1,0 +1,18 @@
+//! The handlers, one module per feature: creating ([`create`]), reading
+//! ([`read`]), deleting ([`delete`]), metadata ([`meta`]) and listing
+//! ([`list`]) pastes; the admin API ([`admin`], [`backup`]); the operator
+//! routes ([`ops`]) and the API description they serve ([`openapi`]).
+//!
+//! Handlers talk to storage only through the [`crate::store::Store`] trait
+//! and answer failures as [`super::errors::ApiError`]; they never look at
+//! `Accept` for errors (the pipeline renders them).
+
+pub mod admin;
+pub mod backup;
+pub mod create;
+pub mod delete;
+pub mod list;
+pub mod meta;
+pub mod openapi;
+pub mod ops;
+pub mod read;

@@ -1,0 +1,18 @@
+//! The request pipeline: what a request passes through before and after its
+//! handler.
+//!
+//! [`hot`] takes each connection's requests and serves the hot routes itself,
+//! the rest through axum's router. Around every route, [`finish`] decides the
+//! request's origin ([`forwarded`]: client IP, scheme, host behind trusted
+//! proxies) and, on the way out, renders errors, adds the security headers and
+//! records the request ([`observe`]). Around the paste routes, [`auth`]
+//! establishes the [`caller`] and counts the request against its bucket
+//! ([`ratelimit`]).
+
+pub mod auth;
+pub mod caller;
+pub mod finish;
+pub mod forwarded;
+pub mod hot;
+pub mod observe;
+pub mod ratelimit;

@@ -1,0 +1,56 @@
+//! Error answers in the representation the client accepts: the
+//! `{"error":{"code","message"}}` body for JSON clients, an error page for
+//! browsers, the plain line for everyone else.
+
+use std::borrow::Cow;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+
+use super::negotiate::Accepts;
+use super::pages;
+use crate::core::api::{ErrorBody, ErrorDetail};
+use crate::http::errors::ApiError;
+
+/// Renders an error response for what the client accepts, and gives axum's own
+/// bare `404`/`405` answers the same shape as ours.
+pub fn render_for(wants: Accepts, response: Response) -> Response {
+    let error = match response.extensions().get::<ApiError>() {
+        Some(e) => e.clone(),
+        None if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
+            ApiError::method_not_allowed()
+        }
+        None => return response,
+    };
+    let (mut parts, body) = response.into_parts();
+    let new_body = match wants {
+        Accepts::Json => {
+            let json = serde_json::to_string(&ErrorBody {
+                error: ErrorDetail {
+                    code: Cow::Borrowed(error.code),
+                    message: Cow::Borrowed(&error.message),
+                },
+            })
+            .unwrap_or_default();
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            axum::body::Body::from(json)
+        }
+        Accepts::Html => {
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            );
+            parts.headers.remove(header::CONTENT_SECURITY_POLICY);
+            axum::body::Body::from(pages::error_page(&error))
+        }
+        Accepts::Other if parts.status == StatusCode::METHOD_NOT_ALLOWED => {
+            axum::body::Body::from(format!("{}\n", error.message))
+        }
+        Accepts::Other => body,
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, new_body)
+}

@@ -1,0 +1,9 @@
+//! What answers look like: which representation a client prefers
+//! ([`negotiate`]), the server-rendered HTML pages ([`pages`]) with the
+//! embedded web assets they use ([`assets`]), and error answers in the
+//! client's representation ([`error_answer`]).
+
+pub mod assets;
+pub mod error_answer;
+pub mod negotiate;
+pub mod pages;
