@@ -20,12 +20,14 @@ use crate::core::{PasteId, PasteMeta, UnixTime};
 
 pub mod dump;
 pub mod embedded;
+mod error;
 mod group_commit;
 mod open;
 pub mod postgres;
 pub mod transfer;
 
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
+pub use error::{BackendError, Cause, StoreError};
 pub use open::{Location, OpenOptions, open};
 pub use postgres::{PostgresOptions, PostgresStore};
 
@@ -97,54 +99,6 @@ pub enum GcraOutcome {
         /// Time until a request would be allowed.
         retry_after: Duration,
     },
-}
-
-/// Why a store operation failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// A paste with this ID already exists (a random-ID collision; the caller retries).
-    #[error("a paste with this ID already exists")]
-    IdTaken,
-    /// Storing the paste would pass the configured storage limit.
-    #[error("the storage limit of {limit} bytes is reached")]
-    Full {
-        /// The configured limit in bytes.
-        limit: u64,
-    },
-    /// Storing the paste would pass its owner's quota.
-    #[error("the tenant's quota of {limit} bytes is reached")]
-    QuotaExceeded {
-        /// The tenant's quota in bytes.
-        limit: u64,
-    },
-    /// A tenant with this name exists already.
-    #[error("a tenant with this name exists already")]
-    TenantExists,
-    /// The tenant does not exist.
-    #[error("no such tenant")]
-    NoSuchTenant,
-    /// The tenant still owns pastes and cannot be deleted.
-    #[error("the tenant still owns {0} pastes; delete them first")]
-    TenantNotEmpty(u64),
-    /// A list cursor that this store did not hand out.
-    #[error("invalid cursor")]
-    BadCursor,
-    /// Stored data could not be decoded.
-    #[error("stored data is corrupt: {0}")]
-    Corrupt(String),
-    /// The backend cannot be reached (database down, connection lost, pool exhausted);
-    /// the request may succeed later.
-    #[error("the database is unavailable: {0}")]
-    Unavailable(String),
-    /// The backend failed (I/O, engine error).
-    #[error("storage backend error: {0}")]
-    Backend(String),
-}
-
-impl From<fjall::Error> for StoreError {
-    fn from(e: fjall::Error) -> Self {
-        Self::Backend(e.to_string())
-    }
 }
 
 /// The operations snip needs from a storage backend.

@@ -159,7 +159,7 @@ impl DropBehind {
         std::thread::Builder::new()
             .name("snip-writeback".into())
             .spawn(move || Self::run(&queue))
-            .map_err(|e| StoreError::Backend(format!("cannot start the writeback thread: {e}")))?;
+            .map_err(|e| StoreError::backend_caused("cannot start the writeback thread", e))?;
         Ok(Self { jobs })
     }
 
@@ -328,9 +328,9 @@ impl BodyLog {
         let mut locations = Vec::with_capacity(bodies.len());
         for (id, body) in bodies {
             let id_len = u8::try_from(id.len())
-                .map_err(|_| StoreError::Backend(format!("ID too long to store: {id}")))?;
+                .map_err(|_| StoreError::backend(format!("ID too long to store: {id}")))?;
             let len = u32::try_from(body.len())
-                .map_err(|_| StoreError::Backend("body too large for the body log".into()))?;
+                .map_err(|_| StoreError::backend("body too large for the body log"))?;
             let checksum = xxhash_rust::xxh3::xxh3_64(body);
             buf.extend_from_slice(MAGIC);
             buf.push(id_len);
@@ -338,7 +338,7 @@ impl BodyLog {
             buf.extend_from_slice(&len.to_le_bytes());
             buf.extend_from_slice(&checksum.to_le_bytes());
             let offset = u32::try_from(start + buf.len() as u64)
-                .map_err(|_| StoreError::Backend("body segment overflow".into()))?;
+                .map_err(|_| StoreError::backend("body segment overflow"))?;
             buf.extend_from_slice(body);
             locations.push(Location {
                 segment: active.number,

@@ -91,7 +91,7 @@ impl<T: Send + 'static> Combiner<T> {
         // An error only if the runtime shut down before the committer ran.
         outcome
             .await
-            .unwrap_or_else(|_| Err(StoreError::Backend("the write was not committed".into())))
+            .unwrap_or_else(|_| Err(StoreError::backend("the write was not committed")))
     }
 }
 
@@ -133,7 +133,7 @@ impl<T, C: Commit<T>> Committer<T, C> {
             let outcomes = std::panic::catch_unwind(AssertUnwindSafe(|| self.how.commit(items)))
                 .unwrap_or_else(|_| {
                     tracing::error!("a write batch panicked while being committed");
-                    let failed = || Err(StoreError::Backend("the write was not committed".into()));
+                    let failed = || Err(StoreError::backend("the write was not committed"));
                     senders.iter().map(|_| failed()).collect()
                 });
             for (sender, outcome) in senders.into_iter().zip(outcomes) {
@@ -335,7 +335,7 @@ mod tests {
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let outcome = submit(&shared, 2).await.unwrap();
         assert!(
-            matches!(&outcome, Err(StoreError::Backend(m)) if m.contains("not committed")),
+            matches!(&outcome, Err(StoreError::Backend(m)) if m.to_string().contains("not committed")),
             "{outcome:?}"
         );
         assert!(submit(&shared, 4).await.unwrap().is_ok());

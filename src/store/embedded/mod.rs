@@ -41,7 +41,8 @@ use fjall::{Database, Keyspace, KeyspaceCreateOptions, KvSeparationOptions, Pers
 
 use super::group_commit::GroupCommit;
 use super::{
-    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
+    BackendError, GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError,
+    SweepReport, Usage,
 };
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
@@ -60,6 +61,13 @@ use body_log::{BodyLog, Location};
 use combiner::{Combiner, Commit, Outcome};
 use hot::HotCache;
 use known_ids::KnownIds;
+
+/// fjall's errors are backend failures; the engine's error is kept as the cause.
+impl From<fjall::Error> for StoreError {
+    fn from(e: fjall::Error) -> Self {
+        Self::Backend(BackendError::from_cause(e))
+    }
+}
 
 /// How far a write must have gone before it is acknowledged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -166,7 +174,7 @@ impl EmbeddedStore {
     /// Must be called inside a Tokio runtime when `durability` is `Fsync`.
     pub fn open(dir: &Path, options: EmbeddedOptions) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| {
-            StoreError::Backend(format!("cannot create data dir {}: {e}", dir.display()))
+            StoreError::backend_caused(format!("cannot create data dir {}", dir.display()), e)
         })?;
         // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
         // global cap) let RSS reach ~250 MiB after a burst of writes; 16 MiB
@@ -275,7 +283,7 @@ impl EmbeddedStore {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || work(&inner))
             .await
-            .map_err(|e| StoreError::Backend(format!("store task failed: {e}")))?
+            .map_err(|e| StoreError::backend_caused("store task failed", e))?
     }
 }
 
@@ -383,7 +391,7 @@ impl Inner {
             Read::Done(paste) => Ok(paste),
             Read::FileBacked(meta) => self.read_body(meta, None),
             // Only a read that does not wait finds a body cold.
-            Read::Cold => Err(StoreError::Backend("a waiting read found no body".into())),
+            Read::Cold => Err(StoreError::backend("a waiting read found no body")),
         }
     }
 
@@ -721,10 +729,10 @@ impl Inner {
             std::fs::remove_file(&probe)
         };
         write().map_err(|e| {
-            StoreError::Backend(format!(
-                "data dir {} is not writable: {e}",
-                self.path.display()
-            ))
+            StoreError::backend_caused(
+                format!("data dir {} is not writable", self.path.display()),
+                e,
+            )
         })
     }
 
@@ -835,7 +843,7 @@ impl Commit<Staged> for Inner {
             Err(e) => {
                 let message = e.to_string();
                 for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
-                    *outcome = Err(StoreError::Backend(message.clone()));
+                    *outcome = Err(StoreError::backend(message.clone()));
                 }
                 for at in locations.into_iter().flatten() {
                     self.log.release(at);
@@ -1023,7 +1031,7 @@ impl Store for EmbeddedStore {
         let inner = self.inner.clone();
         let report = tokio::task::spawn_blocking(move || inner.sweep(now, limit))
             .await
-            .map_err(|e| StoreError::Backend(format!("sweep task failed: {e}")))??;
+            .map_err(|e| StoreError::backend_caused("sweep task failed", e))??;
         if report.removed > 0 {
             self.durable().await?;
         }
@@ -1051,7 +1059,7 @@ impl Store for EmbeddedStore {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || inner.ping())
             .await
-            .map_err(|e| StoreError::Backend(format!("ping task failed: {e}")))?
+            .map_err(|e| StoreError::backend_caused("ping task failed", e))?
     }
 
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
@@ -1124,7 +1132,7 @@ impl Store for EmbeddedStore {
             Ok::<_, StoreError>(inner.db.persist(PersistMode::SyncAll)?)
         })
         .await
-        .map_err(|e| StoreError::Backend(format!("close task failed: {e}")))??;
+        .map_err(|e| StoreError::backend_caused("close task failed", e))??;
         Ok(())
     }
 }

@@ -84,13 +84,13 @@ impl PostgresStore {
         let mut config: tokio_postgres::Config = options
             .url
             .parse()
-            .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL URL: {e}")))?;
+            .map_err(|e| StoreError::backend_caused("invalid PostgreSQL URL", e))?;
         config.connect_timeout(options.timeout);
         if config.get_application_name().is_none() {
             config.application_name("snip");
         }
         if let Some(schema) = &options.schema {
-            schema::validate_schema(schema).map_err(StoreError::Backend)?;
+            schema::validate_schema(schema).map_err(StoreError::backend)?;
             let mut opts = config.get_options().unwrap_or_default().to_owned();
             opts.push_str(&format!(" -c search_path={schema}"));
             config.options(opts.trim());
@@ -110,7 +110,7 @@ impl PostgresStore {
             .recycle_timeout(Some(options.timeout))
             .runtime(Runtime::Tokio1)
             .build()
-            .map_err(|e| StoreError::Backend(format!("cannot build the connection pool: {e}")))?;
+            .map_err(|e| StoreError::backend_caused("cannot build the connection pool", e))?;
         let store = Self {
             pool,
             used: Arc::new(AtomicU64::new(0)),
