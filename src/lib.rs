@@ -17,8 +17,8 @@
 //! - [`logging`]: the `tracing` subscriber and the hand-formatted request
 //!   line, both written through one buffered sink by a background thread.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
-//!   lock-free recording, and [`metrics::store::MeteredStore`], which times
-//!   every store operation and counts paste events.
+//!   lock-free recording; [`store::MeteredStore`] reports every store
+//!   operation and paste event into it.
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown;
 //!   [`header_timer`]: the header-read deadline, one timer per connection.
 //! - [`proxy_protocol`]: the PROXY protocol header a TCP proxy may send first.

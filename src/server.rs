@@ -28,9 +28,8 @@ use crate::http::{
     openapi, ops,
 };
 use crate::metrics::Metrics;
-use crate::metrics::store::MeteredStore;
 use crate::proxy_protocol;
-use crate::store::{self, Store};
+use crate::store::{self, MeteredStore, Store};
 use crate::sweeper;
 use crate::tls::Tls;
 use crate::tls::conn::TlsConnections;
@@ -138,7 +137,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 .0
                 .map(|rate| Limit::new(rate, args.tenant_burst)),
         )
-        .shared_through(store.shares_rate_limits().then(|| store.clone())),
+        .shared_through(store.clone()),
         metrics,
         metrics_on_main: args.metrics_listen.is_none(),
     });

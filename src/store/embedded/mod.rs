@@ -32,7 +32,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -41,8 +40,8 @@ use fjall::{Database, Keyspace, KeyspaceCreateOptions, KvSeparationOptions, Pers
 
 use super::group_commit::GroupCommit;
 use super::{
-    BackendError, GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError,
-    SweepReport, Usage,
+    BackendError, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
+    Usage,
 };
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
@@ -1109,20 +1108,9 @@ impl Store for EmbeddedStore {
         Ok(self.inner.accounts.tokens(tenant))
     }
 
-    fn shares_rate_limits(&self) -> bool {
+    fn shared_rates(&self) -> Option<&dyn RateStore> {
         // One process per data directory: rate limits stay in process.
-        false
-    }
-
-    async fn rate_acquire(
-        &self,
-        _key: &str,
-        _interval: Duration,
-        _burst: u32,
-    ) -> Result<GcraOutcome, StoreError> {
-        Ok(GcraOutcome::Allowed {
-            remaining: u32::MAX,
-        })
+        None
     }
 
     async fn close(&self) -> Result<(), StoreError> {

@@ -33,7 +33,8 @@ use tokio_postgres::NoTls;
 use tokio_postgres::Row;
 
 use super::{
-    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
+    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
+    Usage,
 };
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
@@ -494,17 +495,13 @@ impl Store for PostgresStore {
         accounts::tokens(&*self.client().await?, tenant).await
     }
 
-    fn shares_rate_limits(&self) -> bool {
-        true
+    fn cached(&self, _id: &PasteId, _now: UnixTime) -> Option<Paste> {
+        // Every instance may change any paste: nothing is kept in memory.
+        None
     }
 
-    async fn rate_acquire(
-        &self,
-        key: &str,
-        interval: Duration,
-        burst: u32,
-    ) -> Result<GcraOutcome, StoreError> {
-        rate::acquire(&*self.client().await?, key, interval, burst).await
+    fn shared_rates(&self) -> Option<&dyn RateStore> {
+        Some(self)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -517,5 +514,18 @@ impl Store for PostgresStore {
         // Every acknowledged write is committed; only the connections remain.
         self.pool.close();
         Ok(())
+    }
+}
+
+/// Buckets are rows every instance updates (see `rate`).
+#[async_trait]
+impl RateStore for PostgresStore {
+    async fn acquire(
+        &self,
+        key: &str,
+        interval: Duration,
+        burst: u32,
+    ) -> Result<GcraOutcome, StoreError> {
+        rate::acquire(&*self.client().await?, key, interval, burst).await
     }
 }
