@@ -16,6 +16,7 @@ use bytes::Bytes;
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
+mod cursor;
 pub mod dump;
 pub mod embedded;
 mod error;
@@ -26,6 +27,7 @@ pub mod postgres;
 mod rates;
 pub mod transfer;
 
+pub use cursor::ListCursor;
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{BackendError, Cause, StoreError};
 pub use metered::MeteredStore;

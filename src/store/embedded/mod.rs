@@ -40,8 +40,8 @@ use fjall::{Database, Keyspace, KeyspaceCreateOptions, KvSeparationOptions, Pers
 
 use super::group_commit::GroupCommit;
 use super::{
-    BackendError, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
-    Usage,
+    BackendError, ListCursor, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError,
+    SweepReport, Usage,
 };
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
@@ -531,8 +531,8 @@ impl Inner {
         let start = match &query.cursor {
             // Resume strictly after the cursor's key.
             Some(cursor) => {
-                let mut key = prefix.clone();
-                key.extend_from_slice(&decode_cursor(cursor)?);
+                let after = ListCursor::decode(cursor)?;
+                let mut key = owner_key(owner, after.created_at, &after.id);
                 key.push(0);
                 key
             }
@@ -559,7 +559,7 @@ impl Inner {
                 continue;
             }
             if page.pastes.len() == query.limit {
-                page.next_cursor = page.pastes.last().map(encode_cursor);
+                page.next_cursor = page.pastes.last().map(|m| ListCursor::after(m).encode());
                 break;
             }
             page.pastes.push(meta);
@@ -916,22 +916,6 @@ fn owner_key(owner: &str, created_at: UnixTime, id: &str) -> Vec<u8> {
     key.extend_from_slice(&(!created_at).to_be_bytes());
     key.extend_from_slice(id.as_bytes());
     key
-}
-
-/// A cursor is the position after which the next page starts: `!created_at` in hex, then the ID.
-fn encode_cursor(meta: &PasteMeta) -> String {
-    format!("{:016x}{}", !meta.created_at, meta.id)
-}
-
-fn decode_cursor(cursor: &str) -> Result<Vec<u8>, StoreError> {
-    let (time, id) = cursor.split_at_checked(16).ok_or(StoreError::BadCursor)?;
-    let time = u64::from_str_radix(time, 16).map_err(|_| StoreError::BadCursor)?;
-    if PasteId::parse(id).is_err() {
-        return Err(StoreError::BadCursor);
-    }
-    let mut key = time.to_be_bytes().to_vec();
-    key.extend_from_slice(id.as_bytes());
-    Ok(key)
 }
 
 #[async_trait]

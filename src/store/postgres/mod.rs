@@ -33,8 +33,8 @@ use tokio_postgres::NoTls;
 use tokio_postgres::Row;
 
 use super::{
-    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
-    Usage,
+    GcraOutcome, ListCursor, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError,
+    SweepReport, Usage,
 };
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
@@ -47,10 +47,7 @@ pub mod schema;
 
 pub(crate) use errors::db_error;
 use errors::pool_error;
-use rows::{
-    META_COLUMNS, decode_cursor, encode_cursor, meta_from_row, paste_from_row, to_i64, to_u64,
-    visibility_text,
-};
+use rows::{META_COLUMNS, meta_from_row, paste_from_row, to_i64, to_u64, visibility_text};
 
 /// Connection settings of the PostgreSQL store.
 #[derive(Debug, Clone)]
@@ -322,8 +319,8 @@ impl Store for PostgresStore {
     ) -> Result<ListPage, StoreError> {
         let (after_time, after_id) = match &query.cursor {
             Some(cursor) => {
-                let (time, id) = decode_cursor(cursor)?;
-                (Some(time), Some(id))
+                let after = ListCursor::decode(cursor)?;
+                (Some(to_i64(after.created_at)), Some(after.id))
             }
             None => (None, None),
         };
@@ -358,7 +355,7 @@ impl Store for PostgresStore {
         let mut page = ListPage::default();
         for row in &rows {
             if page.pastes.len() == query.limit {
-                page.next_cursor = page.pastes.last().map(encode_cursor);
+                page.next_cursor = page.pastes.last().map(|m| ListCursor::after(m).encode());
                 break;
             }
             page.pastes.push(meta_from_row(row)?);
