@@ -2,8 +2,6 @@
 //!
 //! Keyspaces:
 //! - `meta`:   ID → [`PasteMeta`] and where its body is (`meta_codec`);
-//! - `body`:   ID → body bytes, for pastes stored before the body log (read
-//!   and removed, never written);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
 //! - `tenants`, `tokens`: see `accounts`.
@@ -36,7 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 use bytes::Bytes;
 use fjall::config::{BloomConstructionPolicy, FilterPolicy, FilterPolicyEntry, PinningPolicy};
-use fjall::{Database, Keyspace, KeyspaceCreateOptions, KvSeparationOptions, PersistMode};
+use fjall::{Database, Keyspace, KeyspaceCreateOptions, PersistMode};
 
 use super::group_commit::GroupCommit;
 use super::{
@@ -127,8 +125,6 @@ const MAX_JOURNAL_BYTES: u64 = 128 << 20;
 const KNOWN_IDS_MIN: usize = 256 << 10;
 /// Number of lock stripes serialising writers of the same ID.
 const LOCK_STRIPES: usize = 64;
-/// After sweeping this many bytes, compact so the space returns to the file system.
-const RECLAIM_AFTER_BYTES: u64 = 4 << 20;
 
 /// The embedded fjall store. Cheap to share: all state is behind `Arc`s.
 pub struct EmbeddedStore {
@@ -139,7 +135,6 @@ pub struct EmbeddedStore {
 struct Inner {
     db: Database,
     meta: Keyspace,
-    body: Keyspace,
     expiry: Keyspace,
     owners: Keyspace,
     accounts: Accounts,
@@ -154,8 +149,6 @@ struct Inner {
     /// Live bytes and pastes per owner, for quotas. Locked only briefly, never across I/O
     /// other than the write batch that the reservation belongs to.
     usage: Mutex<HashMap<String, Usage>>,
-    /// Bytes swept from the `body` keyspace since the last compaction.
-    unreclaimed: AtomicU64,
     log: Arc<BodyLog>,
     files: BodyFiles,
     /// Decoded pastes recently read.
@@ -203,11 +196,6 @@ impl EmbeddedStore {
                 )))
                 .filter_block_pinning_policy(PinningPolicy::all(true))
         })?;
-        // Bodies of pastes stored before the body log: read and removed,
-        // never written. Opened as they were written (values in blob files).
-        let body = db.keyspace("body", || {
-            small().with_kv_separation(Some(KvSeparationOptions::default()))
-        })?;
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;
         let accounts = Accounts::open(&db)?;
@@ -218,7 +206,6 @@ impl EmbeddedStore {
         let inner = Inner {
             db,
             meta,
-            body,
             expiry,
             owners,
             accounts,
@@ -227,7 +214,6 @@ impl EmbeddedStore {
             pastes: AtomicU64::new(0),
             max_bytes: options.max_bytes,
             usage: Mutex::new(HashMap::new()),
-            unreclaimed: AtomicU64::new(0),
             log,
             files,
             hot: HotCache::new(options.cache_bytes / 4),
@@ -340,12 +326,17 @@ impl Inner {
         meta: PasteMeta,
         at: Option<Location>,
     ) -> Result<Option<Paste>, StoreError> {
-        let body = if let Some(at) = at {
-            Some(Bytes::from(self.log.read(at)?))
-        } else if is_file_backed(meta.size) {
-            self.files.read(&meta.id, meta.size)?.map(Bytes::from)
-        } else {
-            self.body.get(meta.id.as_str())?.map(Bytes::from)
+        let body = match at {
+            Some(at) => Some(Bytes::from(self.log.read(at)?)),
+            None if is_file_backed(meta.size) => {
+                self.files.read(&meta.id, meta.size)?.map(Bytes::from)
+            }
+            None => {
+                return Err(StoreError::Corrupt(format!(
+                    "paste {} has neither a body file nor a body in the log",
+                    meta.id
+                )));
+            }
         };
         Ok(body.map(|body| Paste {
             meta: Arc::new(meta),
@@ -398,10 +389,6 @@ impl Inner {
     fn remove(&self, meta: &PasteMeta, body_at: Option<Location>) -> Result<(), StoreError> {
         let mut batch = self.db.batch();
         batch.remove(&self.meta, meta.id.as_str());
-        let legacy_body = body_at.is_none() && !is_file_backed(meta.size);
-        if legacy_body {
-            batch.remove(&self.body, meta.id.as_str());
-        }
         if let Some(at) = meta.expires_at {
             batch.remove(&self.expiry, expiry_key(at, &meta.id));
         }
@@ -597,7 +584,7 @@ impl Inner {
         lock(&self.usage).get(owner).copied().unwrap_or_default()
     }
 
-    /// Blocking: deletes expired pastes, then compacts if enough space was freed.
+    /// Blocking: deletes expired pastes, then gives back the body log's dead space.
     fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
         let end = expiry_key(now.saturating_add(1), "");
         let mut due = Vec::new();
@@ -610,9 +597,6 @@ impl Inner {
             due.push((key, id.unwrap_or_default()));
         }
         let mut report = SweepReport::default();
-        // Body files and log segments give their space back by themselves;
-        // only bodies in the `body` keyspace need fjall compacting.
-        let mut unreclaimed = 0;
         for (key, id) in due {
             let _guard = self.lock_id(&id);
             match self.read_entry(&id)? {
@@ -620,18 +604,10 @@ impl Inner {
                     self.remove(&meta, at)?;
                     report.removed += 1;
                     report.bytes += meta.size;
-                    if at.is_none() && !is_file_backed(meta.size) {
-                        unreclaimed += meta.size;
-                    }
                 }
                 // An index entry whose paste is gone: drop it.
                 _ => self.expiry.remove(key)?,
             }
-        }
-        let pending = self.unreclaimed.fetch_add(unreclaimed, Ordering::Relaxed) + unreclaimed;
-        if pending >= RECLAIM_AFTER_BYTES {
-            self.unreclaimed.store(0, Ordering::Relaxed);
-            self.reclaim()?;
         }
         self.log.retire_dead_active()?;
         // Not fatal: a body that cannot be read (damaged) keeps its segment,
@@ -690,23 +666,6 @@ impl Inner {
                 return Err(e.into());
             }
             self.log.release(at);
-        }
-        Ok(())
-    }
-
-    /// Flushes memtables and compacts, so deleted data leaves the disk.
-    fn reclaim(&self) -> Result<(), StoreError> {
-        for keyspace in [&self.body, &self.meta, &self.expiry, &self.owners] {
-            keyspace.rotate_memtable_and_wait()?;
-            keyspace.major_compact()?;
-            // lsm-tree (3.1) deletes a blob file whose values are all dead only
-            // when the *next* compaction commits: the compaction that drops the
-            // last references records the file as dead, but picks the files to
-            // delete from the version before it. Without this second pass the
-            // bodies of swept pastes stayed on disk until some later compaction,
-            // which on an idle server never comes. It is cheap: the tree was
-            // just compacted.
-            keyspace.major_compact()?;
         }
         Ok(())
     }
