@@ -3,6 +3,7 @@
 use super::*;
 use crate::core::paste::Visibility;
 use body_files::FILE_BODY_BYTES;
+use read::Read;
 use std::time::Duration;
 
 fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
