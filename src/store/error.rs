@@ -44,6 +44,21 @@ pub enum StoreError {
     /// The backend failed (I/O, engine error).
     #[error("storage backend error: {0}")]
     Backend(BackendError),
+    /// The data dir is in a format this snip does not read (written by
+    /// another version); nothing in it was changed.
+    #[error(
+        "{} says the data is in format {found}, but this snip reads format {reads}; \
+         run the snip that wrote it, and copy the pastes into a new store with `snip migrate`",
+        file.display()
+    )]
+    UnknownFormat {
+        /// The version file.
+        file: std::path::PathBuf,
+        /// What it holds.
+        found: String,
+        /// The format this snip reads.
+        reads: u32,
+    },
 }
 
 impl StoreError {

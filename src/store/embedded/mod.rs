@@ -48,6 +48,7 @@ mod body_files;
 mod body_log;
 mod combiner;
 mod commit;
+mod format;
 mod hot;
 mod keys;
 mod known_ids;

@@ -14,6 +14,7 @@ use super::accounts::Accounts;
 use super::body_files::BodyFiles;
 use super::body_log::BodyLog;
 use super::combiner::Combiner;
+use super::format;
 use super::hot::HotCache;
 use super::known_ids::KnownIds;
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
@@ -69,6 +70,8 @@ impl EmbeddedStore {
         std::fs::create_dir_all(dir).map_err(|e| {
             StoreError::backend_caused(format!("cannot create data dir {}", dir.display()), e)
         })?;
+        let fsync = options.durability == Durability::Fsync;
+        format::check_or_record(dir, fsync)?;
         // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
         // global cap) let RSS reach ~250 MiB after a burst of writes; 16 MiB
         // for `meta` and 8 MiB for the other three bound the active
@@ -100,7 +103,6 @@ impl EmbeddedStore {
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;
         let accounts = Accounts::open(&db)?;
-        let fsync = options.durability == Durability::Fsync;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open(dir, fsync)?);
         let meta_len = meta.approximate_len();

@@ -555,3 +555,37 @@ async fn cold_bodies_are_read() {
     assert_eq!(got.body, body);
     assert_eq!(store.cached(&id(&text), 50).unwrap().body, body);
 }
+
+/// A data dir gets a `FORMAT` file when it is created; one in a format this
+/// snip does not read is refused before anything in it is opened.
+#[tokio::test]
+async fn the_data_dir_records_its_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    drop(open(&dir));
+    let file = dir.join(format::FILE_NAME);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        format::CURRENT.to_string()
+    );
+    // A data dir from before the file existed gets it at open.
+    std::fs::remove_file(&file).unwrap();
+    drop(open(&dir));
+    assert!(file.is_file());
+
+    let unknown = tmp.path().join("unknown");
+    std::fs::create_dir(&unknown).unwrap();
+    std::fs::write(unknown.join(format::FILE_NAME), "999\n").unwrap();
+    let options = EmbeddedOptions {
+        durability: Durability::Os,
+        max_bytes: None,
+        cache_bytes: 1 << 20,
+    };
+    let refused = EmbeddedStore::open(&unknown, options);
+    assert!(
+        matches!(refused, Err(StoreError::UnknownFormat { ref found, reads: 1, .. }) if found == "999"),
+        "{:?}",
+        refused.err()
+    );
+    assert!(!unknown.join("fjall").exists());
+}
