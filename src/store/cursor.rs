@@ -74,7 +74,7 @@ mod tests {
     fn refuses_what_no_store_handed_out() {
         let id = PasteId::generate(12).unwrap().to_string();
         let not_hex = format!("zzzzzzzzzzzzzzzz{id}");
-        let bad_id = format!("ffffffffffffffef{}x", &id[..id.len() - 1]);
+        let bad_id = format!("ffffffffffffffef{}!", &id[..id.len() - 1]);
         for bad in ["", "nonsense", "ffffffffffffffef", &not_hex, &bad_id] {
             assert!(
                 matches!(ListCursor::decode(bad), Err(StoreError::BadCursor)),
