@@ -116,6 +116,10 @@ struct Inner {
     /// locks are enough to make read-modify-write sequences on one ID atomic.
     /// `std::sync::Mutex`, because no `.await` happens while one is held.
     stripes: Vec<Mutex<()>>,
+    /// How many times an ID's lock was asked for, so that a test can wait
+    /// until an operation has reached it instead of guessing how long that takes.
+    #[cfg(test)]
+    lock_waits: std::sync::atomic::AtomicUsize,
     used: AtomicU64,
     /// Stored pastes, for the metrics gauge.
     pastes: AtomicU64,
@@ -173,6 +177,8 @@ impl Inner {
         let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
+        #[cfg(test)]
+        self.lock_waits.fetch_add(1, Ordering::SeqCst);
         lock(&self.stripes[(hash % LOCK_STRIPES as u64) as usize])
     }
 }

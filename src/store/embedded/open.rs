@@ -12,7 +12,7 @@ use fjall::{Database, KeyspaceCreateOptions, PersistMode};
 
 use super::accounts::Accounts;
 use super::body_files::BodyFiles;
-use super::body_log::BodyLog;
+use super::body_log::{BodyLog, Kernel, PageCache};
 use super::combiner::Combiner;
 use super::format;
 use super::hot::HotCache;
@@ -67,6 +67,15 @@ impl EmbeddedStore {
     ///
     /// Must be called inside a Tokio runtime when `durability` is `Fsync`.
     pub fn open(dir: &Path, options: EmbeddedOptions) -> Result<Self, StoreError> {
+        Self::open_with(dir, options, Arc::new(Kernel))
+    }
+
+    /// [`Self::open`], with the page cache the body log is to use.
+    pub(super) fn open_with(
+        dir: &Path,
+        options: EmbeddedOptions,
+        page_cache: Arc<dyn PageCache>,
+    ) -> Result<Self, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| {
             StoreError::backend_caused(format!("cannot create data dir {}", dir.display()), e)
         })?;
@@ -104,7 +113,7 @@ impl EmbeddedStore {
         let owners = db.keyspace("owners", small)?;
         let accounts = Accounts::open(&db)?;
         let files = BodyFiles::open(dir, fsync)?;
-        let log = Arc::new(BodyLog::open(dir, fsync)?);
+        let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
         let meta_len = meta.approximate_len();
         let inner = Inner {
             db,
@@ -113,6 +122,8 @@ impl EmbeddedStore {
             owners,
             accounts,
             stripes: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
+            #[cfg(test)]
+            lock_waits: std::sync::atomic::AtomicUsize::new(0),
             used: AtomicU64::new(0),
             pastes: AtomicU64::new(0),
             max_bytes: options.max_bytes,
