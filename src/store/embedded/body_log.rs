@@ -1,15 +1,13 @@
 //! Paste bodies of under 64 KiB in append-only segment files:
 //! `body-log/<number>.seg`.
 //!
-//! Why not fjall, which held them before: fjall writes every value to its
-//! journal, and on every memtable flush a fjall worker `fsync`s the journal
-//! while it holds the journal lock that every writer needs. With bodies in
-//! fjall, a create flood flushed a memtable several times a second, and each
-//! `fsync` (of megabytes of bodies) stopped every create for milliseconds: a
-//! sixth of the CPU sat idle, and fjall's workers spent another 6 µs per create
-//! writing each body a second time into blob files and compacting their index.
-//! Here a body is written once; fjall keeps the metadata, which records where
-//! the body is ([`Location`]).
+//! Why not fjall: fjall writes every value to its journal, and on every
+//! memtable flush a fjall worker `fsync`s the journal while it holds the
+//! journal lock that every writer needs. Bodies in fjall would make memtables
+//! flush often under a create flood, each `fsync` (of megabytes of bodies)
+//! would stop every create, and fjall's workers would write each body a second
+//! time into blob files. Here a body is written once; fjall keeps the
+//! metadata, which records where the body is ([`Location`]).
 //!
 //! A segment is a sequence of records:
 //! `"SNB1" | ID length (u8) | ID | body length (u32 LE) | xxh3 of the body (u64 LE) | body`.
@@ -33,9 +31,8 @@
 //! Otherwise every body written would stay cached until memory ran short: the
 //! dirty pages pile up until the kernel throttles the writer, and each new page
 //! costs more once memory is full (or, on a VM that hands free memory back to
-//! its host, from the start). Measured with 2 KiB appends on the development VM:
-//! 0.24 ns per byte while the first 2 GiB were cached, 1.7 ns after 5 GiB;
-//! with drop-behind a steady 0.4 ns. Bodies read later are cached again by the
+//! its host, from the start); with drop-behind the cost of an append stays
+//! flat. Bodies read later are cached again by the
 //! OS like any file read, and the hot cache keeps decoded pastes that are read
 //! often; [`BodyLog::read_cached`] lets async callers avoid waiting for a disk read.
 //!
@@ -179,8 +176,8 @@ fn segment_number(path: &Path) -> Option<u32> {
 /// its own ("snip-writeback"): for each segment sealed, it starts the
 /// segment's writeback and drops the cached pages of the one sealed before
 /// it, written back by then. Not on the committer: starting the writeback of
-/// 16 MiB takes milliseconds (ext4 allocates the blocks then: 5.6 ms on
-/// average in a create flood), and every create would wait for it.
+/// a whole segment takes milliseconds (the file system allocates its blocks
+/// then), and every create would wait for it.
 struct DropBehind {
     jobs: mpsc::Sender<Job>,
 }

@@ -13,11 +13,10 @@
 //! create frees its runtime thread, and no thread is kept when nothing is
 //! written.
 //!
-//! Outcomes are sent to each caller directly. (Before, callers queued on a
-//! fair lock to learn whether they had been committed: tokio runs a task woken
-//! by another task on the waker's thread, so a group's callers resumed one
-//! after another on one runtime thread while the other idled; a fifth of the
-//! CPU was idle under a create flood.)
+//! Outcomes are sent to each caller directly, not through a lock callers
+//! queue on: tokio runs a task woken by another task on the waker's thread,
+//! so callers woken one by one from a lock would resume one after another on
+//! one runtime thread while the others idle.
 //!
 //! The commit runs on a blocking thread because fjall sleeps a writer (up to
 //! 100 ms at a time) while its memtable flushes lag, and a runtime thread

@@ -1,9 +1,9 @@
 //! The format version of a data dir: the file `FORMAT`, holding one number.
 //!
 //! It is checked before anything else in the data dir is opened, so a snip
-//! that cannot read the data never changes it. A data dir without the file
-//! is new, or was written in the one format that existed before the file
-//! did (the current one): either way it gets the file.
+//! that cannot read the data never changes it. Every format but the first
+//! has the file, so a data dir without it is new or in format 1: either way
+//! it gets the file.
 
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};

@@ -1,9 +1,9 @@
 //! Recently read pastes, kept decoded in memory.
 //!
-//! A shared link is read many times. From fjall, each read is two lookups
-//! (metadata and body) and a decode of the metadata with its allocations,
-//! about 3,600 instructions; a hit here is a hash lookup and a clone, a few
-//! hundred. fjall's own block cache still holds the encoded blocks below.
+//! A shared link is read many times. Without the cache, each read is a fjall
+//! lookup, a body read and a decode of the metadata with its allocations; a
+//! hit here is a hash lookup and a clone. fjall's own block cache still holds
+//! the encoded blocks below.
 //!
 //! Coherence is simple because one process owns the data dir: every removal
 //! of a paste (delete, reveal, sweep) goes through `Inner::remove`, which

@@ -25,6 +25,13 @@
 //! delete) are single small batches, committed on a blocking thread for the
 //! same reason. Slow work (sweeping, compaction, fsync, body files) runs on
 //! blocking threads too.
+//!
+//! This module holds the store's state and its [`Store`] implementation,
+//! which hands each operation to the file of its concern: `open` (and the
+//! data dir's `format`), `read`, `commit`, `remove`, `usage`, `listing`,
+//! `sweep`; `keys` lays out the index keys. Storage formats live in
+//! `meta_codec`, `body_log` and `body_files`; `combiner`, `hot` and
+//! `known_ids` are the machinery of the write and read paths.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

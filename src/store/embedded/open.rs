@@ -27,21 +27,16 @@ const MEMTABLE_BYTES: u64 = 8 << 20;
 /// Largest memtable of the `meta` keyspace, which every create writes. Each
 /// flush becomes a level-0 table, and with random IDs twelve of those
 /// rewrite all of level 1 (see [`META_L0_TABLES`]): twice the memtable,
-/// half as many rewrites. Two A/B runs of six 10 s create floods on one data
-/// dir (release build, per-thread CPU from /proc): fjall's workers 23 % and
-/// 35 % less CPU per create than with 8 MiB, creates/s 2 % and 4.5 % more;
-/// RSS after the floods 13-17 MiB more. Kept from a keyspace's creation, like
-/// the other `meta` options: data dirs created since.
+/// half as many rewrites, for a little more memory. fjall keeps this, like
+/// the other `meta` options, from the keyspace's creation.
 const META_MEMTABLE_BYTES: u64 = 16 << 20;
 
 /// Tables in level 0 of the `meta` keyspace that start their compaction
 /// into level 1 (fjall's default is 4). IDs are random, so every level-0
 /// table overlaps all of level 1 and each such compaction rewrites the whole
-/// of it: with 12 that happens a third as often. Under a create flood on a
-/// store of 1.5-2 million pastes, fjall's workers spent 5.3 µs per create with
-/// 4 and 2.3 µs with 12. The cost: a lookup checks the bloom filters of up to
-/// 12 level-0 tables. fjall keeps a keyspace's settings from its creation, so
-/// this applies to data dirs created since.
+/// of it: with 12 that happens a third as often, and that rewriting is most
+/// of fjall's background work under a create flood. The cost: a lookup
+/// checks the bloom filters of up to 12 level-0 tables.
 const META_L0_TABLES: u8 = 12;
 
 /// The false-positive rate of the `meta` keyspace's bloom filters, on every
@@ -49,11 +44,10 @@ const META_L0_TABLES: u8 = 12;
 /// cache. Every create checks that its new ID is free,
 /// and for a new (absent) ID the filters answer that alone. fjall's defaults
 /// (1 % below level 0, filter blocks of those levels in the block cache)
-/// made about one check in a hundred read a data block, and those blocks,
-/// being random, were mostly not cached: on the development VM, whose kernel
-/// pages out file pages unused for a minute, the committer spent 2.3 s of an
-/// 8 s create flood waiting for the disk. The cost is memory: about 2.4 bytes
-/// per stored paste. Like the level-0 threshold, for data dirs created since.
+/// make about one check in a hundred read a data block, and those blocks,
+/// being random, are mostly not cached: the committer, which every create
+/// waits for, would wait for the disk. The cost is memory: about 2.4 bytes
+/// per stored paste.
 const META_FILTER_FALSE_POSITIVES: f32 = 0.0001;
 
 /// All journals together (fjall's minimum is 64 MiB).
@@ -82,16 +76,15 @@ impl EmbeddedStore {
         let fsync = options.durability == Durability::Fsync;
         format::check_or_record(dir, fsync)?;
         // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
-        // global cap) let RSS reach ~250 MiB after a burst of writes; 16 MiB
-        // for `meta` and 8 MiB for the other three bound the active
-        // memtables to 40 MiB.
+        // global cap) would let a burst of writes grow RSS by hundreds of
+        // MiB; 16 MiB for `meta` and 8 MiB for the other two bound the
+        // active memtables to 32 MiB.
         //
         // Four background workers, not two: fjall 3.1's worker 0 hands every
         // compaction request back to the queue, so while the only other
-        // worker compacts, worker 0 spins on that request (perf under a
-        // create flood: 6 % of all CPU in `worker_tick` and `flume` with two
-        // workers, 0.5 % with four). One worker is worse: memtable rotations
-        // wait behind compactions and memtables outgrow their 8 MiB.
+        // worker compacts, worker 0 spins on that request. One worker is
+        // worse: memtable rotations wait behind compactions and memtables
+        // outgrow their 8 MiB.
         let db = Database::builder(dir.join("fjall"))
             .cache_size(options.cache_bytes - options.cache_bytes / 4)
             .worker_threads(4)

@@ -566,7 +566,7 @@ async fn the_data_dir_records_its_format() {
         std::fs::read_to_string(&file).unwrap().trim(),
         format::CURRENT.to_string()
     );
-    // A data dir from before the file existed gets it at open.
+    // A data dir without the file gets it at open.
     std::fs::remove_file(&file).unwrap();
     drop(open(&dir));
     assert!(file.is_file());
