@@ -26,8 +26,8 @@
 //! - [`logging`]: the `tracing` subscriber and the hand-formatted request
 //!   line, both written through one buffered sink by a background thread.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
-//!   lock-free recording, and [`metrics::store::MeteredStore`], which times
-//!   every store operation and counts paste events.
+//!   lock-free recording; [`store::MeteredStore`] reports every store
+//!   operation and paste event into it.
 //! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
 //!   HTTP/2 by ALPN, the plain-HTTP redirect.
 //! - [`store`]: the [`store::Store`] trait every backend implements,

@@ -28,7 +28,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 mod histogram;
-pub mod store;
 
 use crate::tls::TlsStats;
 pub use histogram::LatencyHistogram;
@@ -122,7 +121,7 @@ struct RouteSeries {
     counters: Box<[OnceLock<Counter>]>,
 }
 
-/// Lifecycle events of pastes, counted by [`store::MeteredStore`].
+/// Lifecycle events of pastes, counted by the store's metering wrapper.
 #[derive(Debug, Clone)]
 pub struct PasteEvents {
     /// Stored by a create.

@@ -33,8 +33,7 @@ use crate::http::{
     make_app,
 };
 use crate::metrics::Metrics;
-use crate::metrics::store::MeteredStore;
-use crate::store::{self, Location, OpenOptions, Store};
+use crate::store::{self, Location, MeteredStore, OpenOptions, Store};
 use crate::tls::conn::TlsConnections;
 use crate::tls::{Tls, TlsConfig};
 use header_timer::HeaderTimer;
@@ -179,7 +178,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         url_follows_proxy: config.public_url.is_none(),
         auth: config.auth.clone(),
         rate_limits: RateLimits::new(config.ip_limit, config.tenant_limit)
-            .shared_through(store.shares_rate_limits().then(|| store.clone())),
+            .shared_through(store.clone()),
         metrics,
         metrics_on_main: config.metrics_listen.is_none(),
     });

@@ -57,10 +57,10 @@ impl GroupCommit {
             match &*rx.borrow_and_update() {
                 Ok(done) if *done >= ticket => return Ok(()),
                 Ok(_) => {}
-                Err(e) => return Err(StoreError::Backend(format!("fsync failed: {e}"))),
+                Err(e) => return Err(StoreError::backend(format!("fsync failed: {e}"))),
             }
             if rx.changed().await.is_err() {
-                return Err(StoreError::Backend("the sync task stopped".into()));
+                return Err(StoreError::backend("the sync task stopped"));
             }
             // A sync finished, but maybe one that started before our write: ask for another.
             self.wake.notify_one();

@@ -8,8 +8,6 @@
 //! Stores check expiry themselves against the `now` they are given, so an
 //! expired paste is never returned, even before the sweeper removes it.
 
-use std::time::Duration;
-
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -18,16 +16,24 @@ use bytes::Bytes;
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
+mod cursor;
 pub mod dump;
 pub mod embedded;
+mod error;
 mod group_commit;
+mod metered;
 mod open;
 pub mod postgres;
+mod rates;
 pub mod transfer;
 
+pub use cursor::ListCursor;
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
+pub use error::{BackendError, Cause, StoreError};
+pub use metered::MeteredStore;
 pub use open::{Location, OpenOptions, open};
 pub use postgres::{PostgresOptions, PostgresStore};
+pub use rates::{GcraOutcome, RateStore};
 
 /// A paste's metadata and body, as read from a store.
 #[derive(Debug, Clone)]
@@ -84,69 +90,6 @@ pub struct ListPage {
     pub next_cursor: Option<String>,
 }
 
-/// The outcome of counting one request against a shared rate bucket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GcraOutcome {
-    /// Allowed; this many more fit in the burst right now.
-    Allowed {
-        /// Requests left in the burst.
-        remaining: u32,
-    },
-    /// Refused; the next request fits after this long.
-    Limited {
-        /// Time until a request would be allowed.
-        retry_after: Duration,
-    },
-}
-
-/// Why a store operation failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// A paste with this ID already exists (a random-ID collision; the caller retries).
-    #[error("a paste with this ID already exists")]
-    IdTaken,
-    /// Storing the paste would pass the configured storage limit.
-    #[error("the storage limit of {limit} bytes is reached")]
-    Full {
-        /// The configured limit in bytes.
-        limit: u64,
-    },
-    /// Storing the paste would pass its owner's quota.
-    #[error("the tenant's quota of {limit} bytes is reached")]
-    QuotaExceeded {
-        /// The tenant's quota in bytes.
-        limit: u64,
-    },
-    /// A tenant with this name exists already.
-    #[error("a tenant with this name exists already")]
-    TenantExists,
-    /// The tenant does not exist.
-    #[error("no such tenant")]
-    NoSuchTenant,
-    /// The tenant still owns pastes and cannot be deleted.
-    #[error("the tenant still owns {0} pastes; delete them first")]
-    TenantNotEmpty(u64),
-    /// A list cursor that this store did not hand out.
-    #[error("invalid cursor")]
-    BadCursor,
-    /// Stored data could not be decoded.
-    #[error("stored data is corrupt: {0}")]
-    Corrupt(String),
-    /// The backend cannot be reached (database down, connection lost, pool exhausted);
-    /// the request may succeed later.
-    #[error("the database is unavailable: {0}")]
-    Unavailable(String),
-    /// The backend failed (I/O, engine error).
-    #[error("storage backend error: {0}")]
-    Backend(String),
-}
-
-impl From<fjall::Error> for StoreError {
-    fn from(e: fjall::Error) -> Self {
-        Self::Backend(e.to_string())
-    }
-}
-
 /// The operations snip needs from a storage backend.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
@@ -159,13 +102,11 @@ pub trait Store: Send + Sync + 'static {
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError>;
 
     /// A live paste the store holds decoded in memory, without waiting: what
-    /// [`Self::get`] would return, or `None` when that needs a lookup. Callers
-    /// fall back to `get`. It exists for the read path, where `get`'s boxed
-    /// future (two, with [`crate::metrics::store::MeteredStore`]) costs more
-    /// than a cache hit itself.
-    fn cached(&self, _id: &PasteId, _now: UnixTime) -> Option<Paste> {
-        None
-    }
+    /// [`Self::get`] would return, or `None` when that needs a lookup (always,
+    /// for a store without such a cache). Callers fall back to `get`. It
+    /// exists for the read path, where `get`'s boxed future (two, with
+    /// [`MeteredStore`]) costs more than a cache hit itself.
+    fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste>;
 
     /// Reads only a live paste's metadata.
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError>;
@@ -240,21 +181,9 @@ pub trait Store: Send + Sync + 'static {
         now: UnixTime,
     ) -> Result<Vec<PasteMeta>, StoreError>;
 
-    /// Whether rate limits should be counted in the store ([`Store::rate_acquire`])
-    /// because several instances share it; otherwise they stay in process.
-    /// Required (no default), so a wrapper store cannot silently lose it.
-    fn shares_rate_limits(&self) -> bool;
-
-    /// Counts one request against the shared bucket `key` (GCRA: one request
-    /// per `interval`, up to `burst` back to back). Only called on a store whose
-    /// [`Store::shares_rate_limits`] is `true`; a store that keeps no shared
-    /// buckets allows every request.
-    async fn rate_acquire(
-        &self,
-        key: &str,
-        interval: Duration,
-        burst: u32,
-    ) -> Result<GcraOutcome, StoreError>;
+    /// The rate-limit buckets this store shares with other instances, if it
+    /// has any; without them, limits are counted in process.
+    fn shared_rates(&self) -> Option<&dyn RateStore>;
 
     /// Makes everything written so far durable and releases the backend.
     async fn close(&self) -> Result<(), StoreError>;

@@ -4,7 +4,7 @@
 //! A tenant's bucket is rebuilt when its configured rate changes, so an admin's
 //! change applies to the next request. With the embedded store limits live in
 //! this process; with a store that several instances share (PostgreSQL) every
-//! bucket lives in the store ([`Store::rate_acquire`]), so spreading requests
+//! bucket lives in the store ([`Store::shared_rates`]), so spreading requests
 //! over instances does not multiply a rate.
 
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 
 use crate::core::tenant::Rate;
-use crate::store::{GcraOutcome, Store, StoreError};
+use crate::store::{GcraOutcome, RateStore, Store, StoreError};
 
 type DirectLimiter = RateLimiter<NotKeyed, InMemoryState, DefaultClock, StateInformationMiddleware>;
 type KeyedLimiter =
@@ -80,7 +80,7 @@ pub struct RateLimits {
     per_ip: Option<(Limit, KeyedLimiter)>,
     tenant_default: Option<Limit>,
     tenants: Mutex<HashMap<String, (Limit, Arc<DirectLimiter>)>>,
-    /// Where buckets live when instances share them.
+    /// The store, when its buckets are shared by all instances.
     shared: Option<Arc<dyn Store>>,
 }
 
@@ -96,17 +96,22 @@ impl RateLimits {
         }
     }
 
-    /// Keeps every bucket in `store` (shared by all instances) instead of in process.
-    pub fn shared_through(mut self, store: Option<Arc<dyn Store>>) -> Self {
-        self.shared = store;
+    /// Keeps every bucket in `store` instead of in process, if it shares
+    /// buckets with other instances.
+    pub fn shared_through(mut self, store: Arc<dyn Store>) -> Self {
+        self.shared = store.shared_rates().is_some().then_some(store);
         self
+    }
+
+    fn shared(&self) -> Option<&dyn RateStore> {
+        self.shared.as_deref()?.shared_rates()
     }
 
     /// Checks (and counts) one anonymous request from `ip`, wherever buckets live.
     pub async fn check_ip_anywhere(&self, ip: IpAddr) -> Result<Verdict, StoreError> {
-        match (&self.shared, &self.per_ip) {
-            (Some(store), Some((limit, _))) => {
-                shared_verdict(store.as_ref(), &format!("ip:{ip}"), *limit).await
+        match (self.shared(), &self.per_ip) {
+            (Some(rates), Some((limit, _))) => {
+                shared_verdict(rates, &format!("ip:{ip}"), *limit).await
             }
             _ => Ok(self.check_ip(ip)),
         }
@@ -115,7 +120,7 @@ impl RateLimits {
     /// Checks (and counts) one anonymous request from `ip` when that needs no
     /// waiting (buckets in this process); `None` when they live in the store.
     pub fn check_ip_here(&self, ip: IpAddr) -> Option<Verdict> {
-        match (&self.shared, &self.per_ip) {
+        match (self.shared(), &self.per_ip) {
             (Some(_), Some(_)) => None,
             _ => Some(self.check_ip(ip)),
         }
@@ -127,9 +132,9 @@ impl RateLimits {
         tenant: &str,
         own: Option<Limit>,
     ) -> Result<Verdict, StoreError> {
-        match (&self.shared, own.or(self.tenant_default)) {
-            (Some(store), Some(limit)) => {
-                shared_verdict(store.as_ref(), &format!("tenant:{tenant}"), limit).await
+        match (self.shared(), own.or(self.tenant_default)) {
+            (Some(rates), Some(limit)) => {
+                shared_verdict(rates, &format!("tenant:{tenant}"), limit).await
             }
             _ => Ok(self.check_tenant(tenant, own)),
         }
@@ -191,9 +196,13 @@ impl RateLimits {
     }
 }
 
-async fn shared_verdict(store: &dyn Store, key: &str, limit: Limit) -> Result<Verdict, StoreError> {
-    let outcome = store
-        .rate_acquire(key, limit.rate.interval(), limit.burst)
+async fn shared_verdict(
+    rates: &dyn RateStore,
+    key: &str,
+    limit: Limit,
+) -> Result<Verdict, StoreError> {
+    let outcome = rates
+        .acquire(key, limit.rate.interval(), limit.burst)
         .await?;
     Ok(match outcome {
         GcraOutcome::Allowed { remaining } => Verdict::Allowed {

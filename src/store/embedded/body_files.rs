@@ -35,7 +35,7 @@ pub struct BodyFiles {
 
 /// An I/O error, with what was being done and to which path.
 pub(super) fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
-    StoreError::Backend(format!("{what} {}: {e}", path.display()))
+    StoreError::backend_caused(format!("{what} {}", path.display()), e)
 }
 
 /// `fsync` of a directory, so the entries created in it survive a power loss.

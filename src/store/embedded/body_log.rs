@@ -1,15 +1,13 @@
 //! Paste bodies of under 64 KiB in append-only segment files:
 //! `body-log/<number>.seg`.
 //!
-//! Why not fjall, which held them before: fjall writes every value to its
-//! journal, and on every memtable flush a fjall worker `fsync`s the journal
-//! while it holds the journal lock that every writer needs. With bodies in
-//! fjall, a create flood flushed a memtable several times a second, and each
-//! `fsync` (of megabytes of bodies) stopped every create for milliseconds: a
-//! sixth of the CPU sat idle, and fjall's workers spent another 6 µs per create
-//! writing each body a second time into blob files and compacting their index.
-//! Here a body is written once; fjall keeps the metadata, which records where
-//! the body is ([`Location`]).
+//! Why not fjall: fjall writes every value to its journal, and on every
+//! memtable flush a fjall worker `fsync`s the journal while it holds the
+//! journal lock that every writer needs. Bodies in fjall would make memtables
+//! flush often under a create flood, each `fsync` (of megabytes of bodies)
+//! would stop every create, and fjall's workers would write each body a second
+//! time into blob files. Here a body is written once; fjall keeps the
+//! metadata, which records where the body is ([`Location`]).
 //!
 //! A segment is a sequence of records:
 //! `"SNB1" | ID length (u8) | ID | body length (u32 LE) | xxh3 of the body (u64 LE) | body`.
@@ -33,9 +31,8 @@
 //! Otherwise every body written would stay cached until memory ran short: the
 //! dirty pages pile up until the kernel throttles the writer, and each new page
 //! costs more once memory is full (or, on a VM that hands free memory back to
-//! its host, from the start). Measured with 2 KiB appends on the development VM:
-//! 0.24 ns per byte while the first 2 GiB were cached, 1.7 ns after 5 GiB;
-//! with drop-behind a steady 0.4 ns. Bodies read later are cached again by the
+//! its host, from the start); with drop-behind the cost of an append stays
+//! flat. Bodies read later are cached again by the
 //! OS like any file read, and the hot cache keeps decoded pastes that are read
 //! often; [`BodyLog::read_cached`] lets async callers avoid waiting for a disk read.
 //!
@@ -125,6 +122,46 @@ pub struct BodyLog {
     /// removal's metadata without its body.
     dead: Mutex<Vec<u32>>,
     drop_behind: DropBehind,
+    page_cache: Arc<dyn PageCache>,
+}
+
+/// The OS's page cache as the body log uses it: reads that must not wait
+/// for the disk, and dropping the pages of sealed segments. [`Kernel`] is
+/// the real one; tests put in a stand-in whose answers they choose, because
+/// what the kernel keeps cached is not theirs to decide.
+pub trait PageCache: Send + Sync + 'static {
+    /// Fills `buf` from `file` at `offset` if that needs no disk read;
+    /// `false` if it would (or if the file system cannot say).
+    fn read_if_cached(&self, file: &File, buf: &mut [u8], offset: u64) -> bool;
+
+    /// Starts writing back a sealed segment and drops its clean pages.
+    fn drop_pages(&self, file: &File, path: &Path);
+}
+
+/// Linux's page cache: `preadv2` with `RWF_NOWAIT`, and `posix_fadvise`.
+pub struct Kernel;
+
+impl PageCache for Kernel {
+    fn read_if_cached(&self, file: &File, buf: &mut [u8], offset: u64) -> bool {
+        use rustix::io::{ReadWriteFlags, preadv2};
+        let len = buf.len();
+        // A zero-length read succeeds at once; RWF_NOWAIT only concerns waiting.
+        let read = preadv2(
+            file,
+            &mut [std::io::IoSliceMut::new(buf)],
+            offset,
+            ReadWriteFlags::NOWAIT,
+        );
+        // Partly cached (a short read), not cached (EAGAIN), or not supported here.
+        read.is_ok_and(|n| n == len)
+    }
+
+    fn drop_pages(&self, file: &File, path: &Path) {
+        use rustix::fs::{Advice, fadvise};
+        if let Err(e) = fadvise(file, 0, None, Advice::DontNeed) {
+            tracing::debug!(path = %path.display(), error = %e, "fadvise failed");
+        }
+    }
 }
 
 fn segment_number(path: &Path) -> Option<u32> {
@@ -139,8 +176,8 @@ fn segment_number(path: &Path) -> Option<u32> {
 /// its own ("snip-writeback"): for each segment sealed, it starts the
 /// segment's writeback and drops the cached pages of the one sealed before
 /// it, written back by then. Not on the committer: starting the writeback of
-/// 16 MiB takes milliseconds (ext4 allocates the blocks then: 5.6 ms on
-/// average in a create flood), and every create would wait for it.
+/// a whole segment takes milliseconds (the file system allocates its blocks
+/// then), and every create would wait for it.
 struct DropBehind {
     jobs: mpsc::Sender<Job>,
 }
@@ -154,16 +191,16 @@ enum Job {
 
 impl DropBehind {
     /// Starts the thread; it ends when the body log is dropped.
-    fn start() -> Result<Self, StoreError> {
+    fn start(page_cache: Arc<dyn PageCache>) -> Result<Self, StoreError> {
         let (jobs, queue) = mpsc::channel();
         std::thread::Builder::new()
             .name("snip-writeback".into())
-            .spawn(move || Self::run(&queue))
-            .map_err(|e| StoreError::Backend(format!("cannot start the writeback thread: {e}")))?;
+            .spawn(move || Self::run(&queue, page_cache.as_ref()))
+            .map_err(|e| StoreError::backend_caused("cannot start the writeback thread", e))?;
         Ok(Self { jobs })
     }
 
-    fn run(queue: &mpsc::Receiver<Job>) {
+    fn run(queue: &mpsc::Receiver<Job>, page_cache: &dyn PageCache) {
         // Weak: a segment deleted meanwhile must not stay open (its disk
         // space would stay taken until the next seal).
         let mut before: Weak<Segment> = Weak::new();
@@ -173,9 +210,9 @@ impl DropBehind {
                     // Linux starts asynchronous writeback of the range and
                     // drops its clean pages (few yet here, unless the disk is
                     // quick; all of `before`'s).
-                    advise_dont_need(&sealed);
+                    page_cache.drop_pages(&sealed.file, &sealed.path);
                     if let Some(before) = before.upgrade() {
-                        advise_dont_need(&before);
+                        page_cache.drop_pages(&before.file, &before.path);
                     }
                     before = Arc::downgrade(&sealed);
                 }
@@ -199,13 +236,6 @@ impl DropBehind {
         if self.jobs.send(Job::Settle(done)).is_ok() {
             let _ = wait.recv();
         }
-    }
-}
-
-fn advise_dont_need(segment: &Segment) {
-    use rustix::fs::{Advice, fadvise};
-    if let Err(e) = fadvise(&segment.file, 0, None, Advice::DontNeed) {
-        tracing::debug!(path = %segment.path.display(), error = %e, "fadvise failed");
     }
 }
 
@@ -236,26 +266,20 @@ fn read_exact_at(segment: &Segment, len: usize, offset: u64) -> Result<Vec<u8>, 
     Ok(buf)
 }
 
-/// Reads `len` bytes at `offset` only if the OS has them all in memory:
-/// `None` if reading would wait for the disk (or the file system cannot say).
-fn read_if_cached(segment: &Segment, len: usize, offset: u64) -> Option<Vec<u8>> {
-    use rustix::io::{ReadWriteFlags, preadv2};
-    let mut buf = vec![0; len];
-    // A zero-length read succeeds at once; RWF_NOWAIT only concerns waiting.
-    let read = preadv2(
-        &segment.file,
-        &mut [std::io::IoSliceMut::new(&mut buf)],
-        offset,
-        ReadWriteFlags::NOWAIT,
-    );
-    // Partly cached (a short read), not cached (EAGAIN), or not supported here.
-    (read.ok()? == len).then_some(buf)
-}
-
 impl BodyLog {
     /// Opens `<data_dir>/body-log` and starts a new active segment. Until
     /// [`Self::count_live`] is called, existing segments count nothing live.
+    #[cfg(test)]
     pub fn open(data_dir: &Path, fsync: bool) -> Result<Self, StoreError> {
+        Self::open_with(data_dir, fsync, Arc::new(Kernel))
+    }
+
+    /// [`Self::open`], with the page cache it is to use.
+    pub fn open_with(
+        data_dir: &Path,
+        fsync: bool,
+        page_cache: Arc<dyn PageCache>,
+    ) -> Result<Self, StoreError> {
         let dir = data_dir.join("body-log");
         std::fs::create_dir_all(&dir).map_err(|e| io_error("cannot create directory", &dir, e))?;
         let mut segments = BTreeMap::new();
@@ -285,7 +309,8 @@ impl BodyLog {
             }),
             segments: RwLock::new(segments),
             dead: Mutex::new(Vec::new()),
-            drop_behind: DropBehind::start()?,
+            drop_behind: DropBehind::start(page_cache.clone())?,
+            page_cache,
         })
     }
 
@@ -328,9 +353,9 @@ impl BodyLog {
         let mut locations = Vec::with_capacity(bodies.len());
         for (id, body) in bodies {
             let id_len = u8::try_from(id.len())
-                .map_err(|_| StoreError::Backend(format!("ID too long to store: {id}")))?;
+                .map_err(|_| StoreError::backend(format!("ID too long to store: {id}")))?;
             let len = u32::try_from(body.len())
-                .map_err(|_| StoreError::Backend("body too large for the body log".into()))?;
+                .map_err(|_| StoreError::backend("body too large for the body log"))?;
             let checksum = xxhash_rust::xxh3::xxh3_64(body);
             buf.extend_from_slice(MAGIC);
             buf.push(id_len);
@@ -338,7 +363,7 @@ impl BodyLog {
             buf.extend_from_slice(&len.to_le_bytes());
             buf.extend_from_slice(&checksum.to_le_bytes());
             let offset = u32::try_from(start + buf.len() as u64)
-                .map_err(|_| StoreError::Backend("body segment overflow".into()))?;
+                .map_err(|_| StoreError::backend("body segment overflow"))?;
             buf.extend_from_slice(body);
             locations.push(Location {
                 segment: active.number,
@@ -415,16 +440,6 @@ impl BodyLog {
         self.segments().get(&number).cloned()
     }
 
-    /// Writes every segment back and drops it from the page cache, as
-    /// [`DropBehind`] does to sealed ones.
-    #[cfg(test)]
-    pub fn drop_from_page_cache(&self) {
-        for segment in self.segments().values() {
-            segment.file.sync_data().unwrap_or_default();
-            advise_dont_need(segment);
-        }
-    }
-
     /// The segment a body is in, which a paste referring to it keeps alive.
     fn segment_of(&self, at: Location) -> Result<Arc<Segment>, StoreError> {
         self.segment(at.segment)
@@ -438,14 +453,18 @@ impl BodyLog {
         checked(at, body)
     }
 
-    /// Reads a body if that needs no disk read (see [`read_if_cached`]):
+    /// Reads a body if that needs no disk read ([`PageCache::read_if_cached`]):
     /// `Ok(None)` if it would, so async callers can read it on a blocking thread.
     pub fn read_cached(&self, at: Location) -> Result<Option<Vec<u8>>, StoreError> {
         let segment = self.segment_of(at)?;
-        match read_if_cached(&segment, at.len as usize, u64::from(at.offset)) {
-            Some(body) => checked(at, body).map(Some),
-            None => Ok(None),
+        let mut body = vec![0; at.len as usize];
+        if !self
+            .page_cache
+            .read_if_cached(&segment.file, &mut body, u64::from(at.offset))
+        {
+            return Ok(None);
         }
+        checked(at, body).map(Some)
     }
 
     /// Gives up a body no paste refers to any more; deletes its segment if
@@ -576,6 +595,7 @@ pub(super) mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use std::sync::atomic::AtomicBool;
 
     fn segment_files(dir: &Path) -> Vec<u32> {
         let mut numbers: Vec<u32> = std::fs::read_dir(dir.join("body-log"))
@@ -586,51 +606,73 @@ pub(super) mod tests {
         numbers
     }
 
-    /// Whether the file system of `dir` keeps file pages only in memory
-    /// (tmpfs): there, dropping pages from the page cache does nothing.
-    pub(in crate::store::embedded) fn in_memory_fs(dir: &Path) -> bool {
-        // TMPFS_MAGIC; the field's integer type differs between platforms.
-        rustix::fs::statfs(dir)
-            .map(|s| s.f_type == 0x0102_1994)
-            .unwrap_or(true)
+    /// A page cache whose answers the test chooses: every body cached, or
+    /// none; and a record of the segments whose pages were dropped.
+    #[derive(Default)]
+    pub(in crate::store::embedded) struct Scripted {
+        /// Whether every read would have to wait for the disk.
+        pub cold: AtomicBool,
+        /// The file names of the segments dropped, in order.
+        pub dropped: Mutex<Vec<String>>,
     }
 
-    /// A sealed segment's pages leave the page cache once the next one is
-    /// sealed; its bodies are then read from disk, not from `read_cached`.
+    impl PageCache for Scripted {
+        fn read_if_cached(&self, file: &File, buf: &mut [u8], offset: u64) -> bool {
+            !self.cold.load(Ordering::SeqCst) && file.read_exact_at(buf, offset).is_ok()
+        }
+
+        fn drop_pages(&self, _file: &File, path: &Path) {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            lock(&self.dropped).push(name);
+        }
+    }
+
+    fn scripted(dir: &Path) -> (BodyLog, Arc<Scripted>) {
+        let cache = Arc::new(Scripted::default());
+        let log = BodyLog::open_with(dir, false, cache.clone()).unwrap();
+        (log, cache)
+    }
+
+    /// Sealing a segment drops its pages, and drops those of the segment
+    /// sealed before it again (written back by then); bodies still read.
     #[test]
     fn sealed_segments_leave_the_page_cache() {
         let dir = tempfile::tempdir().unwrap();
-        let log = BodyLog::open(dir.path(), false).unwrap();
+        let (log, cache) = scripted(dir.path());
         let filler = vec![7u8; SEGMENT_BYTES as usize];
         let first = log.append(&[("aaaa", b"an early body")]).unwrap()[0];
-        assert_eq!(log.read_cached(first).unwrap().unwrap(), b"an early body");
         log.append(&[("ffff", &filler)]).unwrap();
-        // Sealing segment 1 starts its writeback; waited for here, so that
-        // the next seal finds its pages clean (the OS drops only those).
         log.append(&[("bbbb", b"x")]).unwrap();
-        log.segment(first.segment)
-            .unwrap()
-            .file
-            .sync_data()
-            .unwrap();
-        let recent = log.append(&[("gggg", &filler)]).unwrap()[0];
-        log.append(&[("cccc", b"y")]).unwrap();
-        assert_eq!(log.segments().len(), 3);
         log.drop_behind.settle();
-        if !in_memory_fs(dir.path()) {
-            assert_eq!(log.read_cached(first).unwrap(), None);
-        }
+        assert_eq!(*lock(&cache.dropped), ["1.seg"]);
+        log.append(&[("gggg", &filler)]).unwrap();
+        log.append(&[("cccc", b"y")]).unwrap();
+        log.drop_behind.settle();
+        assert_eq!(*lock(&cache.dropped), ["1.seg", "2.seg", "1.seg"]);
         assert_eq!(log.read(first).unwrap(), b"an early body");
-        // Whether the segment sealed last is still cached depends on how fast
-        // the disk wrote it back (CI's did at once); its bodies read either way.
-        assert_eq!(log.read(recent).unwrap(), filler);
+        assert_eq!(log.read_cached(first).unwrap().unwrap(), b"an early body");
+        cache.cold.store(true, Ordering::SeqCst);
+        assert_eq!(log.read_cached(first).unwrap(), None);
+        assert_eq!(log.read(first).unwrap(), b"an early body");
+    }
+
+    /// The kernel's answer, whatever it is, is never wrong bytes: a cached
+    /// read gives exactly the body or nothing.
+    #[test]
+    fn the_kernels_cached_reads_are_exact_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log.append(&[("aaaa", b"a body")]).unwrap()[0];
+        if let Some(body) = log.read_cached(at).unwrap() {
+            assert_eq!(body, b"a body");
+        }
     }
 
     /// A cached read checks the checksum like any other.
     #[test]
     fn cached_reads_check_the_checksum() {
         let dir = tempfile::tempdir().unwrap();
-        let log = BodyLog::open(dir.path(), false).unwrap();
+        let (log, _cache) = scripted(dir.path());
         let at = log.append(&[("aaaa", b"body")]).unwrap()[0];
         let wrong = Location {
             checksum: at.checksum ^ 1,

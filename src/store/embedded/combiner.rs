@@ -13,11 +13,10 @@
 //! create frees its runtime thread, and no thread is kept when nothing is
 //! written.
 //!
-//! Outcomes are sent to each caller directly. (Before, callers queued on a
-//! fair lock to learn whether they had been committed: tokio runs a task woken
-//! by another task on the waker's thread, so a group's callers resumed one
-//! after another on one runtime thread while the other idled; a fifth of the
-//! CPU was idle under a create flood.)
+//! Outcomes are sent to each caller directly, not through a lock callers
+//! queue on: tokio runs a task woken by another task on the waker's thread,
+//! so callers woken one by one from a lock would resume one after another on
+//! one runtime thread while the others idle.
 //!
 //! The commit runs on a blocking thread because fjall sleeps a writer (up to
 //! 100 ms at a time) while its memtable flushes lag, and a runtime thread
@@ -91,7 +90,7 @@ impl<T: Send + 'static> Combiner<T> {
         // An error only if the runtime shut down before the committer ran.
         outcome
             .await
-            .unwrap_or_else(|_| Err(StoreError::Backend("the write was not committed".into())))
+            .unwrap_or_else(|_| Err(StoreError::backend("the write was not committed")))
     }
 }
 
@@ -133,7 +132,7 @@ impl<T, C: Commit<T>> Committer<T, C> {
             let outcomes = std::panic::catch_unwind(AssertUnwindSafe(|| self.how.commit(items)))
                 .unwrap_or_else(|_| {
                     tracing::error!("a write batch panicked while being committed");
-                    let failed = || Err(StoreError::Backend("the write was not committed".into()));
+                    let failed = || Err(StoreError::backend("the write was not committed"));
                     senders.iter().map(|_| failed()).collect()
                 });
             for (sender, outcome) in senders.into_iter().zip(outcomes) {
@@ -335,7 +334,7 @@ mod tests {
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let outcome = submit(&shared, 2).await.unwrap();
         assert!(
-            matches!(&outcome, Err(StoreError::Backend(m)) if m.contains("not committed")),
+            matches!(&outcome, Err(StoreError::Backend(m)) if m.to_string().contains("not committed")),
             "{outcome:?}"
         );
         assert!(submit(&shared, 4).await.unwrap().is_ok());

@@ -1,9 +1,9 @@
 //! Recently read pastes, kept decoded in memory.
 //!
-//! A shared link is read many times. From fjall, each read is two lookups
-//! (metadata and body) and a decode of the metadata with its allocations,
-//! about 3,600 instructions; a hit here is a hash lookup and a clone, a few
-//! hundred. fjall's own block cache still holds the encoded blocks below.
+//! A shared link is read many times. Without the cache, each read is a fjall
+//! lookup, a body read and a decode of the metadata with its allocations; a
+//! hit here is a hash lookup and a clone. fjall's own block cache still holds
+//! the encoded blocks below.
 //!
 //! Coherence is simple because one process owns the data dir: every removal
 //! of a paste (delete, reveal, sweep) goes through `Inner::remove`, which
@@ -68,12 +68,9 @@ impl HotCache {
         if paste.meta.burn || super::body_files::is_file_backed(paste.meta.size) {
             return;
         }
-        // A copy, not a share: a body read from fjall (pastes stored before
-        // the body log) is a slice of the data block it was found in, and
-        // sharing it would keep the whole block (4 KiB or more for a paste of
-        // a few bytes) in memory for as long as the paste stays here, outside
-        // what the cache counts as its size. Body-log reads are exact-sized
-        // and pay this copy needlessly, once per fill (a miss, not a hit).
+        // A copy, not a share: the cache counts a paste by its body's length,
+        // so it must not keep alive a larger buffer the body may be a slice
+        // of. A fill happens on a miss, never on a hit.
         let body = Bytes::copy_from_slice(&paste.body);
         self.pastes
             .insert(paste.meta.id.clone(), (paste.meta.clone(), body));
@@ -126,7 +123,7 @@ mod tests {
     }
 
     /// The cache keeps its own copy of a body that is a slice of a larger
-    /// buffer (as fjall's values are slices of their data block).
+    /// buffer, which its size accounting would not see.
     #[test]
     fn does_not_keep_the_buffer_a_body_was_sliced_from() {
         let cache = HotCache::new(1 << 20);

@@ -4,9 +4,8 @@
 //! A create must not overwrite an existing paste, so the committer checks
 //! each new ID. In fjall that check searches the memtable's skip list (a
 //! cache miss and a key comparison per level) and then the filter of every
-//! level-0 table and of one table per deeper level; it grows with the store.
-//! Under a create flood it was a tenth of snip's CPU (perf: skip-list search,
-//! its `memcmp`s and table filters), on the one thread that commits.
+//! level-0 table and of one table per deeper level; it grows with the store,
+//! and it runs on the one thread that commits, so it bounds the create rate.
 //! Here it is one probe of a blocked Bloom filter (`fastbloom`: all of a key's
 //! bits in one cache line). "Maybe" (a stored ID, or a false positive, about
 //! 1 in 100 at capacity) still asks fjall, so the filter only has to hold
@@ -23,7 +22,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use fastbloom::AtomicBloomFilter;
 
 /// Bits per ID: a false positive rate of about 1 % at capacity (a false
-/// positive costs one fjall lookup, as every create did before).
+/// positive costs one fjall lookup, what every create would cost without the filter).
 const BITS_PER_ID: usize = 10;
 
 /// The filter; see the module documentation.
@@ -146,8 +145,8 @@ impl KnownIds {
 /// twice (a store that stays the size it is keeps 2.5 bytes per ID, 1.25 when
 /// it has doubled); when rebuilt because the store grew, four times, so that a
 /// growing store is scanned once per fourfold growth (a third of a scan per
-/// stored ID, amortised, instead of a whole one: each scan of a million
-/// pastes takes about 0.6 s of one core) at up to 5 bytes per ID just after.
+/// stored ID, amortised, instead of a whole one; a scan reads every key of
+/// `meta`) at up to 5 bytes per ID just after.
 fn room_for(ids: usize, headroom: usize, min_capacity: usize) -> usize {
     ids.saturating_mul(headroom).max(min_capacity)
 }

@@ -1,24 +1,20 @@
 //! How the embedded store encodes [`PasteMeta`] in its `meta` keyspace.
 //!
 //! Metadata is decoded on every read, so its encoding is on the hot path:
-//! JSON (the first format) cost about a quarter of a raw read's CPU, mostly
-//! parsing the 32-number token-hash array. Entries are now a version byte
-//! followed by [postcard](https://docs.rs/postcard) (serde's compact,
-//! positional, varint format with a stable wire specification). JSON entries
-//! written by earlier versions always start with `{`, so they are still read;
-//! they are rewritten only when the paste is rewritten.
+//! entries are a version byte followed by [postcard](https://docs.rs/postcard)
+//! (serde's compact, positional, varint format with a stable wire
+//! specification), which decodes without parsing text.
 //!
 //! A paste whose body is in the body log (`body_log`) has a version 2 entry:
 //! the body's [`Location`] (20 bytes), then the same postcard encoding.
-//! Version 1 entries are pastes whose body is a file, or (written before the
-//! body log) an entry of the `body` keyspace.
+//! Version 1 entries are pastes whose body is a file (`body_files`).
 
 use crate::core::PasteMeta;
 
 use super::StoreError;
 use super::body_log::Location;
 
-/// The first byte of a postcard-encoded entry (`{` starts a legacy JSON one).
+/// The first byte of a postcard-encoded entry.
 const POSTCARD_V1: u8 = 1;
 /// The first byte of a body location followed by a postcard encoding.
 const LOCATED_V2: u8 = 2;
@@ -59,9 +55,6 @@ pub fn decode_entry(key: &[u8], raw: &[u8]) -> Result<(PasteMeta, Option<Locatio
             Ok((postcard(rest)?, Some(at)))
         }
         Some((&POSTCARD_V1, rest)) => Ok((postcard(rest)?, None)),
-        Some((b'{', _)) => serde_json::from_slice(raw)
-            .map(|meta| (meta, None))
-            .map_err(|e| corrupt(&e)),
         _ => Err(corrupt(&"unknown encoding")),
     }
 }
@@ -122,17 +115,14 @@ mod tests {
     }
 
     #[test]
-    fn reads_legacy_json_entries() {
-        let meta = sample();
-        let json = serde_json::to_vec(&meta).unwrap();
-        assert_eq!(decode(b"k", &json).unwrap(), meta);
-    }
-
-    #[test]
     fn refuses_unknown_and_truncated_entries() {
         assert!(matches!(decode(b"k", b""), Err(StoreError::Corrupt(_))));
         assert!(matches!(
             decode(b"k", b"\x09abc"),
+            Err(StoreError::Corrupt(_))
+        ));
+        assert!(matches!(
+            decode(b"k", b"{\"id\":\"k\"}"),
             Err(StoreError::Corrupt(_))
         ));
         let encoded = encode(&sample()).unwrap();

@@ -3,6 +3,9 @@
 use super::*;
 use crate::core::paste::Visibility;
 use body_files::FILE_BODY_BYTES;
+use read::Read;
+use std::sync::atomic::Ordering::SeqCst;
+use std::time::Duration;
 
 fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
     PasteMeta {
@@ -53,7 +56,8 @@ async fn large_bodies_are_files() {
             .await
             .unwrap();
         assert!(store.inner.files.path(text).unwrap().is_file());
-        assert!(store.inner.body.get(text.as_str()).unwrap().is_none());
+        let (_, at) = store.inner.read_entry(text).unwrap().unwrap();
+        assert_eq!(at, None, "a file-backed body is not in the body log");
     }
     assert_eq!(store.used_bytes(), 3 * big as u64);
     let got = store.get(&id(&ids[0]), 50).await.unwrap().unwrap();
@@ -188,6 +192,7 @@ async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
             .await
             .unwrap();
         let guard = store.inner.lock_id(&text);
+        let asked = store.inner.lock_waits.load(SeqCst);
         let removing = tokio::spawn({
             let (store, id) = (store.clone(), id(&text));
             async move {
@@ -198,14 +203,17 @@ async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
                 }
             }
         });
-        // Let the removal reach the lock, then ask the only worker for
-        // something else. Plain thread waits: this test's own future runs
-        // on the runtime's calling thread, not on the worker, and must
-        // not depend on the worker to time out.
-        std::thread::sleep(Duration::from_millis(50));
+        // Wait until the removal asks for the lock, then ask the only worker
+        // for something else. Plain thread waits: this test's own future
+        // runs on the runtime's calling thread, not on the worker, and must
+        // not depend on the worker. The timeout only ends a test that
+        // already failed (the worker is stuck behind the lock for good).
+        while store.inner.lock_waits.load(SeqCst) == asked {
+            std::thread::yield_now();
+        }
         let (done, answered) = std::sync::mpsc::channel();
         tokio::spawn(async move { done.send(()) });
-        let other = answered.recv_timeout(Duration::from_secs(2));
+        let other = answered.recv_timeout(Duration::from_secs(60));
         drop(guard);
         assert!(
             other.is_ok(),
@@ -428,7 +436,11 @@ async fn small_bodies_are_in_the_body_log() {
                 .put(meta(text, 1000 + n, None), body, PutLimits::default())
                 .await
                 .unwrap();
-            assert!(store.inner.body.get(text.as_str()).unwrap().is_none());
+            let (_, at) = store.inner.read_entry(text).unwrap().unwrap();
+            assert!(
+                at.is_some(),
+                "the metadata says where in the log the body is"
+            );
         }
         store.close().await.unwrap();
     }
@@ -439,35 +451,6 @@ async fn small_bodies_are_in_the_body_log() {
         assert_eq!(paste.body, vec![n as u8; 1000 + n]);
     }
     assert_eq!(store.used_bytes(), (0..20).map(|n| 1000 + n).sum::<u64>());
-}
-
-/// Pastes written before the body log (body in the `body` keyspace, version 1
-/// metadata) are still read, taken and deleted.
-#[tokio::test]
-async fn pastes_stored_before_the_body_log_are_still_served() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path());
-    let (first, second) = (new_id(), new_id());
-    for text in [&first, &second] {
-        let legacy = meta(text, 5, None);
-        let inner = &store.inner;
-        inner
-            .meta
-            .insert(text.as_str(), meta_codec::encode(&legacy).unwrap())
-            .unwrap();
-        inner.body.insert(text.as_str(), b"older").unwrap();
-    }
-    drop(store);
-    let store = open(tmp.path());
-    assert_eq!(store.used_bytes(), 10);
-    let paste = store.get(&id(&first), 50).await.unwrap().unwrap();
-    assert_eq!(paste.body, b"older"[..]);
-    let taken = store.take(&id(&first), 50).await.unwrap().unwrap();
-    assert_eq!(taken.body, b"older"[..]);
-    assert!(store.inner.body.get(first.as_str()).unwrap().is_none());
-    assert!(store.delete(&id(&second)).await.unwrap());
-    assert!(store.inner.body.get(second.as_str()).unwrap().is_none());
-    assert_eq!(store.used_bytes(), 0);
 }
 
 /// Sweeping deletes a segment whose bodies all expired, and compacts one that
@@ -539,11 +522,18 @@ async fn with_sync_sweeping_deletes_dead_segments() {
 }
 
 /// A body the OS must read from disk is read on a blocking thread, and then
-/// served from the hot cache.
+/// served from the hot cache. The page cache is a stand-in that calls every
+/// read cold, so the test does not depend on what the kernel keeps.
 #[tokio::test]
 async fn cold_bodies_are_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let store = open(tmp.path());
+    let cache = Arc::new(body_log::tests::Scripted::default());
+    let options = EmbeddedOptions {
+        durability: Durability::Os,
+        max_bytes: None,
+        cache_bytes: 1 << 20,
+    };
+    let store = EmbeddedStore::open_with(tmp.path(), options, cache.clone()).unwrap();
     let text = new_id();
     let body = Bytes::from_static(b"a body that left the page cache");
     store
@@ -554,26 +544,46 @@ async fn cold_bodies_are_read() {
         )
         .await
         .unwrap();
-    let (_, at) = store.inner.read_live_entry(&text, 50).unwrap().unwrap();
-    let at = at.unwrap();
-    // The kernel may keep a page it was just asked to drop (one still in a
-    // CPU's batch of new pages, seen right after the test binary was
-    // linked), so ask again a few times before judging.
-    for _ in 0..20 {
-        store.inner.log.drop_from_page_cache();
-        if store.inner.log.read_cached(at).unwrap().is_none() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    if !body_log::tests::in_memory_fs(tmp.path()) {
-        assert_eq!(store.inner.log.read_cached(at).unwrap(), None);
-        // On the runtime, the read is handed over rather than waited for.
-        let inline = store.inner.read_filling(&text, 50, false).unwrap();
-        assert!(matches!(inline, Read::Cold));
-    }
+    cache.cold.store(true, std::sync::atomic::Ordering::SeqCst);
+    // On the runtime, the read is handed over rather than waited for.
+    let inline = store.inner.read_filling(&text, 50, false).unwrap();
+    assert!(matches!(inline, Read::Cold));
     assert!(store.cached(&id(&text), 50).is_none());
     let got = store.get(&id(&text), 50).await.unwrap().unwrap();
     assert_eq!(got.body, body);
     assert_eq!(store.cached(&id(&text), 50).unwrap().body, body);
+}
+
+/// A data dir gets a `FORMAT` file when it is created; one in a format this
+/// snip does not read is refused before anything in it is opened.
+#[tokio::test]
+async fn the_data_dir_records_its_format() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    drop(open(&dir));
+    let file = dir.join(format::FILE_NAME);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        format::CURRENT.to_string()
+    );
+    // A data dir without the file gets it at open.
+    std::fs::remove_file(&file).unwrap();
+    drop(open(&dir));
+    assert!(file.is_file());
+
+    let unknown = tmp.path().join("unknown");
+    std::fs::create_dir(&unknown).unwrap();
+    std::fs::write(unknown.join(format::FILE_NAME), "999\n").unwrap();
+    let options = EmbeddedOptions {
+        durability: Durability::Os,
+        max_bytes: None,
+        cache_bytes: 1 << 20,
+    };
+    let refused = EmbeddedStore::open(&unknown, options);
+    assert!(
+        matches!(refused, Err(StoreError::UnknownFormat { ref found, reads: 1, .. }) if found == "999"),
+        "{:?}",
+        refused.err()
+    );
+    assert!(!unknown.join("fjall").exists());
 }

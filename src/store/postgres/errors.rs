@@ -1,20 +1,25 @@
 //! How driver and pool errors become [`StoreError`]s: a lost or refused
 //! connection is [`StoreError::Unavailable`] (a `503` the client may retry),
-//! anything else a backend error.
+//! anything else a backend error. Either keeps the driver's error as its cause.
 
 use tokio_postgres::error::SqlState;
 
 use super::StoreError;
+use crate::store::BackendError;
 
 /// Maps a driver error: lost or refused connections mean the database is unavailable.
 pub fn db_error(e: tokio_postgres::Error) -> StoreError {
-    match e.code() {
-        Some(code) if is_unavailable(code) => StoreError::Unavailable(e.to_string()),
-        Some(_) => StoreError::Backend(e.to_string()),
+    let unavailable = match e.code() {
+        Some(code) => is_unavailable(code),
         // No SQLSTATE: a lost link (closed connection, I/O, connect timeout), or
         // a value that does not convert, which is a bug rather than an outage.
-        None if e.is_closed() || is_io(&e) => StoreError::Unavailable(e.to_string()),
-        None => StoreError::Backend(e.to_string()),
+        None => e.is_closed() || is_io(&e),
+    };
+    let kept = BackendError::from_cause(e);
+    if unavailable {
+        StoreError::Unavailable(kept)
+    } else {
+        StoreError::Backend(kept)
     }
 }
 
@@ -39,9 +44,10 @@ fn is_unavailable(code: &SqlState) -> bool {
         || code == SqlState::TOO_MANY_CONNECTIONS.code()
 }
 
+/// Maps a pool error: failing to get a connection in time means the database is unavailable.
 pub fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
     match e {
         deadpool_postgres::PoolError::Backend(e) => db_error(e),
-        other => StoreError::Unavailable(other.to_string()),
+        other => StoreError::Unavailable(BackendError::from_cause(other)),
     }
 }

@@ -33,7 +33,8 @@ use tokio_postgres::NoTls;
 use tokio_postgres::Row;
 
 use super::{
-    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
+    GcraOutcome, ListCursor, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError,
+    SweepReport, Usage,
 };
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
@@ -46,10 +47,7 @@ pub mod schema;
 
 pub(crate) use errors::db_error;
 use errors::pool_error;
-use rows::{
-    META_COLUMNS, decode_cursor, encode_cursor, meta_from_row, paste_from_row, to_i64, to_u64,
-    visibility_text,
-};
+use rows::{META_COLUMNS, meta_from_row, paste_from_row, to_i64, to_u64, visibility_text};
 
 /// Connection settings of the PostgreSQL store.
 #[derive(Debug, Clone)]
@@ -84,13 +82,13 @@ impl PostgresStore {
         let mut config: tokio_postgres::Config = options
             .url
             .parse()
-            .map_err(|e| StoreError::Backend(format!("invalid PostgreSQL URL: {e}")))?;
+            .map_err(|e| StoreError::backend_caused("invalid PostgreSQL URL", e))?;
         config.connect_timeout(options.timeout);
         if config.get_application_name().is_none() {
             config.application_name("snip");
         }
         if let Some(schema) = &options.schema {
-            schema::validate_schema(schema).map_err(StoreError::Backend)?;
+            schema::validate_schema(schema).map_err(StoreError::backend)?;
             let mut opts = config.get_options().unwrap_or_default().to_owned();
             opts.push_str(&format!(" -c search_path={schema}"));
             config.options(opts.trim());
@@ -110,7 +108,7 @@ impl PostgresStore {
             .recycle_timeout(Some(options.timeout))
             .runtime(Runtime::Tokio1)
             .build()
-            .map_err(|e| StoreError::Backend(format!("cannot build the connection pool: {e}")))?;
+            .map_err(|e| StoreError::backend_caused("cannot build the connection pool", e))?;
         let store = Self {
             pool,
             used: Arc::new(AtomicU64::new(0)),
@@ -321,8 +319,8 @@ impl Store for PostgresStore {
     ) -> Result<ListPage, StoreError> {
         let (after_time, after_id) = match &query.cursor {
             Some(cursor) => {
-                let (time, id) = decode_cursor(cursor)?;
-                (Some(time), Some(id))
+                let after = ListCursor::decode(cursor)?;
+                (Some(to_i64(after.created_at)), Some(after.id))
             }
             None => (None, None),
         };
@@ -357,7 +355,7 @@ impl Store for PostgresStore {
         let mut page = ListPage::default();
         for row in &rows {
             if page.pastes.len() == query.limit {
-                page.next_cursor = page.pastes.last().map(encode_cursor);
+                page.next_cursor = page.pastes.last().map(|m| ListCursor::after(m).encode());
                 break;
             }
             page.pastes.push(meta_from_row(row)?);
@@ -494,17 +492,13 @@ impl Store for PostgresStore {
         accounts::tokens(&*self.client().await?, tenant).await
     }
 
-    fn shares_rate_limits(&self) -> bool {
-        true
+    fn cached(&self, _id: &PasteId, _now: UnixTime) -> Option<Paste> {
+        // Every instance may change any paste: nothing is kept in memory.
+        None
     }
 
-    async fn rate_acquire(
-        &self,
-        key: &str,
-        interval: Duration,
-        burst: u32,
-    ) -> Result<GcraOutcome, StoreError> {
-        rate::acquire(&*self.client().await?, key, interval, burst).await
+    fn shared_rates(&self) -> Option<&dyn RateStore> {
+        Some(self)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
@@ -517,5 +511,18 @@ impl Store for PostgresStore {
         // Every acknowledged write is committed; only the connections remain.
         self.pool.close();
         Ok(())
+    }
+}
+
+/// Buckets are rows every instance updates (see `rate`).
+#[async_trait]
+impl RateStore for PostgresStore {
+    async fn acquire(
+        &self,
+        key: &str,
+        interval: Duration,
+        burst: u32,
+    ) -> Result<GcraOutcome, StoreError> {
+        rate::acquire(&*self.client().await?, key, interval, burst).await
     }
 }

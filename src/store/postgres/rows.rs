@@ -1,4 +1,4 @@
-//! Conversions between rows and the model: column lists, integer widths, list cursors.
+//! Conversions between rows and the model: column lists, integer widths.
 
 use std::sync::Arc;
 
@@ -6,8 +6,8 @@ use bytes::Bytes;
 use tokio_postgres::Row;
 
 use super::StoreError;
+use crate::core::PasteMeta;
 use crate::core::paste::Visibility;
-use crate::core::{PasteId, PasteMeta};
 use crate::store::Paste;
 
 /// The metadata columns, in the order [`meta_from_row`] reads them.
@@ -62,18 +62,4 @@ pub fn visibility_text(v: Visibility) -> &'static str {
         Visibility::Unlisted => "unlisted",
         Visibility::Private => "private",
     }
-}
-
-/// A list cursor: `!created_at` in hex, then the ID (the embedded store's format).
-pub fn decode_cursor(cursor: &str) -> Result<(i64, String), StoreError> {
-    let (time, id) = cursor.split_at_checked(16).ok_or(StoreError::BadCursor)?;
-    let inverted = u64::from_str_radix(time, 16).map_err(|_| StoreError::BadCursor)?;
-    if PasteId::parse(id).is_err() {
-        return Err(StoreError::BadCursor);
-    }
-    Ok((to_i64(!inverted), id.to_owned()))
-}
-
-pub fn encode_cursor(meta: &PasteMeta) -> String {
-    format!("{:016x}{}", !meta.created_at, meta.id)
 }

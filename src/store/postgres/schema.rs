@@ -97,7 +97,7 @@ pub async fn migrate(client: &mut ClientWrapper, schema: Option<&str>) -> Result
         .map_err(db_error)?
         .get(0);
     if current > VERSION {
-        return Err(StoreError::Backend(format!(
+        return Err(StoreError::backend(format!(
             "the database schema is at version {current}, newer than this snip knows ({VERSION}); upgrade snip"
         )));
     }

@@ -1,20 +1,23 @@
 //! [`MeteredStore`]: a [`Store`] wrapper that times every operation and
 //! counts paste lifecycle events, so neither the handlers nor the backends
 //! need to know about metrics, and every backend is measured the same way.
+//!
+//! It forwards every method of the trait explicitly (none has a default
+//! body), so a capability of the store it wraps cannot be lost here.
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use async_trait::async_trait;
 use bytes::Bytes;
 
-use super::{Metrics, StoreOp};
+use super::{
+    ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport, Usage,
+};
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::store::{
-    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, Store, StoreError, SweepReport, Usage,
-};
+use crate::metrics::{Metrics, StoreOp};
 
 /// Delegates to a store, recording into [`Metrics`].
 pub struct MeteredStore {
@@ -187,17 +190,9 @@ impl Store for MeteredStore {
             .await
     }
 
-    fn shares_rate_limits(&self) -> bool {
-        self.inner.shares_rate_limits()
-    }
-
-    async fn rate_acquire(
-        &self,
-        key: &str,
-        interval: Duration,
-        burst: u32,
-    ) -> Result<GcraOutcome, StoreError> {
-        self.inner.rate_acquire(key, interval, burst).await
+    /// Not timed: a rate check is part of admitting a request, not a store operation.
+    fn shared_rates(&self) -> Option<&dyn RateStore> {
+        self.inner.shared_rates()
     }
 
     async fn close(&self) -> Result<(), StoreError> {

@@ -1,0 +1,215 @@
+//! Storing new pastes: a paste is staged (encoded, its bytes reserved), then
+//! committed with the others that arrived together (`combiner`): their
+//! bodies in one body-log write, their entries in one fjall write batch.
+
+use std::sync::atomic::Ordering;
+
+use bytes::Bytes;
+
+use super::body_files::is_file_backed;
+use super::body_log::Location;
+use super::combiner::{Commit, Outcome};
+use super::keys::{expiry_key, owner_key};
+use super::{EmbeddedStore, Inner, known_ids, meta_codec};
+use crate::core::PasteMeta;
+use crate::store::{PutLimits, StoreError};
+
+/// A paste on its way into the store: encoded, its bytes reserved.
+pub(super) struct Staged {
+    meta: PasteMeta,
+    encoded: Vec<u8>,
+    /// `None` when the body is in its file.
+    body: Option<Bytes>,
+}
+
+impl Inner {
+    /// Encodes a paste for the combiner and reserves its bytes; `body` is
+    /// `None` when it is already in its file (which is removed if this fails).
+    pub(super) fn stage(
+        &self,
+        meta: PasteMeta,
+        body: Option<Bytes>,
+        limits: PutLimits,
+    ) -> Result<Staged, StoreError> {
+        let reserved = meta_codec::encode(&meta).and_then(|encoded| {
+            self.reserve(&meta, limits)?;
+            Ok(encoded)
+        });
+        match reserved {
+            Ok(encoded) => Ok(Staged {
+                meta,
+                encoded,
+                body,
+            }),
+            Err(e) => {
+                if body.is_none() {
+                    self.files.remove(&meta.id);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Blocking: writes a large body's file, after checking it would fit.
+    pub(super) fn write_body_file(&self, meta: &PasteMeta, body: &[u8]) -> Result<(), StoreError> {
+        // Not atomic (`stage` reserves for real), but spares writing a file that would be refused.
+        if let Some(limit) = self.max_bytes
+            && self.used.load(Ordering::Relaxed).saturating_add(meta.size) > limit
+        {
+            return Err(StoreError::Full { limit });
+        }
+        // IdTaken here means a file exists for this ID: it is someone else's, kept.
+        self.files.write(&meta.id, body)
+    }
+
+    /// Gives back what [`Self::stage`] took for a paste that was not stored.
+    pub(super) fn unstage(&self, staged: &Staged) {
+        self.release(&staged.meta);
+        if staged.body.is_none() {
+            self.files.remove(&staged.meta.id);
+        }
+    }
+}
+
+/// New pastes are committed in groups (`combiner`): one write batch, one
+/// journal write. Only the combiner writes new IDs, one group at a time, so
+/// checking that an ID is free and inserting it cannot interleave with
+/// another put.
+impl Commit<Staged> for Inner {
+    fn commit(&self, group: Vec<Staged>) -> Vec<Outcome> {
+        let mut outcomes = Vec::with_capacity(group.len());
+        for (i, staged) in group.iter().enumerate() {
+            let id = staged.meta.id.as_str();
+            let taken = group[..i]
+                .iter()
+                .any(|earlier| earlier.meta.id == staged.meta.id);
+            let stored = if self.known.may_hold(id.as_bytes()) {
+                self.meta.contains_key(id)
+            } else {
+                Ok(false)
+            };
+            outcomes.push(match stored {
+                Ok(exists) if exists || taken => Err(StoreError::IdTaken),
+                Ok(_) => Ok(()),
+                Err(e) => Err(e.into()),
+            });
+        }
+        // The bodies of the accepted pastes, in one write, before the batch
+        // that makes them exist.
+        let accepted: Vec<&Staged> = group
+            .iter()
+            .zip(&outcomes)
+            .filter(|(_, outcome)| outcome.is_ok())
+            .map(|(staged, _)| staged)
+            .collect();
+        let bodies: Vec<(&str, &[u8])> = accepted
+            .iter()
+            .filter_map(|staged| Some((staged.meta.id.as_str(), staged.body.as_deref()?)))
+            .collect();
+        // Where each accepted paste's body went (`None`: it is a file).
+        let mut locations: Vec<Option<Location>> = Vec::new();
+        let result = self.log.append(&bodies).and_then(|written| {
+            let mut written = written.into_iter();
+            let mut batch = self.db.batch();
+            for staged in &accepted {
+                let at = staged.body.as_ref().and_then(|_| written.next());
+                self.add_to(&mut batch, staged, at.as_ref());
+                locations.push(at);
+            }
+            batch.commit().map_err(StoreError::from)
+        });
+        match result {
+            Ok(()) => {
+                let mut rebuild = false;
+                for staged in &accepted {
+                    rebuild |= self.known.add(staged.meta.id.as_bytes());
+                }
+                if rebuild {
+                    self.rebuild_known_ids();
+                }
+            }
+            Err(e) => {
+                let message = e.to_string();
+                for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
+                    *outcome = Err(StoreError::backend(message.clone()));
+                }
+                for at in locations.into_iter().flatten() {
+                    self.log.release(at);
+                }
+            }
+        }
+        for (staged, outcome) in group.iter().zip(&outcomes) {
+            if outcome.is_err() {
+                self.unstage(staged);
+            }
+        }
+        outcomes
+    }
+
+    fn abandon(&self, staged: Staged) {
+        self.unstage(&staged);
+    }
+}
+
+impl Inner {
+    /// Builds a bigger filter of stored IDs, in the background.
+    pub(super) fn rebuild_known_ids(&self) {
+        let stored = usize::try_from(self.pastes.load(Ordering::Relaxed)).unwrap_or(usize::MAX);
+        known_ids::rebuild_in_background(self.known.clone(), self.meta.clone(), stored);
+    }
+
+    /// A new paste's entries: metadata (with where its body was written,
+    /// unless the body is a file) and index entries.
+    pub(super) fn add_to(
+        &self,
+        batch: &mut fjall::OwnedWriteBatch,
+        staged: &Staged,
+        at: Option<&Location>,
+    ) {
+        let meta = &staged.meta;
+        match at {
+            Some(at) => batch.insert(
+                &self.meta,
+                meta.id.as_str(),
+                meta_codec::with_location(&staged.encoded, at),
+            ),
+            None => batch.insert(&self.meta, meta.id.as_str(), staged.encoded.as_slice()),
+        }
+        if let Some(at) = meta.expires_at {
+            batch.insert(&self.expiry, expiry_key(at, &meta.id), []);
+        }
+        if let Some(owner) = &meta.owner {
+            batch.insert(
+                &self.owners,
+                owner_key(owner, meta.created_at, &meta.id),
+                [],
+            );
+        }
+    }
+}
+
+impl EmbeddedStore {
+    /// Stores a new paste: a large body's file first (on a blocking thread),
+    /// then the paste joins the next group commit.
+    pub(super) async fn put_paste(
+        &self,
+        meta: PasteMeta,
+        body: Bytes,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        let (meta, body) = if is_file_backed(meta.size) {
+            let meta = self
+                .blocking(move |inner| {
+                    inner.write_body_file(&meta, &body)?;
+                    Ok(meta)
+                })
+                .await?;
+            (meta, None)
+        } else {
+            (meta, Some(body))
+        };
+        let staged = self.inner.stage(meta, body, limits)?;
+        self.inner.combiner.submit(staged, &self.inner).await?;
+        self.durable().await
+    }
+}

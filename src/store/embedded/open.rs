@@ -1,0 +1,204 @@
+//! Opening the data dir: fjall and its keyspaces with their tuning, the body
+//! log and body files, the counts rebuilt from what is stored; and the
+//! checks of a store that is open (`ping`) and its clean close.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use fjall::config::{BloomConstructionPolicy, FilterPolicy, FilterPolicyEntry, PinningPolicy};
+use fjall::{Database, KeyspaceCreateOptions, PersistMode};
+
+use super::accounts::Accounts;
+use super::body_files::BodyFiles;
+use super::body_log::{BodyLog, Kernel, PageCache};
+use super::combiner::Combiner;
+use super::format;
+use super::hot::HotCache;
+use super::known_ids::KnownIds;
+use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
+use crate::store::StoreError;
+use crate::store::group_commit::GroupCommit;
+
+/// Largest memtable of one keyspace.
+const MEMTABLE_BYTES: u64 = 8 << 20;
+
+/// Largest memtable of the `meta` keyspace, which every create writes. Each
+/// flush becomes a level-0 table, and with random IDs twelve of those
+/// rewrite all of level 1 (see [`META_L0_TABLES`]): twice the memtable,
+/// half as many rewrites, for a little more memory. fjall keeps this, like
+/// the other `meta` options, from the keyspace's creation.
+const META_MEMTABLE_BYTES: u64 = 16 << 20;
+
+/// Tables in level 0 of the `meta` keyspace that start their compaction
+/// into level 1 (fjall's default is 4). IDs are random, so every level-0
+/// table overlaps all of level 1 and each such compaction rewrites the whole
+/// of it: with 12 that happens a third as often, and that rewriting is most
+/// of fjall's background work under a create flood. The cost: a lookup
+/// checks the bloom filters of up to 12 level-0 tables.
+const META_L0_TABLES: u8 = 12;
+
+/// The false-positive rate of the `meta` keyspace's bloom filters, on every
+/// level; the filters are also kept in memory (pinned), not in the block
+/// cache. Every create checks that its new ID is free,
+/// and for a new (absent) ID the filters answer that alone. fjall's defaults
+/// (1 % below level 0, filter blocks of those levels in the block cache)
+/// make about one check in a hundred read a data block, and those blocks,
+/// being random, are mostly not cached: the committer, which every create
+/// waits for, would wait for the disk. The cost is memory: about 2.4 bytes
+/// per stored paste.
+const META_FILTER_FALSE_POSITIVES: f32 = 0.0001;
+
+/// All journals together (fjall's minimum is 64 MiB).
+const MAX_JOURNAL_BYTES: u64 = 128 << 20;
+
+/// The smallest filter of stored IDs (`known_ids`): 256 Ki IDs, 320 KiB.
+const KNOWN_IDS_MIN: usize = 256 << 10;
+
+impl EmbeddedStore {
+    /// Opens (or creates) the store in `dir` and counts the stored bytes.
+    ///
+    /// Must be called inside a Tokio runtime when `durability` is `Fsync`.
+    pub fn open(dir: &Path, options: EmbeddedOptions) -> Result<Self, StoreError> {
+        Self::open_with(dir, options, Arc::new(Kernel))
+    }
+
+    /// [`Self::open`], with the page cache the body log is to use.
+    pub(super) fn open_with(
+        dir: &Path,
+        options: EmbeddedOptions,
+        page_cache: Arc<dyn PageCache>,
+    ) -> Result<Self, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            StoreError::backend_caused(format!("cannot create data dir {}", dir.display()), e)
+        })?;
+        let fsync = options.durability == Durability::Fsync;
+        format::check_or_record(dir, fsync)?;
+        // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
+        // global cap) would let a burst of writes grow RSS by hundreds of
+        // MiB; 16 MiB for `meta` and 8 MiB for the other two bound the
+        // active memtables to 32 MiB.
+        //
+        // Four background workers, not two: fjall 3.1's worker 0 hands every
+        // compaction request back to the queue, so while the only other
+        // worker compacts, worker 0 spins on that request. One worker is
+        // worse: memtable rotations wait behind compactions and memtables
+        // outgrow their 8 MiB.
+        let db = Database::builder(dir.join("fjall"))
+            .cache_size(options.cache_bytes - options.cache_bytes / 4)
+            .worker_threads(4)
+            .max_journaling_size(MAX_JOURNAL_BYTES)
+            .open()?;
+        let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
+        let meta = db.keyspace("meta", || {
+            small()
+                .max_memtable_size(META_MEMTABLE_BYTES)
+                .compaction_strategy(Arc::new(
+                    fjall::compaction::Leveled::default().with_l0_threshold(META_L0_TABLES),
+                ))
+                .filter_policy(FilterPolicy::all(FilterPolicyEntry::Bloom(
+                    BloomConstructionPolicy::FalsePositiveRate(META_FILTER_FALSE_POSITIVES),
+                )))
+                .filter_block_pinning_policy(PinningPolicy::all(true))
+        })?;
+        let expiry = db.keyspace("expiry", small)?;
+        let owners = db.keyspace("owners", small)?;
+        let accounts = Accounts::open(&db)?;
+        let files = BodyFiles::open(dir, fsync)?;
+        let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
+        let meta_len = meta.approximate_len();
+        let inner = Inner {
+            db,
+            meta,
+            expiry,
+            owners,
+            accounts,
+            stripes: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
+            #[cfg(test)]
+            lock_waits: std::sync::atomic::AtomicUsize::new(0),
+            used: AtomicU64::new(0),
+            pastes: AtomicU64::new(0),
+            max_bytes: options.max_bytes,
+            usage: Mutex::new(HashMap::new()),
+            log,
+            files,
+            hot: HotCache::new(options.cache_bytes / 4),
+            known: Arc::new(KnownIds::new(meta_len, KNOWN_IDS_MIN)),
+            combiner: Combiner::default(),
+            path: dir.to_path_buf(),
+        };
+        inner.count_usage()?;
+        let orphans = inner
+            .files
+            .remove_orphans(|id| Ok(inner.meta.contains_key(id)?))?;
+        if orphans > 0 {
+            tracing::info!(
+                orphans,
+                "deleted body files of pastes that were never stored"
+            );
+        }
+        let inner = Arc::new(inner);
+        let group_commit = fsync.then(|| {
+            let db = inner.db.clone();
+            let log = inner.log.clone();
+            // Bodies first: once the journal is synced, its entries point at them.
+            GroupCommit::start(Arc::new(move || {
+                log.sync().map_err(|e| e.to_string())?;
+                db.persist(PersistMode::SyncData).map_err(|e| e.to_string())
+            }))
+        });
+        Ok(Self {
+            inner,
+            group_commit,
+        })
+    }
+}
+
+impl Inner {
+    /// Blocking: a read through fjall, then a probe file written, synced and
+    /// removed in the data dir, so a vanished, read-only or full data dir
+    /// (the failures that make creates fail) reports not ready.
+    pub(super) fn ping(&self) -> Result<(), StoreError> {
+        self.meta.get("ping")?;
+        // One file per call: concurrent pings must not remove each other's.
+        static PROBES: AtomicU64 = AtomicU64::new(0);
+        let n = PROBES.fetch_add(1, Ordering::Relaxed);
+        let probe = self.path.join(format!(".ready-probe-{n}"));
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            let mut file = std::fs::File::create(&probe)?;
+            file.write_all(b"ok")?;
+            file.sync_data()?;
+            std::fs::remove_file(&probe)
+        };
+        write().map_err(|e| {
+            StoreError::backend_caused(
+                format!("data dir {} is not writable", self.path.display()),
+                e,
+            )
+        })
+    }
+}
+
+impl EmbeddedStore {
+    /// Checks the store on a blocking thread (see [`Inner::ping`]).
+    pub(super) async fn ping_store(&self) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.ping())
+            .await
+            .map_err(|e| StoreError::backend_caused("ping task failed", e))?
+    }
+
+    /// Makes every write durable: the body log first, then fjall's journal.
+    pub(super) async fn close_store(&self) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            inner.log.sync()?;
+            Ok::<_, StoreError>(inner.db.persist(PersistMode::SyncAll)?)
+        })
+        .await
+        .map_err(|e| StoreError::backend_caused("close task failed", e))??;
+        Ok(())
+    }
+}

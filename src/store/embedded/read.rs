@@ -1,0 +1,175 @@
+//! Reading pastes: metadata from fjall, bodies from the body log or their
+//! file, and the hot cache filled on the way.
+//!
+//! fjall reads are made inline on the async runtime: they are memory-speed in
+//! the common case (memtable or block cache). A body is read inline only if
+//! the OS has it in memory; otherwise on a blocking thread ([`Read::Cold`]).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::body_files::is_file_backed;
+use super::body_log::Location;
+use super::{EmbeddedStore, Inner, meta_codec};
+use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::store::{Paste, StoreError};
+
+/// What [`Inner::read_filling`] found.
+pub(super) enum Read {
+    /// The paste (or `None`: missing or expired).
+    Done(Option<Paste>),
+    /// A paste whose body is a file, for the caller to read on a blocking thread.
+    FileBacked(PasteMeta),
+    /// A paste whose body the OS would have to read from disk: the caller
+    /// reads it again on a blocking thread ([`Inner::read_waiting`]).
+    Cold,
+}
+
+impl Inner {
+    pub(super) fn read_meta(&self, id: &str) -> Result<Option<PasteMeta>, StoreError> {
+        Ok(self.read_entry(id)?.map(|(meta, _)| meta))
+    }
+
+    /// A paste's metadata and, if its body is in the body log, where.
+    pub(super) fn read_entry(
+        &self,
+        id: &str,
+    ) -> Result<Option<(PasteMeta, Option<Location>)>, StoreError> {
+        let Some(raw) = self.meta.get(id)? else {
+            return Ok(None);
+        };
+        meta_codec::decode_entry(id.as_bytes(), &raw).map(Some)
+    }
+
+    pub(super) fn read_live_entry(
+        &self,
+        id: &str,
+        now: UnixTime,
+    ) -> Result<Option<(PasteMeta, Option<Location>)>, StoreError> {
+        Ok(self.read_entry(id)?.filter(|(m, _)| !m.is_expired(now)))
+    }
+
+    /// The body of a paste whose metadata was read (blocking if it is a file).
+    /// `None` if a concurrent take or delete removed it meanwhile (file bodies
+    /// are read without the ID's lock).
+    pub(super) fn read_body(
+        &self,
+        meta: PasteMeta,
+        at: Option<Location>,
+    ) -> Result<Option<Paste>, StoreError> {
+        let body = match at {
+            Some(at) => Some(Bytes::from(self.log.read(at)?)),
+            None if is_file_backed(meta.size) => {
+                self.files.read(&meta.id, meta.size)?.map(Bytes::from)
+            }
+            None => {
+                return Err(StoreError::Corrupt(format!(
+                    "paste {} has neither a body file nor a body in the log",
+                    meta.id
+                )));
+            }
+        };
+        Ok(body.map(|body| Paste {
+            meta: Arc::new(meta),
+            body,
+        }))
+    }
+
+    /// A small paste read under its ID's lock and kept in the hot cache; the
+    /// lock orders the fill against removals, which evict.
+    ///
+    /// With `wait` false (on the async runtime), a body in the body log that
+    /// is not in the OS's page cache is not read: [`Read::Cold`]. Sealed
+    /// segments leave the page cache (see `body_log`), so an older paste's
+    /// first read would otherwise hold a runtime thread for a disk read.
+    pub(super) fn read_filling(
+        &self,
+        id: &str,
+        now: UnixTime,
+        wait: bool,
+    ) -> Result<Read, StoreError> {
+        let _guard = self.lock_id(id);
+        let Some((meta, at)) = self.read_live_entry(id, now)? else {
+            return Ok(Read::Done(None));
+        };
+        if at.is_none() && is_file_backed(meta.size) {
+            return Ok(Read::FileBacked(meta));
+        }
+        let paste = match at {
+            Some(at) if !wait => match self.log.read_cached(at)? {
+                Some(body) => Some(Paste {
+                    meta: Arc::new(meta),
+                    body: Bytes::from(body),
+                }),
+                None => return Ok(Read::Cold),
+            },
+            _ => self.read_body(meta, at)?,
+        };
+        if let Some(paste) = &paste {
+            self.hot.fill(paste);
+        }
+        Ok(Read::Done(paste))
+    }
+
+    /// Reads a paste, waiting for the disk if need be (on a blocking thread).
+    pub(super) fn read_waiting(
+        &self,
+        id: &str,
+        now: UnixTime,
+    ) -> Result<Option<Paste>, StoreError> {
+        match self.read_filling(id, now, true)? {
+            Read::Done(paste) => Ok(paste),
+            Read::FileBacked(meta) => self.read_body(meta, None),
+            // Only a read that does not wait finds a body cold.
+            Read::Cold => Err(StoreError::backend("a waiting read found no body")),
+        }
+    }
+}
+
+impl EmbeddedStore {
+    /// A live paste: from the hot cache, else read inline if that needs no
+    /// disk read, else on a blocking thread.
+    pub(super) async fn get_paste(
+        &self,
+        id: &PasteId,
+        now: UnixTime,
+    ) -> Result<Option<Paste>, StoreError> {
+        if let Some(paste) = self.inner.hot.get(id.as_str()) {
+            return Ok(Some(paste).filter(|p| !p.meta.is_expired(now)));
+        }
+        match self.inner.read_filling(id.as_str(), now, false)? {
+            Read::Done(paste) => Ok(paste),
+            Read::FileBacked(meta) => {
+                self.blocking(move |inner| inner.read_body(meta, None))
+                    .await
+            }
+            Read::Cold => {
+                let id = id.as_str().to_owned();
+                self.blocking(move |inner| inner.read_waiting(&id, now))
+                    .await
+            }
+        }
+    }
+
+    /// A live paste if the hot cache has it.
+    pub(super) fn cached_paste(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
+        self.inner
+            .hot
+            .get(id.as_str())
+            .filter(|p| !p.meta.is_expired(now))
+    }
+
+    /// A live paste's metadata, from the hot cache if it is there.
+    pub(super) fn live_meta(
+        &self,
+        id: &PasteId,
+        now: UnixTime,
+    ) -> Result<Option<PasteMeta>, StoreError> {
+        let meta = match self.inner.hot.meta(id.as_str()) {
+            Some(meta) => Some(meta),
+            None => self.inner.read_meta(id.as_str())?,
+        };
+        Ok(meta.filter(|m| !m.is_expired(now)))
+    }
+}

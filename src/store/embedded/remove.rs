@@ -1,0 +1,93 @@
+//! Removing pastes: one write batch takes out every entry of a paste, then
+//! its body's space is given back (body log or file) and the hot cache
+//! forgets it. `take` (a burn reveal) reads and removes under one lock.
+
+use super::body_files::is_file_backed;
+use super::body_log::Location;
+use super::keys::{expiry_key, owner_key};
+use super::{EmbeddedStore, Inner};
+use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::store::{Paste, StoreError};
+
+impl Inner {
+    /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
+    pub(super) fn remove(
+        &self,
+        meta: &PasteMeta,
+        body_at: Option<Location>,
+    ) -> Result<(), StoreError> {
+        let mut batch = self.db.batch();
+        batch.remove(&self.meta, meta.id.as_str());
+        if let Some(at) = meta.expires_at {
+            batch.remove(&self.expiry, expiry_key(at, &meta.id));
+        }
+        if let Some(owner) = &meta.owner {
+            batch.remove(&self.owners, owner_key(owner, meta.created_at, &meta.id));
+        }
+        batch.commit()?;
+        self.hot.evict(&meta.id);
+        self.release(meta);
+        if let Some(at) = body_at {
+            self.log.release(at);
+        } else if is_file_backed(meta.size) {
+            self.files.remove(&meta.id);
+        }
+        Ok(())
+    }
+
+    pub(super) fn take(&self, id: &str, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        let _guard = self.lock_id(id);
+        let Some((meta, at)) = self.read_live_entry(id, now)? else {
+            return Ok(None);
+        };
+        let Some(paste) = self.read_body(meta, at)? else {
+            return Ok(None);
+        };
+        self.remove(&paste.meta, at)?;
+        Ok(Some(paste))
+    }
+
+    pub(super) fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        let _guard = self.lock_id(id);
+        let Some((meta, at)) = self.read_entry(id)? else {
+            return Ok(false);
+        };
+        self.remove(&meta, at)?;
+        Ok(true)
+    }
+}
+
+impl EmbeddedStore {
+    /// Reads a live paste and removes it.
+    pub(super) async fn take_paste(
+        &self,
+        id: &PasteId,
+        now: UnixTime,
+    ) -> Result<Option<Paste>, StoreError> {
+        // A cheap miss stays on the runtime thread; a take that will remove
+        // something goes to a blocking thread (it re-reads the metadata under
+        // the ID's lock there), because its write batch can meet fjall's
+        // writer stall, like a create's.
+        if self.inner.read_live_entry(id.as_str(), now)?.is_none() {
+            return Ok(None);
+        }
+        let id = id.as_str().to_owned();
+        let paste = self.blocking(move |inner| inner.take(&id, now)).await?;
+        if paste.is_some() {
+            // A revealed burn paste must not come back after a power loss.
+            self.durable().await?;
+        }
+        Ok(paste)
+    }
+
+    /// Removes a paste, live or expired.
+    pub(super) async fn delete_paste(&self, id: &PasteId) -> Result<bool, StoreError> {
+        // On a blocking thread, as `take_paste`.
+        let id = id.as_str().to_owned();
+        let deleted = self.blocking(move |inner| inner.delete(&id)).await?;
+        if deleted {
+            self.durable().await?;
+        }
+        Ok(deleted)
+    }
+}

@@ -1,0 +1,116 @@
+//! Giving space back: the sweep deletes expired pastes through the `expiry`
+//! index, then retires and compacts body-log segments that died.
+
+use fjall::PersistMode;
+
+use super::body_log::Location;
+use super::keys::expiry_key;
+use super::{EmbeddedStore, Inner, meta_codec};
+use crate::core::{PasteMeta, UnixTime};
+use crate::store::{StoreError, SweepReport};
+
+impl Inner {
+    /// Blocking: deletes expired pastes, then gives back the body log's dead space.
+    pub(super) fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
+        let end = expiry_key(now.saturating_add(1), "");
+        let mut due = Vec::new();
+        for entry in self.expiry.range(..end).take(limit) {
+            let key = entry.key()?;
+            let id = key
+                .get(8..)
+                .and_then(|id| std::str::from_utf8(id).ok())
+                .map(str::to_owned);
+            due.push((key, id.unwrap_or_default()));
+        }
+        let mut report = SweepReport::default();
+        for (key, id) in due {
+            let _guard = self.lock_id(&id);
+            match self.read_entry(&id)? {
+                Some((meta, at)) if meta.is_expired(now) => {
+                    self.remove(&meta, at)?;
+                    report.removed += 1;
+                    report.bytes += meta.size;
+                }
+                // An index entry whose paste is gone: drop it.
+                _ => self.expiry.remove(key)?,
+            }
+        }
+        self.log.retire_dead_active()?;
+        // Not fatal: a body that cannot be read (damaged) keeps its segment,
+        // and the next sweep tries again.
+        if let Err(e) = self.compact_bodies() {
+            tracing::warn!(error = %e, "cannot compact the body log");
+        }
+        if self.log.has_dead() {
+            // `--sync`: the removals that killed these segments must not
+            // come back after a power loss, or their bodies would be gone.
+            self.db.persist(PersistMode::SyncData)?;
+            self.log.delete_dead();
+        }
+        Ok(report)
+    }
+
+    /// Compacts one mostly dead segment of the body log, if there is one: its
+    /// bodies that pastes still refer to are copied to the active segment,
+    /// their metadata pointed at the copies, and the segment, dead, deleted.
+    pub(super) fn compact_bodies(&self) -> Result<(), StoreError> {
+        let Some(segment) = self.log.compaction_candidate() else {
+            return Ok(());
+        };
+        let still_at = |id: &str, at: Location| -> Result<Option<PasteMeta>, StoreError> {
+            Ok(self
+                .read_entry(id)?
+                .and_then(|(meta, now_at)| (now_at == Some(at)).then_some(meta)))
+        };
+        let mut copies = Vec::new();
+        for (id, at) in self.log.records(segment)? {
+            let body = {
+                let _guard = self.lock_id(&id);
+                if still_at(&id, at)?.is_none() {
+                    continue;
+                }
+                self.log.read(at)?
+            };
+            let copy = self.log.append(&[(id.as_str(), body.as_slice())])?[0];
+            copies.push((id, at, copy));
+        }
+        if copies.is_empty() {
+            return Ok(());
+        }
+        // The copies are on disk before any metadata points at them.
+        self.log.sync_if_durable()?;
+        for (id, at, copy) in copies {
+            let _guard = self.lock_id(&id);
+            let Some(meta) = still_at(&id, at)? else {
+                // Taken or deleted meanwhile.
+                self.log.release(copy);
+                continue;
+            };
+            let entry = meta_codec::with_location(&meta_codec::encode(&meta)?, &copy);
+            if let Err(e) = self.meta.insert(id.as_str(), entry) {
+                self.log.release(copy);
+                return Err(e.into());
+            }
+            self.log.release(at);
+        }
+        Ok(())
+    }
+}
+
+impl EmbeddedStore {
+    /// Sweeps on a blocking thread; with `--sync`, the removals are durable before it returns.
+    pub(super) async fn sweep_expired(
+        &self,
+        now: UnixTime,
+        limit: usize,
+    ) -> Result<SweepReport, StoreError> {
+        let inner = self.inner.clone();
+        let report = tokio::task::spawn_blocking(move || inner.sweep(now, limit))
+            .await
+            .map_err(|e| StoreError::backend_caused("sweep task failed", e))??;
+        if report.removed > 0 {
+            self.durable().await?;
+        }
+        Ok(report)
+    }
+}
