@@ -17,28 +17,29 @@
 //!   header ([`server::proxy_protocol`]) and the header-read deadline, one
 //!   timer per connection ([`server::header_timer`]); and the background
 //!   task that deletes expired pastes ([`server::sweeper`]).
-//! - [`http`]: the API ([`http::make_app`], served by [`server::run`]) in three
+//! - [`http`]: the API ([`http::make_app`], served by [`server::serve`]) in three
 //!   stages: the request pipeline ([`http::pipeline`]: the hot routes' shortcut
 //!   past axum's router, origin, authentication, rate limits, response
 //!   finishing), the handlers, one module per feature ([`http::handlers`]), and
-//!   rendering ([`http::render`]: pages, assets, negotiation); errors become
-//!   statuses in one place ([`http::errors`]).
-//! - [`logging`]: the `tracing` subscriber and the hand-formatted request
-//!   line, both written through one buffered sink by a background thread.
-//! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
-//!   lock-free recording; [`store::MeteredStore`] reports every store
-//!   operation and paste event into it.
-//! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
-//!   HTTP/2 by ALPN, the plain-HTTP redirect.
+//!   rendering ([`http::render`]: pages, assets, negotiation, error answers);
+//!   every failure is one [`http::errors::ApiError`].
 //! - [`store`]: the [`store::Store`] trait every backend implements,
 //!   [`store::open`] choosing one from `--store`, the embedded fjall backend
 //!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL
-//!   backend for several instances ([`store::postgres`]), and backup/restore
-//!   ([`store::transfer`]) in the `.snipdump` format ([`store::dump`]).
+//!   backend for several instances ([`store::postgres`]), backup/restore
+//!   ([`store::transfer`]) in the `.snipdump` format ([`store::dump`]), and
+//!   [`store::MeteredStore`], which reports every operation into `metrics`.
+//! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
+//!   lock-free recording.
+//! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
+//!   HTTP/2 by ALPN, the plain-HTTP redirect.
+//! - [`logging`]: the `tracing` subscriber and the hand-formatted request
+//!   line, both written through one buffered sink by a background thread.
 //! - [`core`]: no I/O. Paste IDs with their check character ([`core::id`]), the
 //!   paste model, TTLs and the content-type policy ([`core::paste`]), the
 //!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`),
-//!   and the parsers of sizes and durations ([`core::units`]).
+//!   the JSON bodies of the API ([`core::api`]), and the parsers of sizes and
+//!   durations ([`core::units`]).
 //!
 //! `main.rs` only parses the command line and dispatches; [`allocator`] is
 //! the global allocator it installs (mimalloc).

@@ -2,7 +2,7 @@
 //! the way in it decides the request's [`forwarded::Origin`] (client IP,
 //! scheme, host); on the way out, errors are rendered for what the client
 //! accepts, then the security headers are added (a handler's own value, e.g.
-//! the raw CSP, wins), then the request's metrics and log line ([`observe`]).
+//! the raw CSP, wins), then the request's metrics and log line ([`super::observe`]).
 //! The hot routes use [`Exchange`] directly ([`super::hot`]); the router's
 //! routes get it from the [`Finish`] layer, which leaves the origin in the
 //! request's extensions.
@@ -162,7 +162,7 @@ pub const RAW_CSP: &str = "default-src 'none'; sandbox";
 
 /// The security headers of every response, with their values unless the
 /// handler set its own (the raw answers' CSP). A handler that sets
-/// `X-Content-Type-Options` sets them all (see [`finish`]).
+/// `X-Content-Type-Options` sets them all (see `finish`).
 ///
 /// Values made in a constant: `HeaderValue::from_static` checks every byte
 /// when it runs, and the page CSP is long and added to every answer.

@@ -1,5 +1,5 @@
 //! `POST /`: create a paste from a raw body or a multipart form. Its options
-//! are parsed in [`options`], its body read in [`upload`]; `GET /`, the form
+//! are parsed in `options`, its body read in `upload`; `GET /`, the form
 //! that posts here, is in [`form`].
 
 mod form;
