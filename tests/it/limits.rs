@@ -1,10 +1,6 @@
 //! Limits against a real server: paste size (with and without Content-Length),
 //! memory under a huge upload, the storage limit, slow clients, and shutdown
 //! with idle connections.
-// Helpers outside #[test] functions panic on failure too, as tests should.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -17,7 +13,10 @@ use hyper::body::{Body, Frame};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use common::{Server, client, create_json, get_bytes, read_response};
+use crate::support::{
+    Fetch, Server, client,
+    http::{create_json, get_bytes, read_response},
+};
 
 /// A request body generated on the fly, never held in memory: `total` bytes in
 /// chunks of one shared buffer, sent chunked (it has no known length).
@@ -97,9 +96,8 @@ async fn oversized_bodies_get_413() {
     let response = http
         .post(server.at("/"))
         .body(vec![b'a'; 1025])
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 413, "with Content-Length");
     // The body may be unread, so the connection must not be reused.
     assert_eq!(response.headers()["connection"], "close");
@@ -110,9 +108,8 @@ async fn oversized_bodies_get_413() {
     let response = http
         .post(server.at("/"))
         .body(reqwest::Body::wrap(chunked))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 413, "chunked");
     assert_eq!(response.headers()["connection"], "close");
     assert!(produced.load(Ordering::Relaxed) > 1024);
@@ -169,9 +166,8 @@ async fn storage_limit_507_until_something_is_deleted() {
     let response = http
         .post(server.at("/"))
         .body(vec![b'z'; 1024])
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 507);
     let message = response.text().await.unwrap();
     assert!(message.contains("storage limit"), "{message}");
@@ -180,9 +176,8 @@ async fn storage_limit_507_until_something_is_deleted() {
         .post(server.at("/"))
         .header("accept", "application/json")
         .body("one more byte")
-        .send()
+        .fetch()
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -192,12 +187,11 @@ async fn storage_limit_507_until_something_is_deleted() {
     let deleted = http
         .delete(server.at(&format!("/{}", victim["id"].as_str().unwrap())))
         .header("x-delete-token", victim["delete_token"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(deleted.status(), 204);
     create_json(&http, &server.url, vec![b'z'; 1024], "").await;
-    let response = http.post(server.at("/")).body("x").send().await.unwrap();
+    let response = http.post(server.at("/")).body("x").fetch().await;
     assert_eq!(response.status(), 507, "full again");
 }
 

@@ -1,7 +1,6 @@
-//! Helpers for the TLS tests: a test CA and certificates made with rcgen, an
-//! HTTPS client that trusts only that CA, and raw TLS connections for looking
-//! at the certificate a handshake presents.
-#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
+//! TLS for the tests: a test CA and certificates made with rcgen, an HTTPS
+//! client that trusts only that CA, and raw TLS connections for looking at
+//! the certificate a handshake presents.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -140,7 +139,7 @@ pub fn leaf_of(stream: &TlsStream<TcpStream>) -> Vec<u8> {
 pub async fn get_on(stream: &mut TlsStream<TcpStream>, path: &str) -> (u16, String) {
     let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     stream.write_all(request.as_bytes()).await.unwrap();
-    crate::common::read_response(stream).await
+    super::http::read_response(stream).await
 }
 
 /// Polls `check` every 100 ms until it holds or `limit` passes; returns whether it held.

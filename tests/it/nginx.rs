@@ -5,16 +5,13 @@
 //! Needs nginx (`apt-get install nginx-light libnginx-mod-stream`) and the
 //! `openssl` command for a throwaway certificate. Without them the tests say
 //! why and pass, unless `CI` is set, where they fail: CI installs them.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::net::{IpAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, free_port};
+use crate::support::{Fetch, Server, ports::free_port};
 
 /// A running nginx, stopped on drop.
 struct Nginx {
@@ -194,34 +191,32 @@ async fn nginx_https_example_passes_client_scheme_and_host() {
     let base = format!("https://localhost:{https_port}");
 
     // A 2 MiB paste (over nginx's default 1 MiB limit) from 127.0.0.2.
-    let body = common::XorShift(7).bytes(2 << 20);
+    let body = crate::support::data::XorShift(7).bytes(2 << 20);
     let two = client_from("127.0.0.2", Some(&cert));
     let response = two
         .post(format!("{base}/"))
         .header("accept", "application/json")
         .body(body.clone())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 201);
     let json: serde_json::Value = response.json().await.unwrap();
     let id = json["id"].as_str().unwrap();
     assert_eq!(json["url"], format!("{base}/{id}"));
-    let (status, read) = common::get_bytes(&two, &format!("{base}/raw/{id}")).await;
+    let (status, read) = crate::support::http::get_bytes(&two, &format!("{base}/raw/{id}")).await;
     assert_eq!((status, read == body), (200, true));
 
     // 127.0.0.2 has spent its two requests; 127.0.0.3 has its own bucket,
     // even when it forges an X-Forwarded-For entry naming someone else.
-    let (status, _) = common::get_bytes(&two, &format!("{base}/")).await;
+    let (status, _) = crate::support::http::get_bytes(&two, &format!("{base}/")).await;
     assert_eq!(status, 429);
     let three = client_from("127.0.0.3", Some(&cert));
     for expected in [200, 200, 429] {
         let response = three
             .get(format!("{base}/"))
             .header("x-forwarded-for", "127.0.0.2")
-            .send()
-            .await
-            .unwrap();
+            .fetch()
+            .await;
         assert_eq!(response.status(), expected);
     }
 
@@ -229,9 +224,8 @@ async fn nginx_https_example_passes_client_scheme_and_host() {
     let response = three
         .get(format!("http://127.0.0.1:{http_port}/x"))
         .header("host", "localhost")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 301);
     assert_eq!(response.headers()["location"], "https://localhost/x");
 }
@@ -268,7 +262,8 @@ async fn nginx_proxy_protocol_example_passes_client_address() {
     let _nginx = start_nginx(&binary, &load, &stream, port);
     let base = format!("http://127.0.0.1:{port}");
     for (from, expected) in [("127.0.0.2", 200), ("127.0.0.2", 429), ("127.0.0.3", 200)] {
-        let (status, _) = common::get_bytes(&client_from(from, None), &format!("{base}/")).await;
+        let (status, _) =
+            crate::support::http::get_bytes(&client_from(from, None), &format!("{base}/")).await;
         assert_eq!(status, expected, "from {from}");
     }
     // Straight to snip, without nginx's header: refused.

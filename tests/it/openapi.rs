@@ -1,15 +1,15 @@
 //! The OpenAPI document (`docs/openapi.json`): in sync with the router, served
 //! by the server, and honoured by it under schemathesis fuzzing.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create_json, get_json};
+use crate::support::{
+    Fetch, Server, client,
+    http::{create_json, get_json},
+};
 
 const SPEC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json");
 /// Files whose `.route(...)` calls make up the main listener's router.
@@ -102,9 +102,8 @@ async fn server_routes_every_documented_operation() {
         let response = http
             .request(method.parse().unwrap(), server.at(&concrete))
             .header("accept", "application/json")
-            .send()
-            .await
-            .unwrap();
+            .fetch()
+            .await;
         let status = response.status();
         let body = response.text().await.unwrap();
         assert_ne!(status, 405, "{method} {path}: {body}");
@@ -119,11 +118,7 @@ async fn server_routes_every_documented_operation() {
 #[tokio::test]
 async fn document_is_served() {
     let server = Server::start();
-    let response = client()
-        .get(server.at("/api/openapi.json"))
-        .send()
-        .await
-        .unwrap();
+    let response = server.get("/api/openapi.json").await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["content-type"], "application/json");
     let served: serde_json::Value = response.json().await.unwrap();
@@ -170,9 +165,8 @@ async fn seed(server: &Server, tenant_token: &str) -> Vec<String> {
         .bearer_auth(tenant_token)
         .header("accept", "application/json")
         .body("tenant's private paste")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(private.status(), 201);
     let private: serde_json::Value = private.json().await.unwrap();
     ids.push(private["id"].as_str().unwrap().to_owned());
@@ -201,9 +195,8 @@ async fn schemathesis_finds_no_violation() {
             .post(server.at("/api/admin/tenants"))
             .bearer_auth(ADMIN)
             .json(&serde_json::json!({ "name": name }))
-            .send()
+            .fetch()
             .await
-            .unwrap()
             .json()
             .await
             .unwrap();
@@ -350,8 +343,7 @@ async fn ttl_beyond_year_9999_is_answered() {
     let too_long = http
         .post(server.at("/?ttl=99999999999999999999999"))
         .body("x")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(too_long.status(), 400);
 }

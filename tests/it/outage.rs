@@ -2,15 +2,18 @@
 //! store_unavailable`, and succeed again once the database is back, without
 //! restarting snip. Runs a private PostgreSQL cluster (initdb + pg_ctl on a
 //! temporary directory and a free port) so stopping it disturbs no other test.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create_json, free_port, get_bytes, get_status};
+use crate::support::{
+    Server, client,
+    http::{create_json, get_bytes, get_status},
+    ports::free_port,
+};
+
+use crate::support::postgres::skip_unless_postgres;
 
 /// A throwaway PostgreSQL cluster, stopped and deleted on drop.
 struct Cluster {
@@ -154,8 +157,7 @@ impl Drop for Cluster {
 /// Stopping the database makes requests fail within seconds with 503 store_unavailable (no hang, no crash); starting it again brings service back by itself, old pastes included.
 #[tokio::test]
 async fn database_restart_while_serving() {
-    if !common::on_postgres() {
-        eprintln!("skipped: the outage test runs with SNIP_TEST_STORE=postgres");
+    if skip_unless_postgres("the outage test runs with SNIP_TEST_STORE=postgres") {
         return;
     }
     let Some(bin) = pg_bin() else {

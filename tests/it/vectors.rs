@@ -5,7 +5,6 @@
 //! is written by `cargo test --test vectors -- --ignored write_vectors`; run
 //! it only when adding vectors, and review the diff: existing vectors must
 //! never change.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
 use serde_json::Value;
 use snip::core::envelope::{self, Key, Meta};

@@ -1,13 +1,13 @@
 //! Durability against a real server: what was acknowledged survives a clean
 //! restart and a `kill -9`, and what was deleted or burned stays gone.
-// Helpers outside #[test] functions panic on failure too, as tests should.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::sync::Arc;
 
-use common::{Server, XorShift, client, create_json, get_bytes, get_json};
+use crate::support::{
+    Fetch, Server, client,
+    data::XorShift,
+    http::{create_json, get_bytes, get_json},
+};
 
 /// One acknowledged paste: its ID and the exact bytes sent.
 struct Written {
@@ -156,15 +156,13 @@ async fn deletes_and_burns_survive_kill9() {
     let deleted = http
         .delete(server.at(&format!("/{doomed_id}")))
         .header("x-delete-token", doomed["delete_token"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(deleted.status(), 204);
     let revealed = http
         .post(server.at(&format!("/{burn_id}/reveal")))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(revealed.status(), 200);
     assert_eq!(revealed.text().await.unwrap(), "read me once");
 
@@ -184,9 +182,8 @@ async fn deletes_and_burns_survive_kill9() {
     }
     let again = http
         .post(server.at(&format!("/{burn_id}/reveal")))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(
         again.status(),
         404,

@@ -1,20 +1,16 @@
 //! Multi-tenancy against a real server: isolation, quotas, rate limits,
 //! revocation, anonymous policies, listing, short links and the admin API.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
-#[path = "tenants/helpers.rs"]
-mod helpers;
 
 use std::time::Duration;
 
 use reqwest::Method;
 use serde_json::json;
 
-use common::{Server, client};
-use helpers::{
+use crate::support::tenants::{
     ADMIN, admin, create, ids, list, request, start, status, tenant, token, try_create, update,
 };
+
+use crate::support::{Fetch, Server, client};
 
 /// Who calls, in the isolation matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,9 +147,8 @@ async fn quota_fill_delete_and_burn() {
     let burn = create(&server, Some(&a), vec![b'b'; 250], "burn=true").await;
     assert_eq!(try_create(&server, Some(&a), "y", "").await.0, 507);
     let reveal = request(&server, Method::POST, &format!("/{burn}/reveal"), Some(&a))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(reveal.status(), 200);
     assert_eq!(
         try_create(&server, Some(&a), vec![b'z'; 250], "").await.0,
@@ -175,9 +170,8 @@ async fn quota_holds_under_concurrency() {
                 .post(format!("{url}/"))
                 .bearer_auth(a)
                 .body(vec![b'c'; 100])
-                .send()
+                .fetch()
                 .await
-                .unwrap()
                 .status()
                 .as_u16()
         }));
@@ -234,9 +228,8 @@ async fn tenant_rate_limit() {
     let mut limited = None;
     for _ in 0..12 {
         let response = request(&server, Method::GET, "/api/pastes", Some(&a))
-            .send()
-            .await
-            .unwrap();
+            .fetch()
+            .await;
         if response.status() == 429 {
             limited = Some(response);
             break;
@@ -276,7 +269,7 @@ async fn tenant_rate_limit() {
 #[tokio::test]
 async fn anonymous_ip_rate_limit() {
     let server = start(&["--ip-rate=2/s", "--ip-burst=3"]);
-    let id = common::create(&server, "hi", "").await.0;
+    let id = server.create("hi", "").await.0;
     let mut codes = Vec::new();
     for _ in 0..6 {
         codes.push(status(&server, Method::GET, &format!("/raw/{id}"), None).await);
@@ -467,9 +460,8 @@ async fn listing() {
     assert!(!ids(&others).contains(&created[3]));
 
     let bad = request(&server, Method::GET, "/api/pastes?cursor=garbage", Some(&a))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(bad.status(), 400);
 
     // No name holds a control character or passes 255 bytes, so neither may
@@ -482,9 +474,8 @@ async fn listing() {
             &format!("/api/pastes?name_prefix={prefix}"),
             Some(&a),
         )
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
         assert_eq!(bad.status(), 400, "{prefix}");
         let message = bad.text().await.unwrap();
         assert!(message.contains("name_prefix"), "{message}");
@@ -498,11 +489,7 @@ async fn short_links() {
     let (code, answer) = try_create(&server, None, "", "url=https://example.com/x").await;
     assert_eq!(code, 201, "{answer}");
     let id = answer["id"].as_str().unwrap();
-    let response = client()
-        .get(server.at(&format!("/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let response = server.get(&format!("/{id}")).await;
     assert_eq!(response.status(), 302);
     assert_eq!(response.headers()["location"], "https://example.com/x");
 
@@ -518,24 +505,22 @@ async fn short_links() {
 async fn admin_api_auth() {
     let server = start(&[]);
     let url = server.at("/api/admin/tenants");
-    assert_eq!(client().get(&url).send().await.unwrap().status(), 401);
+    assert_eq!(client().get(&url).fetch().await.status(), 401);
     let wrong = client()
         .get(&url)
         .bearer_auth("not-the-admin-token-at-all")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(wrong.status(), 403);
-    let right = client().get(&url).bearer_auth(ADMIN).send().await.unwrap();
+    let right = client().get(&url).bearer_auth(ADMIN).fetch().await;
     assert_eq!(right.status(), 200);
 
     let off = Server::start();
-    let response = client()
-        .get(off.at("/api/admin/tenants"))
+    let response = off
+        .request(Method::GET, "/api/admin/tenants")
         .bearer_auth(ADMIN)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 404);
     let text = response.text().await.unwrap();
     assert!(text.contains("--admin-token"), "{text}");
@@ -554,25 +539,22 @@ async fn oversized_burst_and_rate_are_refused() {
             .post(server.at("/api/admin/tenants"))
             .bearer_auth(ADMIN)
             .json(&body)
-            .send()
-            .await
-            .unwrap();
+            .fetch()
+            .await;
         assert_eq!(response.status(), 400, "{body}");
     }
     let created = http
         .post(server.at("/api/admin/tenants"))
         .bearer_auth(ADMIN)
         .json(&serde_json::json!({"name": "ok", "burst": 1_000_000}))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(created.status(), 201);
     let update = http
         .patch(server.at("/api/admin/tenants/ok"))
         .bearer_auth(ADMIN)
         .json(&serde_json::json!({"burst": 4_294_967_294u64}))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(update.status(), 400);
 }

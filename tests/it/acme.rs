@@ -4,18 +4,16 @@
 //! restart. `pebble-challtestsrv` is the DNS server that points the test
 //! domain at 127.0.0.1 for Pebble's validator; nothing is mocked and
 //! `PEBBLE_VA_ALWAYS_VALID` is not used.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
-#[path = "tls/helpers.rs"]
-mod helpers;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, free_port};
-use helpers::{TestCa, connect, https_client};
+use crate::support::{
+    Fetch, Server,
+    ports::free_port,
+    tls::{TestCa, connect, https_client},
+};
 
 /// The domain snip gets a certificate for (challtestsrv answers every name with 127.0.0.1).
 const DOMAIN: &str = "snip.test";
@@ -181,7 +179,7 @@ async fn certificate_from_pebble() {
 
     let client = https_client(&root).resolve(DOMAIN, addr).build().unwrap();
     let base = format!("https://{DOMAIN}:{port}");
-    let created = common::create_json(&client, &base, "issued by pebble\n", "").await;
+    let created = crate::support::http::create_json(&client, &base, "issued by pebble\n", "").await;
     assert!(
         created["url"]
             .as_str()
@@ -190,9 +188,8 @@ async fn certificate_from_pebble() {
     );
     let raw = client
         .get(created["raw_url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(raw.text().await.unwrap(), "issued by pebble\n");
 
     // The cache: account and certificate, private, reused after a restart.
@@ -219,7 +216,7 @@ async fn pebble_root(pebble: &Pebble) -> String {
     let https_ca = std::fs::read_to_string(&pebble.https_ca).unwrap();
     let management = https_client(&https_ca).build().unwrap();
     let response = management.get(format!("{}/roots/0", pebble.management));
-    response.send().await.unwrap().text().await.unwrap()
+    response.fetch().await.text().await.unwrap()
 }
 
 /// A certificate is renewed once a third of its lifetime is left (here 6 of
@@ -252,5 +249,8 @@ async fn certificate_renewed_before_expiry() {
         "renewed {renewed_after:?} after issuance, expected about 12 s (before the 18 s expiry)"
     );
     let second = connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.unwrap();
-    assert_ne!(helpers::leaf_of(&first), helpers::leaf_of(&second));
+    assert_ne!(
+        crate::support::tls::leaf_of(&first),
+        crate::support::tls::leaf_of(&second)
+    );
 }
