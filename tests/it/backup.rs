@@ -13,9 +13,9 @@ use crate::support::{
     cli::{failed, run_cli, stderr, succeeded},
     client,
     data::XorShift,
-    ports::free_port,
+    ports::NOWHERE,
     postgres::{database_url, drop_schema, fresh_schema, on_postgres, skip_unless_postgres},
-    tenants::{ADMIN, create, request, start, tenant},
+    tenants::{ADMIN, create_as, request, start, tenant},
 };
 
 /// A store to restore into: an empty data dir, or an empty PostgreSQL schema.
@@ -130,7 +130,7 @@ async fn fixture() -> Fixture {
     .await;
     assert_eq!(private.status(), 201);
     add(private.json().await.unwrap(), b"tenant secret");
-    let link = create(&server, None, "", "url=https://example.com/x").await;
+    let link = create_as(&server, None, "", "url=https://example.com/x").await;
     pastes.push((link, String::new(), Vec::new()));
     Fixture {
         server,
@@ -369,7 +369,7 @@ async fn store_arguments_are_checked() {
         &["migrate", "--from", data, "--to", data],
     ));
     assert!(said.contains("the same store"), "{said}");
-    let nowhere = format!("--store=postgres://postgres@127.0.0.1:{}/x", free_port());
+    let nowhere = format!("--store=postgres://postgres@127.0.0.1:{NOWHERE}/x");
     let out = dir.path().join("x.snipdump");
     let said = failed(&snip(
         &server,

@@ -8,6 +8,8 @@ use crate::support::{
     client,
 };
 
+use crate::support::ports::NOWHERE;
+
 /// Runs `snip ARGS` against `server` with `stdin`, with its own token directory.
 fn snip(server: &Server, client_dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
     run_cli(server, client_dir, &[], args, stdin)
@@ -114,7 +116,7 @@ async fn errors_are_reported() {
     assert!(stderr(&unknown).contains("--token"));
 
     let nowhere = Command::new(env!("CARGO_BIN_EXE_snip"))
-        .args(["get", "http://127.0.0.1:9/22222222222222"])
+        .args(["get", &format!("http://127.0.0.1:{NOWHERE}/22222222222222")])
         .output()
         .unwrap();
     assert!(!nowhere.status.success());

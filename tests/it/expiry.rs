@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::support::wait::PATIENCE;
 use crate::support::{
     Fetch, Server, client,
     data::{XorShift, dir_size, disk_usage},
@@ -77,8 +78,7 @@ async fn sweeper_reclaims_disk_space() {
     // counts in full however little of it is written.
     let started = Instant::now();
     let mut now = disk_usage(&server.data_dir);
-    while (server.swept_count() < PASTES as u64 || now >= peak / 4)
-        && started.elapsed() < Duration::from_secs(30)
+    while (server.swept_count() < PASTES as u64 || now >= peak / 4) && started.elapsed() < PATIENCE
     {
         tokio::time::sleep(Duration::from_millis(250)).await;
         now = disk_usage(&server.data_dir);

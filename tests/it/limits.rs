@@ -358,8 +358,10 @@ fn the_open_files_limit_is_raised_to_the_hard_limit() {
         eprintln!("skipped: no hard limit on open files here");
         return;
     };
-    // Lowered for this test process, so the server starts below its hard limit
-    // (other servers of this test binary get it too, and raise it the same way).
+    // Lowered for this test process, so the server starts below its hard
+    // limit. Every test shares the process: servers other tests start
+    // meanwhile get the lowered limit too (and raise it the same way), and
+    // the limit is restored once the server has started.
     let lowered = (hard / 2).max(512);
     setrlimit(
         Resource::Nofile,
@@ -375,6 +377,7 @@ fn the_open_files_limit_is_raised_to_the_hard_limit() {
         lowered.to_string(),
         "the test process itself kept its lowered limit"
     );
+    setrlimit(Resource::Nofile, limit).unwrap();
     let (soft, max) = open_files_limits(server.pid());
     assert_eq!(soft, max, "soft limit not raised: {soft} of {max}");
     assert_eq!(max, hard.to_string());

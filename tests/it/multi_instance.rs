@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::json;
 
+use crate::support::wait::PATIENCE;
 use crate::support::{
     Fetch, Server, client,
     http::{create_json, get_bytes},
@@ -109,7 +110,7 @@ async fn expiry_and_sweeping_across_instances() {
         assert_eq!(get_bytes(&http, &a.at(&format!("/raw/{id}"))).await.0, 404);
         assert_eq!(get_bytes(&http, &b.at(&format!("/raw/{id}"))).await.0, 404);
     }
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + PATIENCE;
     while a.swept_count() + b.swept_count() < 40 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

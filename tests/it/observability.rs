@@ -1,11 +1,10 @@
 //! Metrics, request logs and health/readiness, checked against the running server.
 
-use std::time::{Duration, Instant};
-
+use crate::support::wait::eventually;
 use crate::support::{
     Fetch, Server, client,
     http::{create_json, get_status, get_text},
-    server::LOG_WAIT,
+    wait::PATIENCE,
 };
 
 /// The value of one series (`name{labels}` exactly as exposed), or 0 if absent.
@@ -117,21 +116,15 @@ async fn metrics_move_with_requests() {
 async fn expired_pastes_are_counted() {
     let server = Server::start_with(&["--sweep-interval=1s"]);
     server.create("short-lived", "ttl=1s").await;
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let text = scrape(&server.at("/metrics")).await;
-        // A scrape reads the stored-pastes gauge and the counters one after
-        // the other, so a sweep between the two shows the paste counted as
-        // expired and still stored: wait for both.
-        if value(&text, &pastes("expired")) == 1.0 && value(&text, "snip_stored_pastes") == 0.0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "never counted as expired:\n{text}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    // A scrape reads the stored-pastes gauge and the counters one after the
+    // other, so a sweep between the two shows the paste counted as expired
+    // and still stored: wait for both.
+    let swept = |text: &str| {
+        value(text, &pastes("expired")) == 1.0 && value(text, "snip_stored_pastes") == 0.0
+    };
+    let counted = eventually(|| async { swept(&scrape(&server.at("/metrics")).await) }).await;
+    let text = scrape(&server.at("/metrics")).await;
+    assert!(counted, "never counted as expired:\n{text}");
 }
 
 /// Requests refused by the per-IP limit are counted.
@@ -271,7 +264,7 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
     // Request lines arrive after their responses (a buffered writer, a pipe):
     // wait for all seven before looking for secrets in them.
     assert!(
-        server.wait_for_log_count("snip::request", 7, LOG_WAIT),
+        server.wait_for_log_count("snip::request", 7, PATIENCE),
         "fewer than 7 request lines:\n{}",
         server.log_text()
     );
@@ -345,13 +338,15 @@ async fn json_logs_are_structured_and_keep_secrets() {
 /// server's other info lines.
 #[tokio::test]
 async fn request_lines_can_be_turned_off() {
-    let server = Server::start_with(&["--log=info,snip::request=warn"]);
+    let mut server = Server::start_with(&["--log=info,snip::request=warn"]);
     let http = client();
     let created = create_json(&http, &server.url, BODY, "").await;
     let read = http.get(created["raw_url"].as_str().unwrap()).fetch().await;
     assert_eq!(read.status(), 200);
-    // Lines are written in batches within 20 ms; give them ample time.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Lines keep their order, and a stopping server's last one is "snip
+    // stopped": once that is here, any request line would be too.
+    server.terminate();
+    assert!(server.wait_for_log("snip stopped"), "{}", server.log_text());
     let logs = server.log_text();
     assert!(logs.contains("listening"), "{logs}");
     assert!(!logs.contains("snip::request"), "{logs}");

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::support::wait::PATIENCE;
 use crate::support::{
     Server, client,
     http::{create_json, get_bytes, get_status},
@@ -14,6 +15,9 @@ use crate::support::{
 };
 
 use crate::support::postgres::skip_unless_postgres;
+
+/// How many times the cluster is started on a fresh port when one was taken first.
+const TRIES: usize = 5;
 
 /// A throwaway PostgreSQL cluster, stopped and deleted on drop.
 struct Cluster {
@@ -85,20 +89,36 @@ impl Cluster {
             "initdb: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let cluster = Self {
-            bin,
-            dir,
-            port: free_port(),
-        };
-        cluster.start();
-        cluster
+        let mut cluster = Self { bin, dir, port: 0 };
+        // pg_ctl cannot bind port 0 and say which port it got: a port picked
+        // in advance may be taken first, and then the cluster starts on another.
+        for _ in 0..TRIES {
+            cluster.port = free_port();
+            match cluster.try_start() {
+                Ok(()) => return cluster,
+                Err(log) if log.contains("Address already in use") => {
+                    eprintln!("PostgreSQL lost its port, starting it on another:\n{log}");
+                }
+                Err(log) => panic!("pg_ctl start: {log}"),
+            }
+        }
+        panic!("PostgreSQL lost its port {TRIES} times in a row");
     }
 
     fn data(&self) -> String {
         self.dir.path().join("pgdata").display().to_string()
     }
 
+    /// Starts the server again on its port (below the range the kernel hands
+    /// out, so no other test's server can have taken it meanwhile).
     fn start(&self) {
+        if let Err(log) = self.try_start() {
+            panic!("pg_ctl start: {log}");
+        }
+    }
+
+    /// Starts the server on its port; returns pg_ctl's complaint and the server log if it fails.
+    fn try_start(&self) -> Result<(), String> {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
             self.port,
@@ -119,11 +139,14 @@ impl Cluster {
                 "start",
             ],
         );
-        assert!(
-            out.status.success(),
-            "pg_ctl start: {}",
+        if out.status.success() {
+            return Ok(());
+        }
+        let server_log = std::fs::read_to_string(&log).unwrap_or_default();
+        Err(format!(
+            "{}\n{server_log}",
             String::from_utf8_lossy(&out.stderr)
-        );
+        ))
     }
 
     fn stop(&self) {
@@ -208,7 +231,7 @@ async fn database_restart_while_serving() {
     assert_eq!(get_status(&http, &server.at("/healthz")).await, 200);
 
     cluster.start();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + PATIENCE;
     let mut back = get_bytes(&http, &server.at(&format!("/raw/{id}"))).await;
     while back.0 != 200 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(250)).await;

@@ -10,9 +10,10 @@ use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
 use crate::support::tls::{
-    Leaf, TestCa, addr_of, connect, eventually, get_on, https_client, leaf_of, replace_file,
-    served_leaf, write_pair,
+    Leaf, TestCa, addr_of, connect, get_on, https_client, leaf_of, replace_file, served_leaf,
+    write_pair,
 };
+use crate::support::wait::{PATIENCE, eventually};
 use crate::support::{Fetch, Server, client, http::get_status};
 
 /// Starts snip serving `leaf` from files in `dir`, with extra flags.
@@ -27,32 +28,19 @@ fn start_tls(dir: &Path, leaf: &Leaf, extra: &[&str]) -> Server {
     Server::start_with(&args)
 }
 
-/// Waits up to `limit` until new handshakes with `server` present `leaf`;
-/// fails with `what` and the server's logs if they never do.
-async fn assert_serves_soon(
-    server: &Server,
-    ca: &TestCa,
-    leaf: &Leaf,
-    limit: Duration,
-    what: &str,
-) {
+/// Waits until new handshakes with `server` present `leaf`; fails with
+/// `what` and the server's logs if they never do.
+async fn assert_serves_soon(server: &Server, ca: &TestCa, leaf: &Leaf, what: &str) {
     let addr = addr_of(&server.url);
-    let served = eventually(limit, || async {
-        served_leaf(addr, &ca.pem).await == leaf.der
-    })
-    .await;
+    let served = eventually(|| async { served_leaf(addr, &ca.pem).await == leaf.der }).await;
     assert!(served, "{what}; logs:\n{}", server.log_text());
 }
 
-/// Waits up to 15 s until the server has refused new certificate files
-/// `count` times; fails with `what` and the server's logs if it has not.
+/// Waits until the server has refused new certificate files `count` times;
+/// fails with `what` and the server's logs if it has not.
 fn assert_refused(server: &Server, count: usize, what: &str) {
     assert!(
-        server.wait_for_log_count(
-            "new TLS certificate refused",
-            count,
-            Duration::from_secs(15)
-        ),
+        server.wait_for_log_count("new TLS certificate refused", count, PATIENCE),
         "{what}; logs:\n{}",
         server.log_text()
     );
@@ -140,7 +128,6 @@ async fn reload_on_file_change_keeps_open_connections() {
         &server,
         &ca,
         &two,
-        Duration::from_secs(15),
         "new connections never saw the new certificate",
     )
     .await;
@@ -182,14 +169,7 @@ async fn broken_certificate_refused_without_downtime() {
 
     // Completing the pair is accepted.
     replace_file(&dir.path().join("key.pem"), &two.key_pem);
-    assert_serves_soon(
-        &server,
-        &ca,
-        &two,
-        Duration::from_secs(15),
-        "the completed pair was not loaded",
-    )
-    .await;
+    assert_serves_soon(&server, &ca, &two, "the completed pair was not loaded").await;
 }
 
 /// With polling off, new files are picked up on SIGHUP and not before.
@@ -213,14 +193,7 @@ async fn sighup_reloads() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert_serves_soon(
-        &server,
-        &ca,
-        &two,
-        Duration::from_secs(10),
-        "SIGHUP did not reload",
-    )
-    .await;
+    assert_serves_soon(&server, &ca, &two, "SIGHUP did not reload").await;
     assert_logged(&server, "TLS certificate reloaded (SIGHUP)");
 }
 
@@ -464,7 +437,7 @@ async fn metrics_count_handshakes_and_certificate_expiry() {
         let url = server.at("/metrics");
         client.get(url).fetch().await.text().await.unwrap()
     };
-    let counted = eventually(Duration::from_secs(10), || async {
+    let counted = eventually(|| async {
         let text = scrape().await;
         sample(&text, "snip_tls_handshakes_total{result=\"failed\"}").unwrap_or(0.0) >= 1.0
     })

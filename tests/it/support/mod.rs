@@ -9,6 +9,7 @@ pub mod postgres;
 pub mod server;
 pub mod tenants;
 pub mod tls;
+pub mod wait;
 
 pub use http::{Fetch, client};
 pub use server::Server;

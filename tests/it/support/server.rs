@@ -14,11 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::postgres::{database_url, drop_schema, fresh_schema, on_postgres};
-
-/// How long a server may take to print its address, and a log line that is
-/// on its way to arrive: only a guard, since waiting ends as soon as the line
-/// is there. Generous, because the machine may be busy compiling.
-pub const LOG_WAIT: Duration = Duration::from_secs(60);
+use super::wait::PATIENCE;
 
 /// A running snip server process.
 pub struct Server {
@@ -45,15 +41,32 @@ impl Server {
 
     /// Starts a server on a fresh temporary data dir with extra flags.
     pub fn start_with(args: &[&str]) -> Self {
+        Self::try_start_with(args)
+            .unwrap_or_else(|logs| panic!("snip did not start; logs:\n{logs}"))
+    }
+
+    /// Starts a server like [`Server::start_with`]; returns its logs if it
+    /// exits instead (e.g. because a port it was given is taken).
+    pub fn try_start_with(args: &[&str]) -> Result<Self, String> {
         let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let schema = on_postgres().then(fresh_schema);
         if let Some(schema) = &schema {
             args.splice(0..0, store_args(schema));
         }
-        let mut server = Self::spawn_in_tempdir(args);
+        let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
+        let mut server = match Self::try_spawn(&tmp.path().join("data"), args) {
+            Ok(server) => server,
+            Err(logs) => {
+                if let Some(schema) = &schema {
+                    drop_schema(&database_url(), schema);
+                }
+                return Err(logs);
+            }
+        };
+        server._tmp = Some(tmp);
         server.owns_schema = schema.is_some();
         server.schema = schema;
-        server
+        Ok(server)
     }
 
     /// Starts a server on the store its `args` name (no schema of the harness's own).
@@ -83,9 +96,16 @@ impl Server {
         server
     }
 
-    /// Starts the process and waits for the line that says where it listens:
-    /// it binds port 0, so no other process can take its port first.
+    /// Starts the process; panics with its logs if it does not start.
     fn spawn(data_dir: &Path, args: Vec<String>) -> Self {
+        Self::try_spawn(data_dir, args)
+            .unwrap_or_else(|logs| panic!("snip did not start; logs:\n{logs}"))
+    }
+
+    /// Starts the process and waits for the line that says where it listens
+    /// (it binds port 0, unless `args` say otherwise, so no other process can
+    /// take its port first); returns its logs if it exits instead.
+    fn try_spawn(data_dir: &Path, args: Vec<String>) -> Result<Self, String> {
         let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
             .arg("serve")
             .arg("--listen=127.0.0.1:0")
@@ -118,14 +138,12 @@ impl Server {
         });
         // The reader drops the sender when stderr closes, so a server that
         // exits at startup ends this wait at once.
-        let Ok(url) = rx.recv_timeout(LOG_WAIT) else {
+        let Ok(url) = rx.recv_timeout(PATIENCE) else {
             let _ = child.kill();
-            panic!(
-                "snip did not start; logs:\n{}",
-                logs.lock().unwrap().join("\n")
-            );
+            let _ = child.wait();
+            return Err(logs.lock().unwrap().join("\n"));
         };
-        Self {
+        Ok(Self {
             child,
             url,
             data_dir: data_dir.to_path_buf(),
@@ -134,7 +152,7 @@ impl Server {
             schema: None,
             owns_schema: false,
             _tmp: None,
-        }
+        })
     }
 
     /// The process ID.
@@ -217,14 +235,14 @@ impl Server {
             .sum()
     }
 
-    /// Waits up to [`LOG_WAIT`] for a log line containing `needle`. Every line
+    /// Waits up to [`PATIENCE`] for a log line containing `needle`. Every line
     /// reaches the harness through a pipe and a reader thread, and request
     /// lines may be written by a buffered background writer, so a line may
     /// arrive a while after the event the test saw (a response, a closed
     /// connection): assert on log content only after waiting. Blocks the
     /// thread: the line must not depend on the test's own runtime making progress.
     pub fn wait_for_log(&self, needle: &str) -> bool {
-        self.wait_for_log_count(needle, 1, LOG_WAIT)
+        self.wait_for_log_count(needle, 1, PATIENCE)
     }
 
     /// Waits up to `within` until `needle` occurs at least `count` times in
@@ -240,7 +258,7 @@ impl Server {
         true
     }
 
-    /// Waits up to [`LOG_WAIT`] until every request the server has counted in
+    /// Waits up to [`PATIENCE`] until every request the server has counted in
     /// its metrics so far has its request log line: call it before asserting
     /// that something is *not* in the logs, so that no line is still on its
     /// way. Needs `/metrics` on the main listener.
@@ -259,7 +277,7 @@ impl Server {
             requests > 0,
             "no request counted in the metrics:\n{metrics}"
         );
-        let deadline = Instant::now() + LOG_WAIT;
+        let deadline = Instant::now() + PATIENCE;
         while self.log_text().matches("snip::request").count() < requests {
             if Instant::now() > deadline {
                 return false;

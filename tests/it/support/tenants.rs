@@ -90,7 +90,7 @@ pub async fn try_create(
 }
 
 /// Creates a paste as `token` and returns its ID; panics unless `201`.
-pub async fn create(
+pub async fn create_as(
     server: &Server,
     token: Option<&str>,
     body: impl Into<reqwest::Body>,
