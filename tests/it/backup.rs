@@ -164,7 +164,6 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
         metadata(restored, fixture).await,
         metadata(&fixture.server, fixture).await
     );
-    let http = client();
     for (id, _, body) in &fixture.pastes {
         if *id == fixture.burn || body.is_empty() {
             continue;
@@ -180,21 +179,17 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
         assert_eq!(raw.status(), 200, "{id}");
         assert_eq!(&raw.bytes().await.unwrap()[..], &body[..], "body of {id}");
     }
-    let reveal = http
-        .post(restored.at(&format!("/{}/reveal", fixture.burn)))
+    let reveal = restored
+        .request(Method::POST, &format!("/{}/reveal", fixture.burn))
         .fetch()
         .await;
     assert_eq!(&reveal.bytes().await.unwrap()[..], b"burn me");
     let link = &fixture.pastes[4].0;
-    let redirect = http.get(restored.at(&format!("/{link}"))).fetch().await;
+    let redirect = restored.get(&format!("/{link}")).await;
     assert_eq!(redirect.headers()["location"], "https://example.com/x");
     // The delete token (stored as a hash) and the tenant token still work.
     let (id, token, _) = &fixture.pastes[0];
-    let deleted = http
-        .delete(restored.at(&format!("/{id}")))
-        .header("x-delete-token", token)
-        .fetch()
-        .await;
+    let deleted = restored.delete(&format!("/{id}"), Some(token)).await;
     assert_eq!(deleted.status(), 204);
     let listed = request(restored, Method::GET, "/api/pastes", Some(&fixture.secret))
         .fetch()

@@ -4,11 +4,10 @@ use std::process::{Command, Output};
 
 use crate::support::{
     Fetch, Server,
-    cli::{run_cli, stderr, stdout},
+    cli::{run_cli, stderr, stdout, two_source_files},
     client,
+    ports::NOWHERE,
 };
-
-use crate::support::ports::NOWHERE;
 
 /// Runs `snip ARGS` against `server` with `stdin`, with its own token directory.
 fn snip(server: &Server, client_dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
@@ -49,10 +48,7 @@ async fn put_get_delete() {
 async fn put_files() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let a = dir.path().join("a.rs");
-    let b = dir.path().join("b.py");
-    std::fs::write(&a, "fn a() {}").unwrap();
-    std::fs::write(&b, "def b(): pass").unwrap();
+    let (a, b) = two_source_files(dir.path());
     let put = snip(
         &server,
         dir.path(),

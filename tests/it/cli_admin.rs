@@ -5,11 +5,11 @@ use std::path::Path;
 use std::process::Output;
 
 use crate::support::{
-    Fetch, Server, client,
+    Fetch, Server,
+    cli::{run_cli, stderr},
+    client,
     tenants::{ADMIN, start},
 };
-
-use crate::support::cli::{run_cli, stderr};
 
 /// Runs `snip ARGS` against `server` with `env` set and `stdin` piped in.
 fn snip(server: &Server, dir: &Path, env: &[(&str, &str)], args: &[&str], stdin: &[u8]) -> Output {

@@ -5,7 +5,7 @@ use std::process::Output;
 
 use crate::support::{
     Server,
-    cli::{failed, run_cli, stderr},
+    cli::{failed, run_cli, stderr, two_source_files},
 };
 
 /// Runs `snip ARGS` against `server` with `stdin`, its own token directory and
@@ -249,10 +249,7 @@ async fn burn_and_encrypt() {
 async fn several_files() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let a = dir.path().join("a.rs");
-    let b = dir.path().join("b.py");
-    std::fs::write(&a, "fn a() {}").unwrap();
-    std::fs::write(&b, "def b(): pass").unwrap();
+    let (a, b) = two_source_files(dir.path());
     let out = ok(snip(
         &server,
         dir.path(),

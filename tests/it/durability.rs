@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::support::{
-    Fetch, Server, client,
+    Server, client,
     data::XorShift,
     http::{create_json, get_bytes, get_json},
 };
@@ -153,16 +153,14 @@ async fn deletes_and_burns_survive_kill9() {
     let doomed_id = doomed["id"].as_str().unwrap();
     let burn_id = burn["id"].as_str().unwrap();
 
-    let deleted = http
-        .delete(server.at(&format!("/{doomed_id}")))
-        .header("x-delete-token", doomed["delete_token"].as_str().unwrap())
-        .fetch()
+    let deleted = server
+        .delete(
+            &format!("/{doomed_id}"),
+            Some(doomed["delete_token"].as_str().unwrap()),
+        )
         .await;
     assert_eq!(deleted.status(), 204);
-    let revealed = http
-        .post(server.at(&format!("/{burn_id}/reveal")))
-        .fetch()
-        .await;
+    let revealed = server.reveal(burn_id).await;
     assert_eq!(revealed.status(), 200);
     assert_eq!(revealed.text().await.unwrap(), "read me once");
 
@@ -180,10 +178,7 @@ async fn deletes_and_burns_survive_kill9() {
         let (status, _) = get_bytes(&http, &server.at(&path)).await;
         assert_eq!(status, 404, "{path} came back after kill -9");
     }
-    let again = http
-        .post(server.at(&format!("/{burn_id}/reveal")))
-        .fetch()
-        .await;
+    let again = server.reveal(burn_id).await;
     assert_eq!(
         again.status(),
         404,

@@ -3,11 +3,11 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::support::wait::PATIENCE;
 use crate::support::{
-    Fetch, Server, client,
+    Server, client,
     data::{XorShift, dir_size, disk_usage},
     http::{create_json, get_bytes},
+    wait::PATIENCE,
 };
 
 /// A ttl=1 paste is served at first and answers 404 on every read route ~2 s later, long before any sweep.
@@ -110,11 +110,7 @@ async fn ttl_limits_and_default() {
     let server = Server::start_with(&["--max-ttl=1h", "--default-ttl=10m"]);
     let http = client();
     for ttl in ["2h", "never", "3601"] {
-        let response = http
-            .post(server.at(&format!("/?ttl={ttl}")))
-            .body("too long")
-            .fetch()
-            .await;
+        let response = server.post(&format!("/?ttl={ttl}"), "too long").await;
         assert_eq!(response.status(), 400, "ttl={ttl}");
         let message = response.text().await.unwrap();
         assert!(message.contains("at most 1h"), "ttl={ttl}: {message}");

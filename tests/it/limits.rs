@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hyper::body::{Body, Frame};
+use reqwest::Method;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -93,11 +94,7 @@ async fn oversized_bodies_get_413() {
     let server = Server::start_with(&["--max-paste-size=1KiB"]);
     let http = client();
 
-    let response = http
-        .post(server.at("/"))
-        .body(vec![b'a'; 1025])
-        .fetch()
-        .await;
+    let response = server.post("/", vec![b'a'; 1025]).await;
     assert_eq!(response.status(), 413, "with Content-Length");
     // The body may be unread, so the connection must not be reused.
     assert_eq!(response.headers()["connection"], "close");
@@ -105,11 +102,7 @@ async fn oversized_bodies_get_413() {
     create_json(&http, &server.url, vec![b'a'; 1024], "").await;
 
     let (chunked, produced) = Generated::new(4096, 256);
-    let response = http
-        .post(server.at("/"))
-        .body(reqwest::Body::wrap(chunked))
-        .fetch()
-        .await;
+    let response = server.post("/", reqwest::Body::wrap(chunked)).await;
     assert_eq!(response.status(), 413, "chunked");
     assert_eq!(response.headers()["connection"], "close");
     assert!(produced.load(Ordering::Relaxed) > 1024);
@@ -163,17 +156,13 @@ async fn storage_limit_507_until_something_is_deleted() {
     for n in 0..10u8 {
         created.push(create_json(&http, &server.url, vec![b'a' + n; 1024], "").await);
     }
-    let response = http
-        .post(server.at("/"))
-        .body(vec![b'z'; 1024])
-        .fetch()
-        .await;
+    let response = server.post("/", vec![b'z'; 1024]).await;
     assert_eq!(response.status(), 507);
     let message = response.text().await.unwrap();
     assert!(message.contains("storage limit"), "{message}");
     // Also in JSON, with a code to match on.
-    let json: serde_json::Value = http
-        .post(server.at("/"))
+    let json: serde_json::Value = server
+        .request(Method::POST, "/")
         .header("accept", "application/json")
         .body("one more byte")
         .fetch()
@@ -184,14 +173,15 @@ async fn storage_limit_507_until_something_is_deleted() {
     assert_eq!(json["error"]["code"], "storage_full");
 
     let victim = &created[3];
-    let deleted = http
-        .delete(server.at(&format!("/{}", victim["id"].as_str().unwrap())))
-        .header("x-delete-token", victim["delete_token"].as_str().unwrap())
-        .fetch()
+    let deleted = server
+        .delete(
+            &format!("/{}", victim["id"].as_str().unwrap()),
+            Some(victim["delete_token"].as_str().unwrap()),
+        )
         .await;
     assert_eq!(deleted.status(), 204);
     create_json(&http, &server.url, vec![b'z'; 1024], "").await;
-    let response = http.post(server.at("/")).body("x").fetch().await;
+    let response = server.post("/", "x").await;
     assert_eq!(response.status(), 507, "full again");
 }
 

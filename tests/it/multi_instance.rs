@@ -7,14 +7,13 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::wait::PATIENCE;
 use crate::support::{
     Fetch, Server, client,
     http::{create_json, get_bytes},
-    tenants::{ADMIN, admin, request, tenant},
+    postgres::skip_unless_postgres,
+    tenants::{ADMIN, admin, create_status, request, tenant},
+    wait::PATIENCE,
 };
-
-use crate::support::postgres::skip_unless_postgres;
 
 fn pair(extra: &[&str]) -> (Server, Server) {
     let admin = format!("--admin-token={ADMIN}");
@@ -39,11 +38,7 @@ async fn write_through_one_read_through_the_other() {
         get_bytes(&http, &b.at(&format!("/raw/{id}"))).await,
         (200, body)
     );
-    let deleted = http
-        .delete(b.at(&format!("/{id}")))
-        .header("x-delete-token", token)
-        .fetch()
-        .await;
+    let deleted = b.delete(&format!("/{id}"), Some(token)).await;
     assert!(deleted.status().is_success(), "{}", deleted.status());
     assert_eq!(get_bytes(&http, &a.at(&format!("/raw/{id}"))).await.0, 404);
     assert_eq!(get_bytes(&http, &b.at(&format!("/raw/{id}"))).await.0, 404);
@@ -167,17 +162,7 @@ async fn quota_is_shared() {
             } else {
                 b.url.clone()
             };
-            let secret = secret.clone();
-            tokio::spawn(async move {
-                client()
-                    .post(format!("{url}/"))
-                    .bearer_auth(secret)
-                    .body(vec![b'x'; 100])
-                    .fetch()
-                    .await
-                    .status()
-                    .as_u16()
-            })
+            tokio::spawn(create_status(url, secret.clone(), vec![b'x'; 100]))
         })
         .collect();
     let mut created = 0;

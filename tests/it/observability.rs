@@ -1,10 +1,11 @@
 //! Metrics, request logs and health/readiness, checked against the running server.
 
-use crate::support::wait::eventually;
+use reqwest::Method;
+
 use crate::support::{
     Fetch, Server, client,
     http::{create_json, get_status, get_text},
-    wait::PATIENCE,
+    wait::{PATIENCE, eventually},
 };
 
 /// The value of one series (`name{labels}` exactly as exposed), or 0 if absent.
@@ -54,10 +55,7 @@ async fn metrics_move_with_requests() {
             200
         );
     }
-    let revealed = http
-        .post(server.at(&format!("/{burn}/reveal")))
-        .fetch()
-        .await;
+    let revealed = server.reveal(&burn).await;
     assert_eq!(revealed.status(), 200);
     assert_eq!(get_status(&http, &server.at("/no/such/page")).await, 404);
 
@@ -98,11 +96,7 @@ async fn metrics_move_with_requests() {
         "a paste ID is a label"
     );
 
-    let deleted = http
-        .delete(server.at(&format!("/{id}")))
-        .header("x-delete-token", &token)
-        .fetch()
-        .await;
+    let deleted = server.delete(&format!("/{id}"), Some(&token)).await;
     assert_eq!(deleted.status(), 204);
     let after = scrape(&server.at("/metrics")).await;
     assert_eq!(value(&after, &pastes("deleted")), 1.0);
@@ -177,11 +171,7 @@ async fn readiness_follows_the_store() {
 
     let moved = server.data_dir.with_extension("moved");
     std::fs::rename(&server.data_dir, &moved).unwrap();
-    let down = http
-        .get(server.at("/readyz"))
-        .header("accept", "application/json")
-        .fetch()
-        .await;
+    let down = server.get_accepting("/readyz", "application/json").await;
     assert_eq!(down.status(), 503);
     let body: serde_json::Value = down.json().await.unwrap();
     assert_eq!(body["error"]["code"], "not_ready");
@@ -211,8 +201,8 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
         &format!("--log-format={format}"),
     ]);
     let http = client();
-    let tenant: serde_json::Value = http
-        .post(server.at("/api/admin/tenants"))
+    let tenant: serde_json::Value = server
+        .request(Method::POST, "/api/admin/tenants")
         .bearer_auth(ADMIN)
         .json(&serde_json::json!({"name": "acme"}))
         .fetch()
@@ -221,8 +211,8 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
         .await
         .unwrap();
     let tenant_token = tenant["token"]["token"].as_str().unwrap().to_owned();
-    let owned = http
-        .post(server.at("/?name=secret-name.txt"))
+    let owned = server
+        .request(Method::POST, "/?name=secret-name.txt")
         .bearer_auth(&tenant_token)
         .header("accept", "application/json")
         .body(BODY)
@@ -237,26 +227,22 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
         anon["delete_token"].as_str().unwrap().to_owned(),
     );
     // A client never sends the #fragment; a key in a query must not be logged either.
-    let read = http
-        .get(server.at(&format!("/raw/{owned_id}?key={KEY}#{KEY}")))
+    let read = server
+        .request(Method::GET, &format!("/raw/{owned_id}?key={KEY}#{KEY}"))
         .bearer_auth(&tenant_token)
         .fetch()
         .await;
     assert_eq!(read.text().await.unwrap(), BODY);
-    let wrong = http
-        .delete(server.at(&format!("/{anon_id}")))
-        .header("x-delete-token", format!("{delete_token}x"))
-        .fetch()
+    let wrong = server
+        .delete(&format!("/{anon_id}"), Some(&format!("{delete_token}x")))
         .await;
     assert_eq!(wrong.status(), 403);
-    let deleted = http
-        .delete(server.at(&format!("/{anon_id}")))
-        .header("x-delete-token", &delete_token)
-        .fetch()
+    let deleted = server
+        .delete(&format!("/{anon_id}"), Some(&delete_token))
         .await;
     assert_eq!(deleted.status(), 204);
-    let bad = http
-        .get(server.at("/api/pastes"))
+    let bad = server
+        .request(Method::GET, "/api/pastes")
         .bearer_auth("not-a-real-token-but-secret")
         .fetch()
         .await;

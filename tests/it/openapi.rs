@@ -6,6 +6,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use reqwest::Method;
+
 use crate::support::{
     Fetch, Server, client,
     http::{create_json, get_json},
@@ -160,8 +162,8 @@ async fn seed(server: &Server, tenant_token: &str) -> Vec<String> {
                 .to_owned(),
         );
     }
-    let private = http
-        .post(server.at("/?visibility=private&name=log-1"))
+    let private = server
+        .request(Method::POST, "/?visibility=private&name=log-1")
         .bearer_auth(tenant_token)
         .header("accept", "application/json")
         .body("tenant's private paste")
@@ -188,11 +190,10 @@ async fn schemathesis_finds_no_violation() {
         return;
     };
     let server = Server::start_with(&[&format!("--admin-token={ADMIN}")]);
-    let http = client();
     let mut tenants = Vec::new();
     for name in ["fuzz", "fuzz-target"] {
-        let created: serde_json::Value = http
-            .post(server.at("/api/admin/tenants"))
+        let created: serde_json::Value = server
+            .request(Method::POST, "/api/admin/tenants")
             .bearer_auth(ADMIN)
             .json(&serde_json::json!({ "name": name }))
             .fetch()
@@ -340,10 +341,6 @@ async fn ttl_beyond_year_9999_is_answered() {
         assert_eq!(status, 200);
         assert_eq!(meta["expires_at"], "9999-12-31T23:59:59Z");
     }
-    let too_long = http
-        .post(server.at("/?ttl=99999999999999999999999"))
-        .body("x")
-        .fetch()
-        .await;
+    let too_long = server.post("/?ttl=99999999999999999999999", "x").await;
     assert_eq!(too_long.status(), 400);
 }

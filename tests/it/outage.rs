@@ -7,14 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::support::wait::PATIENCE;
 use crate::support::{
     Server, client,
     http::{create_json, get_bytes, get_status},
     ports::free_port,
+    postgres::skip_unless_postgres,
+    wait::PATIENCE,
 };
-
-use crate::support::postgres::skip_unless_postgres;
 
 /// How many times the cluster is started on a fresh port when one was taken first.
 const TRIES: usize = 5;

@@ -6,11 +6,13 @@ use std::time::Duration;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::support::tenants::{
-    ADMIN, admin, create_as, ids, list, request, start, status, tenant, token, try_create, update,
+use crate::support::{
+    Fetch, Server, client,
+    tenants::{
+        ADMIN, admin, create_as, create_status, ids, list, request, start, status, tenant, token,
+        try_create, update,
+    },
 };
-
-use crate::support::{Fetch, Server, client};
 
 /// Who calls, in the isolation matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,18 +165,8 @@ async fn quota_holds_under_concurrency() {
     let a = tenant(&server, "busy", json!({ "max_bytes": 1000 })).await;
     let mut tasks = Vec::new();
     for _ in 0..40 {
-        let url = server.url.clone();
-        let a = a.clone();
-        tasks.push(tokio::spawn(async move {
-            client()
-                .post(format!("{url}/"))
-                .bearer_auth(a)
-                .body(vec![b'c'; 100])
-                .fetch()
-                .await
-                .status()
-                .as_u16()
-        }));
+        let (url, a) = (server.url.clone(), a.clone());
+        tasks.push(tokio::spawn(create_status(url, a, vec![b'c'; 100])));
     }
     let mut codes = Vec::new();
     for task in tasks {
@@ -532,28 +524,27 @@ async fn admin_api_auth() {
 #[tokio::test]
 async fn oversized_burst_and_rate_are_refused() {
     let server = start(&[]);
-    let http = client();
     for body in [
         serde_json::json!({"name": "big", "burst": 2_147_483_649u64}),
         serde_json::json!({"name": "big", "rate": "3000000000/s"}),
     ] {
-        let response = http
-            .post(server.at("/api/admin/tenants"))
+        let response = server
+            .request(Method::POST, "/api/admin/tenants")
             .bearer_auth(ADMIN)
             .json(&body)
             .fetch()
             .await;
         assert_eq!(response.status(), 400, "{body}");
     }
-    let created = http
-        .post(server.at("/api/admin/tenants"))
+    let created = server
+        .request(Method::POST, "/api/admin/tenants")
         .bearer_auth(ADMIN)
         .json(&serde_json::json!({"name": "ok", "burst": 1_000_000}))
         .fetch()
         .await;
     assert_eq!(created.status(), 201);
-    let update = http
-        .patch(server.at("/api/admin/tenants/ok"))
+    let update = server
+        .request(Method::PATCH, "/api/admin/tenants/ok")
         .bearer_auth(ADMIN)
         .json(&serde_json::json!({"burst": 4_294_967_294u64}))
         .fetch()

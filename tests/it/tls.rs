@@ -9,12 +9,15 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
-use crate::support::tls::{
-    Leaf, TestCa, addr_of, connect, get_on, https_client, leaf_of, replace_file, served_leaf,
-    write_pair,
+use crate::support::{
+    Fetch, Server, client,
+    http::get_status,
+    tls::{
+        Leaf, TestCa, addr_of, connect, get_on, https_client, leaf_of, replace_file, served_leaf,
+        write_pair,
+    },
+    wait::{PATIENCE, eventually},
 };
-use crate::support::wait::{PATIENCE, eventually};
-use crate::support::{Fetch, Server, client, http::get_status};
 
 /// Starts snip serving `leaf` from files in `dir`, with extra flags.
 fn start_tls(dir: &Path, leaf: &Leaf, extra: &[&str]) -> Server {

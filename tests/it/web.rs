@@ -65,7 +65,7 @@ async fn assets_are_hashed_precompressed_and_cached() {
     assert!(paths.len() >= 4, "{paths:?}");
     let http = client();
     for path in &paths {
-        let plain = http.get(server.at(path)).fetch().await;
+        let plain = server.get(path).await;
         assert_eq!(plain.status(), StatusCode::OK, "{path}");
         assert_eq!(
             plain.headers()["cache-control"],
@@ -84,8 +84,8 @@ async fn assets_are_hashed_precompressed_and_cached() {
             ("gzip", "gzip"),
             ("br;q=0, gzip", "gzip"),
         ] {
-            let packed = http
-                .get(server.at(path))
+            let packed = server
+                .request(Method::GET, path)
                 .header("accept-encoding", accept)
                 .fetch()
                 .await;
@@ -93,8 +93,8 @@ async fn assets_are_hashed_precompressed_and_cached() {
             let packed_etag = packed.headers()["etag"].to_str().unwrap().to_owned();
             assert_ne!(packed_etag, etag, "one strong ETag per representation");
             assert!(packed.bytes().await.unwrap().len() < size);
-            let again = http
-                .get(server.at(path))
+            let again = server
+                .request(Method::GET, path)
                 .header("accept-encoding", accept)
                 .header("if-none-match", &packed_etag)
                 .fetch()
@@ -102,16 +102,15 @@ async fn assets_are_hashed_precompressed_and_cached() {
             assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
         }
     }
-    let js = http
-        .get(server.at(paths.iter().find(|p| p.contains("/app-")).unwrap()))
-        .fetch()
+    let js = server
+        .get(paths.iter().find(|p| p.contains("/app-")).unwrap())
         .await;
     assert_eq!(
         js.headers()["content-type"],
         "text/javascript; charset=utf-8"
     );
     // Stable names work too but are revalidated; unknown names are 404.
-    let stable = http.get(server.at("/assets/app.js")).fetch().await;
+    let stable = server.get("/assets/app.js").await;
     assert_eq!(stable.status(), StatusCode::OK);
     assert_eq!(stable.headers()["cache-control"], "public, no-cache");
     let missing = get_status(&http, &server.at("/assets/nope-AAAAAAAA.js")).await;

@@ -1,6 +1,6 @@
 //! Running the `snip` command-line client against a test server.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use super::server::Server;
@@ -34,6 +34,15 @@ pub fn run_cli(
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
     }
     child.wait_with_output().unwrap()
+}
+
+/// Writes two small source files, `a.rs` and `b.py`, into `dir`; returns their paths.
+pub fn two_source_files(dir: &Path) -> (PathBuf, PathBuf) {
+    let a = dir.join("a.rs");
+    let b = dir.join("b.py");
+    std::fs::write(&a, "fn a() {}").unwrap();
+    std::fs::write(&b, "def b(): pass").unwrap();
+    (a, b)
 }
 
 /// Standard error as text.

@@ -4,7 +4,7 @@
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 
-use super::http::{Fetch, json_or_text};
+use super::http::{Fetch, client, json_or_text};
 use super::server::Server;
 
 /// The admin token every test server is started with.
@@ -99,6 +99,19 @@ pub async fn create_as(
     let (status, answer) = try_create(server, token, body, options).await;
     assert_eq!(status, 201, "create failed: {answer}");
     answer["id"].as_str().unwrap().to_owned()
+}
+
+/// Creates a paste on the server at `url` as `token`, on a client of its
+/// own (for many at once from spawned tasks); returns the status.
+pub async fn create_status(url: String, token: String, body: Vec<u8>) -> u16 {
+    client()
+        .post(format!("{url}/"))
+        .bearer_auth(token)
+        .body(body)
+        .fetch()
+        .await
+        .status()
+        .as_u16()
 }
 
 /// The status of `method path` as `token`.
