@@ -157,7 +157,7 @@ async fn metrics_on_a_separate_listener() {
 #[tokio::test]
 async fn readiness_follows_the_store() {
     if crate::support::postgres::skip_on_postgres(
-        "moves the embedded data dir; tests/outage.rs stops the database instead",
+        "moves the embedded data dir; tests/it/outage.rs stops the database instead",
     ) {
         return;
     }

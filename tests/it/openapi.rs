@@ -2,7 +2,7 @@
 //! by the server, and honoured by it under schemathesis fuzzing.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,8 +14,9 @@ use crate::support::{
 };
 
 const SPEC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json");
-/// Files whose `.route(...)` calls make up the main listener's router.
-const ROUTER_SOURCES: &[&str] = &["src/http/mod.rs", "src/http/admin.rs", "src/http/ops.rs"];
+/// Where the main listener's router is built: every `.route("PATH", …)` in
+/// the sources under it (however they are split into files) is one of its routes.
+const ROUTER_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/http");
 const METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options"];
 
 fn spec() -> serde_json::Value {
@@ -35,14 +36,32 @@ fn spec_operations(spec: &serde_json::Value) -> BTreeSet<(String, String)> {
     ops
 }
 
+/// The Rust sources under `dir`, recursively.
+fn rust_sources(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
 /// `(path, METHOD)` of every `.route("PATH", get(…).post(…))` in the router's source.
 fn router_operations() -> BTreeSet<(String, String)> {
     let mut ops = BTreeSet::new();
-    for file in ROUTER_SOURCES {
-        let source =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    for file in rust_sources(Path::new(ROUTER_DIR)) {
+        let source = std::fs::read_to_string(file).unwrap();
         for call in source.split(".route(").skip(1) {
-            let path = call.split('"').nth(1).unwrap().to_owned();
+            // A route's first argument is its path; other `.route(…)` calls
+            // (e.g. the metrics' route labels) are not the router's.
+            let Some(quoted) = call.trim_start().strip_prefix('"') else {
+                continue;
+            };
+            let path = quoted.split('"').next().unwrap().to_owned();
             // The method router is everything up to the `)` closing `.route(`.
             let mut depth = 1;
             let end = call

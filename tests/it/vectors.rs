@@ -2,7 +2,7 @@
 //! (`tests/vectors/envelope.json`, format in `docs/envelope.md`).
 //!
 //! `every_vector_both_ways` checks each vector in both directions. The file
-//! is written by `cargo test --test vectors -- --ignored write_vectors`; run
+//! is written by `cargo test --test it -- --ignored vectors::write_vectors`; run
 //! it only when adding vectors, and review the diff: existing vectors must
 //! never change.
 
