@@ -1,7 +1,7 @@
 //! The JSON of the HTTP API: every body the server sends or takes as JSON,
 //! defined once and used by the server (`http`) and the client (`cli`) alike,
 //! so the two cannot drift apart. `docs/openapi.json` describes the same
-//! shapes, and `tests/openapi.rs` checks the server against it.
+//! shapes, and `tests/it/openapi.rs` checks the server against it.
 //!
 //! Field order is the order on the wire. `Option` fields are sent as `null`
 //! unless marked to be left out.

@@ -1,6 +1,6 @@
 // Test harness: builds the real snip binary with cargo, starts it on port 0
 // with a temporary data dir, and reads "listening on http://ADDR" from its
-// stderr (as tests/common/mod.rs does).
+// stderr (as tests/it/support/server.rs does).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

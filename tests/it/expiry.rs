@@ -1,13 +1,14 @@
 //! Expiry against a real server: expired pastes are never served, the sweeper
 //! gives their disk space back, and the TTL limits are enforced.
-// Helpers outside #[test] functions panic on failure too, as tests should.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::time::{Duration, Instant, SystemTime};
 
-use common::{Server, XorShift, client, create_json, dir_size, disk_usage, get_bytes};
+use crate::support::{
+    Server, client,
+    data::{XorShift, dir_size, disk_usage},
+    http::{create_json, get_bytes},
+    wait::PATIENCE,
+};
 
 /// A ttl=1 paste is served at first and answers 404 on every read route ~2 s later, long before any sweep.
 #[tokio::test]
@@ -43,7 +44,7 @@ async fn expired_paste_is_not_served_before_sweep() {
 /// Writing ~50 MB of 1-second pastes and waiting for the sweeper shrinks the data dir to a fraction of its peak.
 #[tokio::test]
 async fn sweeper_reclaims_disk_space() {
-    if common::skip_on_postgres(
+    if crate::support::postgres::skip_on_postgres(
         "PostgreSQL's disk space is the database's business, not the data dir's",
     ) {
         return;
@@ -77,8 +78,7 @@ async fn sweeper_reclaims_disk_space() {
     // counts in full however little of it is written.
     let started = Instant::now();
     let mut now = disk_usage(&server.data_dir);
-    while (server.swept_count() < PASTES as u64 || now >= peak / 4)
-        && started.elapsed() < Duration::from_secs(30)
+    while (server.swept_count() < PASTES as u64 || now >= peak / 4) && started.elapsed() < PATIENCE
     {
         tokio::time::sleep(Duration::from_millis(250)).await;
         now = disk_usage(&server.data_dir);
@@ -110,12 +110,7 @@ async fn ttl_limits_and_default() {
     let server = Server::start_with(&["--max-ttl=1h", "--default-ttl=10m"]);
     let http = client();
     for ttl in ["2h", "never", "3601"] {
-        let response = http
-            .post(server.at(&format!("/?ttl={ttl}")))
-            .body("too long")
-            .send()
-            .await
-            .unwrap();
+        let response = server.post(&format!("/?ttl={ttl}"), "too long").await;
         assert_eq!(response.status(), 400, "ttl={ttl}");
         let message = response.text().await.unwrap();
         assert!(message.contains("at most 1h"), "ttl={ttl}: {message}");

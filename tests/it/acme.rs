@@ -4,18 +4,17 @@
 //! restart. `pebble-challtestsrv` is the DNS server that points the test
 //! domain at 127.0.0.1 for Pebble's validator; nothing is mocked and
 //! `PEBBLE_VA_ALWAYS_VALID` is not used.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
-#[path = "tls/helpers.rs"]
-mod helpers;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, free_port};
-use helpers::{TestCa, connect, https_client};
+use crate::support::{
+    Fetch, Server,
+    ports::free_port,
+    tls::{TestCa, connect, https_client},
+    wait::PATIENCE,
+};
 
 /// The domain snip gets a certificate for (challtestsrv answers every name with 127.0.0.1).
 const DOMAIN: &str = "snip.test";
@@ -60,21 +59,57 @@ fn pebble_available() -> bool {
     found
 }
 
-/// Waits until something accepts TCP connections on `port`.
-fn wait_for_port(port: u16, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
+/// How many times Pebble and snip are started on fresh ports when one was taken first.
+const TRIES: usize = 5;
+
+/// Starts Pebble and snip for `DOMAIN`, snip answering Pebble's TLS-ALPN-01
+/// validations on the port it serves; certificates are valid for
+/// `validity`. Neither can bind port 0 and say so to the other, so they get
+/// ports picked in advance, and start again on new ones if a port was taken first.
+fn start_pebble_and_snip(dir: &Path, validity: Duration) -> (Pebble, Server, u16) {
+    for _ in 0..TRIES {
+        let port = free_port();
+        let Some(pebble) = start_pebble(dir, port, validity) else {
+            continue;
+        };
+        let args = [
+            format!("--listen=127.0.0.1:{port}"),
+            format!("--acme-domain={DOMAIN}"),
+            "--acme-email=ops@example.com".to_owned(),
+            format!("--acme-directory={}", pebble.directory),
+            format!("--acme-ca-root={}", pebble.https_ca.display()),
+        ];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        match Server::try_start_with(&args) {
+            Ok(server) => return (pebble, server, port),
+            Err(logs) if logs.contains("cannot listen on") => {
+                eprintln!("snip lost its port, starting again on others:\n{logs}");
+            }
+            Err(logs) => panic!("snip did not start; logs:\n{logs}"),
+        }
+    }
+    panic!("Pebble or snip lost a port {TRIES} times in a row");
+}
+
+/// Waits until something accepts TCP connections on `port`; false if `child` exits first
+/// (a port it was given was taken).
+fn wait_for_port(port: u16, child: &mut Child) -> bool {
+    let deadline = Instant::now() + PATIENCE;
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not start on port {port}"
-        );
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            return false;
+        }
+        assert!(Instant::now() < deadline, "nothing listens on port {port}");
         std::thread::sleep(Duration::from_millis(50));
     }
+    // Something listens; it is ours only if ours is still running.
+    matches!(child.try_wait(), Ok(None))
 }
 
 /// Starts challtestsrv and Pebble in `dir`, validating TLS-ALPN-01 on
-/// `tls_port` and issuing certificates valid for `validity`.
-fn start_pebble(dir: &Path, tls_port: u16, validity: Duration) -> Pebble {
+/// `tls_port` and issuing certificates valid for `validity`; `None` if one of
+/// them exits at startup because a port it was given was taken.
+fn start_pebble(dir: &Path, tls_port: u16, validity: Duration) -> Option<Pebble> {
     let ca = TestCa::new();
     let leaf = ca.leaf("pebble");
     let https_ca = dir.join("pebble-https-ca.pem");
@@ -125,10 +160,13 @@ fn start_pebble(dir: &Path, tls_port: u16, validity: Duration) -> Pebble {
         .spawn()
         .unwrap();
     pebble.children.push(ca_server);
-    wait_for_port(dns_admin, "pebble-challtestsrv");
-    wait_for_port(listen, "pebble");
-    wait_for_port(management, "pebble's management API");
-    pebble
+    let [dns_server, ca_server] = &mut pebble.children[..] else {
+        unreachable!("two children were started");
+    };
+    let up = wait_for_port(dns_admin, dns_server)
+        && wait_for_port(listen, ca_server)
+        && wait_for_port(management, ca_server);
+    up.then_some(pebble)
 }
 
 /// Waits for `needle` in the server's logs; on timeout fails with both servers' logs.
@@ -157,15 +195,8 @@ async fn certificate_from_pebble() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let pebble = start_pebble(dir.path(), port, Duration::from_secs(90 * 86400));
-    let mut server = Server::start_with(&[
-        &format!("--listen=127.0.0.1:{port}"),
-        &format!("--acme-domain={DOMAIN}"),
-        "--acme-email=ops@example.com",
-        &format!("--acme-directory={}", pebble.directory),
-        &format!("--acme-ca-root={}", pebble.https_ca.display()),
-    ]);
+    let (pebble, mut server, port) =
+        start_pebble_and_snip(dir.path(), Duration::from_secs(90 * 86400));
     wait_for_log(&server, "ACME: certificate issued", dir.path());
 
     // Pebble's issuing root changes with every run; ask it.
@@ -181,7 +212,7 @@ async fn certificate_from_pebble() {
 
     let client = https_client(&root).resolve(DOMAIN, addr).build().unwrap();
     let base = format!("https://{DOMAIN}:{port}");
-    let created = common::create_json(&client, &base, "issued by pebble\n", "").await;
+    let created = crate::support::http::create_json(&client, &base, "issued by pebble\n", "").await;
     assert!(
         created["url"]
             .as_str()
@@ -190,9 +221,8 @@ async fn certificate_from_pebble() {
     );
     let raw = client
         .get(created["raw_url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(raw.text().await.unwrap(), "issued by pebble\n");
 
     // The cache: account and certificate, private, reused after a restart.
@@ -219,7 +249,7 @@ async fn pebble_root(pebble: &Pebble) -> String {
     let https_ca = std::fs::read_to_string(&pebble.https_ca).unwrap();
     let management = https_client(&https_ca).build().unwrap();
     let response = management.get(format!("{}/roots/0", pebble.management));
-    response.send().await.unwrap().text().await.unwrap()
+    response.fetch().await.text().await.unwrap()
 }
 
 /// A certificate is renewed once a third of its lifetime is left (here 6 of
@@ -230,15 +260,7 @@ async fn certificate_renewed_before_expiry() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let pebble = start_pebble(dir.path(), port, Duration::from_secs(18));
-    let server = Server::start_with(&[
-        &format!("--listen=127.0.0.1:{port}"),
-        &format!("--acme-domain={DOMAIN}"),
-        "--acme-email=ops@example.com",
-        &format!("--acme-directory={}", pebble.directory),
-        &format!("--acme-ca-root={}", pebble.https_ca.display()),
-    ]);
+    let (pebble, server, port) = start_pebble_and_snip(dir.path(), Duration::from_secs(18));
     wait_for_log(&server, "ACME: certificate issued", dir.path());
     let root = pebble_root(&pebble).await;
     let addr = format!("127.0.0.1:{port}").parse().unwrap();
@@ -252,5 +274,8 @@ async fn certificate_renewed_before_expiry() {
         "renewed {renewed_after:?} after issuance, expected about 12 s (before the 18 s expiry)"
     );
     let second = connect(addr, &root, DOMAIN, &[b"http/1.1"]).await.unwrap();
-    assert_ne!(helpers::leaf_of(&first), helpers::leaf_of(&second));
+    assert_ne!(
+        crate::support::tls::leaf_of(&first),
+        crate::support::tls::leaf_of(&second)
+    );
 }

@@ -1,23 +1,22 @@
 //! The OpenAPI document (`docs/openapi.json`): in sync with the router, served
 //! by the server, and honoured by it under schemathesis fuzzing.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create_json, get_json};
+use reqwest::Method;
+
+use crate::support::{
+    Fetch, Server, client,
+    http::{create_json, get_json},
+};
 
 const SPEC_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/openapi.json");
-/// Files whose `.route(...)` calls make up the main listener's router.
-const ROUTER_SOURCES: &[&str] = &[
-    "src/http/mod.rs",
-    "src/http/handlers/admin.rs",
-    "src/http/handlers/ops.rs",
-];
+/// Where the main listener's router is built: every `.route("PATH", …)` in
+/// the sources under it (however they are split into files) is one of its routes.
+const ROUTER_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/http");
 const METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "head", "options"];
 
 fn spec() -> serde_json::Value {
@@ -37,14 +36,32 @@ fn spec_operations(spec: &serde_json::Value) -> BTreeSet<(String, String)> {
     ops
 }
 
+/// The Rust sources under `dir`, recursively.
+fn rust_sources(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
 /// `(path, METHOD)` of every `.route("PATH", get(…).post(…))` in the router's source.
 fn router_operations() -> BTreeSet<(String, String)> {
     let mut ops = BTreeSet::new();
-    for file in ROUTER_SOURCES {
-        let source =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    for file in rust_sources(Path::new(ROUTER_DIR)) {
+        let source = std::fs::read_to_string(file).unwrap();
         for call in source.split(".route(").skip(1) {
-            let path = call.split('"').nth(1).unwrap().to_owned();
+            // A route's first argument is its path; other `.route(…)` calls
+            // (e.g. the metrics' route labels) are not the router's.
+            let Some(quoted) = call.trim_start().strip_prefix('"') else {
+                continue;
+            };
+            let path = quoted.split('"').next().unwrap().to_owned();
             // The method router is everything up to the `)` closing `.route(`.
             let mut depth = 1;
             let end = call
@@ -106,9 +123,8 @@ async fn server_routes_every_documented_operation() {
         let response = http
             .request(method.parse().unwrap(), server.at(&concrete))
             .header("accept", "application/json")
-            .send()
-            .await
-            .unwrap();
+            .fetch()
+            .await;
         let status = response.status();
         let body = response.text().await.unwrap();
         assert_ne!(status, 405, "{method} {path}: {body}");
@@ -123,11 +139,7 @@ async fn server_routes_every_documented_operation() {
 #[tokio::test]
 async fn document_is_served() {
     let server = Server::start();
-    let response = client()
-        .get(server.at("/api/openapi.json"))
-        .send()
-        .await
-        .unwrap();
+    let response = server.get("/api/openapi.json").await;
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["content-type"], "application/json");
     let served: serde_json::Value = response.json().await.unwrap();
@@ -169,14 +181,13 @@ async fn seed(server: &Server, tenant_token: &str) -> Vec<String> {
                 .to_owned(),
         );
     }
-    let private = http
-        .post(server.at("/?visibility=private&name=log-1"))
+    let private = server
+        .request(Method::POST, "/?visibility=private&name=log-1")
         .bearer_auth(tenant_token)
         .header("accept", "application/json")
         .body("tenant's private paste")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(private.status(), 201);
     let private: serde_json::Value = private.json().await.unwrap();
     ids.push(private["id"].as_str().unwrap().to_owned());
@@ -198,16 +209,14 @@ async fn schemathesis_finds_no_violation() {
         return;
     };
     let server = Server::start_with(&[&format!("--admin-token={ADMIN}")]);
-    let http = client();
     let mut tenants = Vec::new();
     for name in ["fuzz", "fuzz-target"] {
-        let created: serde_json::Value = http
-            .post(server.at("/api/admin/tenants"))
+        let created: serde_json::Value = server
+            .request(Method::POST, "/api/admin/tenants")
             .bearer_auth(ADMIN)
             .json(&serde_json::json!({ "name": name }))
-            .send()
+            .fetch()
             .await
-            .unwrap()
             .json()
             .await
             .unwrap();
@@ -351,11 +360,6 @@ async fn ttl_beyond_year_9999_is_answered() {
         assert_eq!(status, 200);
         assert_eq!(meta["expires_at"], "9999-12-31T23:59:59Z");
     }
-    let too_long = http
-        .post(server.at("/?ttl=99999999999999999999999"))
-        .body("x")
-        .send()
-        .await
-        .unwrap();
+    let too_long = server.post("/?ttl=99999999999999999999999", "x").await;
     assert_eq!(too_long.status(), 400);
 }

@@ -1,11 +1,12 @@
 //! Metrics, request logs and health/readiness, checked against the running server.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
-mod common;
+use reqwest::Method;
 
-use std::time::{Duration, Instant};
-
-use common::{LOG_WAIT, Server, client, create, create_json, get_status, get_text};
+use crate::support::{
+    Fetch, Server, client,
+    http::{create_json, get_status, get_text},
+    wait::{PATIENCE, eventually},
+};
 
 /// The value of one series (`name{labels}` exactly as exposed), or 0 if absent.
 fn value(text: &str, series: &str) -> f64 {
@@ -18,7 +19,7 @@ fn value(text: &str, series: &str) -> f64 {
 }
 
 async fn scrape(url: &str) -> String {
-    let response = client().get(url).send().await.unwrap();
+    let response = client().get(url).fetch().await;
     assert_eq!(response.status(), 200);
     let content_type = response.headers()["content-type"].to_str().unwrap();
     assert!(
@@ -46,19 +47,15 @@ async fn metrics_move_with_requests() {
     assert_eq!(value(&before, &pastes("created")), 0.0);
     assert_eq!(value(&before, "snip_stored_pastes"), 0.0);
 
-    let (id, token) = create(&server, "hello metrics", "").await;
-    let (burn, _) = create(&server, "burn me", "burn=true").await;
+    let (id, token) = server.create("hello metrics", "").await;
+    let (burn, _) = server.create("burn me", "burn=true").await;
     for _ in 0..3 {
         assert_eq!(
             get_status(&http, &server.at(&format!("/raw/{id}"))).await,
             200
         );
     }
-    let revealed = http
-        .post(server.at(&format!("/{burn}/reveal")))
-        .send()
-        .await
-        .unwrap();
+    let revealed = server.reveal(&burn).await;
     assert_eq!(revealed.status(), 200);
     assert_eq!(get_status(&http, &server.at("/no/such/page")).await, 404);
 
@@ -99,12 +96,7 @@ async fn metrics_move_with_requests() {
         "a paste ID is a label"
     );
 
-    let deleted = http
-        .delete(server.at(&format!("/{id}")))
-        .header("x-delete-token", &token)
-        .send()
-        .await
-        .unwrap();
+    let deleted = server.delete(&format!("/{id}"), Some(&token)).await;
     assert_eq!(deleted.status(), 204);
     let after = scrape(&server.at("/metrics")).await;
     assert_eq!(value(&after, &pastes("deleted")), 1.0);
@@ -117,22 +109,16 @@ async fn metrics_move_with_requests() {
 #[tokio::test]
 async fn expired_pastes_are_counted() {
     let server = Server::start_with(&["--sweep-interval=1s"]);
-    create(&server, "short-lived", "ttl=1s").await;
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let text = scrape(&server.at("/metrics")).await;
-        // A scrape reads the stored-pastes gauge and the counters one after
-        // the other, so a sweep between the two shows the paste counted as
-        // expired and still stored: wait for both.
-        if value(&text, &pastes("expired")) == 1.0 && value(&text, "snip_stored_pastes") == 0.0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "never counted as expired:\n{text}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    server.create("short-lived", "ttl=1s").await;
+    // A scrape reads the stored-pastes gauge and the counters one after the
+    // other, so a sweep between the two shows the paste counted as expired
+    // and still stored: wait for both.
+    let swept = |text: &str| {
+        value(text, &pastes("expired")) == 1.0 && value(text, "snip_stored_pastes") == 0.0
+    };
+    let counted = eventually(|| async { swept(&scrape(&server.at("/metrics")).await) }).await;
+    let text = scrape(&server.at("/metrics")).await;
+    assert!(counted, "never counted as expired:\n{text}");
 }
 
 /// Requests refused by the per-IP limit are counted.
@@ -159,32 +145,19 @@ async fn rate_limit_rejections_are_counted() {
 #[tokio::test]
 async fn metrics_on_a_separate_listener() {
     let server = Server::start_with(&["--metrics-listen=127.0.0.1:0"]);
-    assert!(
-        server.wait_for_log("metrics on http://"),
-        "metrics address never logged:\n{}",
-        server.log_text()
-    );
-    let log = server.log_text();
-    let start = log
-        .find("metrics on http://")
-        .expect("metrics address logged")
-        + 11;
-    let url: String = log[start..]
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != '"' && *c != '\u{1b}')
-        .collect();
-    create(&server, "counted", "").await;
+    let url = format!("http://{}", server.logged_value("metrics on http://"));
+    server.create("counted", "").await;
     let text = scrape(&url).await;
     assert_eq!(value(&text, &pastes("created")), 1.0);
-    assert_eq!(get_status(&client(), &server.at("/metrics")).await, 404);
+    assert_eq!(server.status("/metrics").await, 404);
 }
 
 /// /healthz answers while the process runs; /readyz fails with 503 while the
 /// data dir is gone and recovers when it is back.
 #[tokio::test]
 async fn readiness_follows_the_store() {
-    if common::skip_on_postgres(
-        "moves the embedded data dir; tests/outage.rs stops the database instead",
+    if crate::support::postgres::skip_on_postgres(
+        "moves the embedded data dir; tests/it/outage.rs stops the database instead",
     ) {
         return;
     }
@@ -198,12 +171,7 @@ async fn readiness_follows_the_store() {
 
     let moved = server.data_dir.with_extension("moved");
     std::fs::rename(&server.data_dir, &moved).unwrap();
-    let down = http
-        .get(server.at("/readyz"))
-        .header("accept", "application/json")
-        .send()
-        .await
-        .unwrap();
+    let down = server.get_accepting("/readyz", "application/json").await;
     assert_eq!(down.status(), 503);
     let body: serde_json::Value = down.json().await.unwrap();
     assert_eq!(body["error"]["code"], "not_ready");
@@ -233,25 +201,23 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
         &format!("--log-format={format}"),
     ]);
     let http = client();
-    let tenant: serde_json::Value = http
-        .post(server.at("/api/admin/tenants"))
+    let tenant: serde_json::Value = server
+        .request(Method::POST, "/api/admin/tenants")
         .bearer_auth(ADMIN)
         .json(&serde_json::json!({"name": "acme"}))
-        .send()
+        .fetch()
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     let tenant_token = tenant["token"]["token"].as_str().unwrap().to_owned();
-    let owned = http
-        .post(server.at("/?name=secret-name.txt"))
+    let owned = server
+        .request(Method::POST, "/?name=secret-name.txt")
         .bearer_auth(&tenant_token)
         .header("accept", "application/json")
         .body(BODY)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(owned.status(), 201);
     let owned: serde_json::Value = owned.json().await.unwrap();
     let owned_id = owned["id"].as_str().unwrap().to_owned();
@@ -261,42 +227,34 @@ async fn secret_session(format: &str) -> (Vec<String>, Vec<String>) {
         anon["delete_token"].as_str().unwrap().to_owned(),
     );
     // A client never sends the #fragment; a key in a query must not be logged either.
-    let read = http
-        .get(server.at(&format!("/raw/{owned_id}?key={KEY}#{KEY}")))
+    let read = server
+        .request(Method::GET, &format!("/raw/{owned_id}?key={KEY}#{KEY}"))
         .bearer_auth(&tenant_token)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(read.text().await.unwrap(), BODY);
-    let wrong = http
-        .delete(server.at(&format!("/{anon_id}")))
-        .header("x-delete-token", format!("{delete_token}x"))
-        .send()
-        .await
-        .unwrap();
+    let wrong = server
+        .delete(&format!("/{anon_id}"), Some(&format!("{delete_token}x")))
+        .await;
     assert_eq!(wrong.status(), 403);
-    let deleted = http
-        .delete(server.at(&format!("/{anon_id}")))
-        .header("x-delete-token", &delete_token)
-        .send()
-        .await
-        .unwrap();
+    let deleted = server
+        .delete(&format!("/{anon_id}"), Some(&delete_token))
+        .await;
     assert_eq!(deleted.status(), 204);
-    let bad = http
-        .get(server.at("/api/pastes"))
+    let bad = server
+        .request(Method::GET, "/api/pastes")
         .bearer_auth("not-a-real-token-but-secret")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(bad.status(), 401);
     // Request lines arrive after their responses (a buffered writer, a pipe):
     // wait for all seven before looking for secrets in them.
     assert!(
-        server.wait_for_log_count("snip::request", 7, LOG_WAIT),
+        server.wait_for_log_count("snip::request", 7, PATIENCE),
         "fewer than 7 request lines:\n{}",
         server.log_text()
     );
-    let logs = server.logs.lock().unwrap().clone();
+    let logs = server.log_lines();
     let secrets = vec![
         ADMIN.to_owned(),
         tenant_token,
@@ -366,17 +324,15 @@ async fn json_logs_are_structured_and_keep_secrets() {
 /// server's other info lines.
 #[tokio::test]
 async fn request_lines_can_be_turned_off() {
-    let server = Server::start_with(&["--log=info,snip::request=warn"]);
+    let mut server = Server::start_with(&["--log=info,snip::request=warn"]);
     let http = client();
     let created = create_json(&http, &server.url, BODY, "").await;
-    let read = http
-        .get(created["raw_url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+    let read = http.get(created["raw_url"].as_str().unwrap()).fetch().await;
     assert_eq!(read.status(), 200);
-    // Lines are written in batches within 20 ms; give them ample time.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Lines keep their order, and a stopping server's last one is "snip
+    // stopped": once that is here, any request line would be too.
+    server.terminate();
+    assert!(server.wait_for_log("snip stopped"), "{}", server.log_text());
     let logs = server.log_text();
     assert!(logs.contains("listening"), "{logs}");
     assert!(!logs.contains("snip::request"), "{logs}");

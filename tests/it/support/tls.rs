@@ -1,12 +1,10 @@
-//! Helpers for the TLS tests: a test CA and certificates made with rcgen, an
-//! HTTPS client that trusts only that CA, and raw TLS connections for looking
-//! at the certificate a handshake presents.
-#![allow(dead_code, clippy::unwrap_used, clippy::panic)]
+//! TLS for the tests: a test CA and certificates made with rcgen, an HTTPS
+//! client that trusts only that CA, and raw TLS connections for looking at
+//! the certificate a handshake presents.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use rustls_pki_types::pem::PemObject;
@@ -140,21 +138,5 @@ pub fn leaf_of(stream: &TlsStream<TcpStream>) -> Vec<u8> {
 pub async fn get_on(stream: &mut TlsStream<TcpStream>, path: &str) -> (u16, String) {
     let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     stream.write_all(request.as_bytes()).await.unwrap();
-    crate::common::read_response(stream).await
-}
-
-/// Polls `check` every 100 ms until it holds or `limit` passes; returns whether it held.
-pub async fn eventually<F, Fut>(limit: Duration, mut check: F) -> bool
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if check().await {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    false
+    super::http::read_response(stream).await
 }

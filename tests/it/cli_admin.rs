@@ -1,29 +1,24 @@
 //! The `snip admin`, `list` and `shorten` commands and the tenant token of the
 //! client, against a real server.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
-#[path = "tenants/helpers.rs"]
-mod helpers;
 
 use std::path::Path;
 use std::process::Output;
 
-use common::{Server, client};
-use helpers::{ADMIN, start};
+use crate::support::{
+    Fetch, Server,
+    cli::{run_cli, stderr},
+    client,
+    tenants::{ADMIN, start},
+};
 
 /// Runs `snip ARGS` against `server` with `env` set and `stdin` piped in.
 fn snip(server: &Server, dir: &Path, env: &[(&str, &str)], args: &[&str], stdin: &[u8]) -> Output {
-    common::run_cli(server, dir, env, args, stdin)
+    run_cli(server, dir, env, args, stdin)
 }
 
 /// Standard output, trimmed; panics (showing stderr) unless the command succeeded.
 fn ok(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "failed: {}", stderr(output));
     String::from_utf8(output.stdout.clone())
         .unwrap()
         .trim()
@@ -54,7 +49,7 @@ async fn admin_and_tenant_workflow() {
     );
     let token = ok(&create);
     assert!(token.starts_with("snip_"), "{token}");
-    let details = String::from_utf8_lossy(&create.stderr);
+    let details = stderr(&create);
     assert!(
         details.contains("team") && details.contains("1048576"),
         "{details}"
@@ -69,7 +64,7 @@ async fn admin_and_tenant_workflow() {
         b"secret notes",
     ));
     assert!(url.starts_with(&server.url), "{url}");
-    assert_eq!(client().get(&url).send().await.unwrap().status(), 404);
+    assert_eq!(client().get(&url).fetch().await.status(), 404);
     let got = snip(&server, dir.path(), &user, &["get", &url], b"");
     assert_eq!(ok(&got), "secret notes");
 
@@ -87,7 +82,7 @@ async fn admin_and_tenant_workflow() {
         &["shorten", "https://example.com/long"],
         b"",
     ));
-    let response = client().get(&short).send().await.unwrap();
+    let response = client().get(&short).fetch().await;
     assert_eq!(response.status(), 302);
     assert_eq!(response.headers()["location"], "https://example.com/long");
 
@@ -121,7 +116,7 @@ async fn admin_and_tenant_workflow() {
 
     let refused = snip(&server, dir.path(), &user, &["list"], b"");
     assert!(!refused.status.success());
-    let message = String::from_utf8_lossy(&refused.stderr);
+    let message = stderr(&refused);
     assert!(
         message.contains("401") && message.contains("revoked"),
         "{message}"
@@ -162,7 +157,7 @@ async fn admin_tokens_and_updates() {
         b"hi",
     );
     assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("read-only"));
+    assert!(stderr(&refused).contains("read-only"));
 
     let writer = ok(&admin(&["token", "create", "--tenant", "ro"]));
     let big = snip(
@@ -172,7 +167,7 @@ async fn admin_tokens_and_updates() {
         &["put"],
         b"12345",
     );
-    assert!(String::from_utf8_lossy(&big.stderr).contains("413"));
+    assert!(stderr(&big).contains("413"));
     let updated = ok(&admin(&[
         "tenant",
         "update",
@@ -191,5 +186,5 @@ async fn admin_tokens_and_updates() {
 
     let no_admin = snip(&server, dir.path(), &[], &["admin", "tenant", "list"], b"");
     assert!(!no_admin.status.success());
-    assert!(String::from_utf8_lossy(&no_admin.stderr).contains("SNIP_ADMIN_TOKEN"));
+    assert!(stderr(&no_admin).contains("SNIP_ADMIN_TOKEN"));
 }

@@ -2,15 +2,21 @@
 //! store_unavailable`, and succeed again once the database is back, without
 //! restarting snip. Runs a private PostgreSQL cluster (initdb + pg_ctl on a
 //! temporary directory and a free port) so stopping it disturbs no other test.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{Server, client, create_json, free_port, get_bytes, get_status};
+use crate::support::{
+    Server, client,
+    http::{create_json, get_bytes, get_status},
+    ports::free_port,
+    postgres::skip_unless_postgres,
+    wait::PATIENCE,
+};
+
+/// How many times the cluster is started on a fresh port when one was taken first.
+const TRIES: usize = 5;
 
 /// A throwaway PostgreSQL cluster, stopped and deleted on drop.
 struct Cluster {
@@ -82,20 +88,36 @@ impl Cluster {
             "initdb: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let cluster = Self {
-            bin,
-            dir,
-            port: free_port(),
-        };
-        cluster.start();
-        cluster
+        let mut cluster = Self { bin, dir, port: 0 };
+        // pg_ctl cannot bind port 0 and say which port it got: a port picked
+        // in advance may be taken first, and then the cluster starts on another.
+        for _ in 0..TRIES {
+            cluster.port = free_port();
+            match cluster.try_start() {
+                Ok(()) => return cluster,
+                Err(log) if log.contains("Address already in use") => {
+                    eprintln!("PostgreSQL lost its port, starting it on another:\n{log}");
+                }
+                Err(log) => panic!("pg_ctl start: {log}"),
+            }
+        }
+        panic!("PostgreSQL lost its port {TRIES} times in a row");
     }
 
     fn data(&self) -> String {
         self.dir.path().join("pgdata").display().to_string()
     }
 
+    /// Starts the server again on its port (below the range the kernel hands
+    /// out, so no other test's server can have taken it meanwhile).
     fn start(&self) {
+        if let Err(log) = self.try_start() {
+            panic!("pg_ctl start: {log}");
+        }
+    }
+
+    /// Starts the server on its port; returns pg_ctl's complaint and the server log if it fails.
+    fn try_start(&self) -> Result<(), String> {
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
             self.port,
@@ -116,11 +138,14 @@ impl Cluster {
                 "start",
             ],
         );
-        assert!(
-            out.status.success(),
-            "pg_ctl start: {}",
+        if out.status.success() {
+            return Ok(());
+        }
+        let server_log = std::fs::read_to_string(&log).unwrap_or_default();
+        Err(format!(
+            "{}\n{server_log}",
             String::from_utf8_lossy(&out.stderr)
-        );
+        ))
     }
 
     fn stop(&self) {
@@ -154,8 +179,7 @@ impl Drop for Cluster {
 /// Stopping the database makes requests fail within seconds with 503 store_unavailable (no hang, no crash); starting it again brings service back by itself, old pastes included.
 #[tokio::test]
 async fn database_restart_while_serving() {
-    if !common::on_postgres() {
-        eprintln!("skipped: the outage test runs with SNIP_TEST_STORE=postgres");
+    if skip_unless_postgres("the outage test runs with SNIP_TEST_STORE=postgres") {
         return;
     }
     let Some(bin) = pg_bin() else {
@@ -206,7 +230,7 @@ async fn database_restart_while_serving() {
     assert_eq!(get_status(&http, &server.at("/healthz")).await, 200);
 
     cluster.start();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + PATIENCE;
     let mut back = get_bytes(&http, &server.at(&format!("/raw/{id}"))).await;
     while back.0 != 200 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(250)).await;

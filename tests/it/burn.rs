@@ -1,16 +1,14 @@
 //! Burn after reading: reads are harmless, only an explicit reveal consumes, and exactly once.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod common;
+use reqwest::{Method, StatusCode};
 
-use common::{Server, client, create, get_json};
-use reqwest::StatusCode;
+use crate::support::{Fetch, Server, client};
 
 /// GET and HEAD with any Accept never consume a burn paste; metadata shows it is one.
 #[tokio::test]
 async fn reads_do_not_burn() {
     let server = Server::start();
-    let (id, _) = create(&server, "top secret", "burn=true").await;
+    let (id, _) = server.create("top secret", "burn=true").await;
     for _ in 0..3 {
         for accept in ["*/*", "text/html", "application/json", "text/plain"] {
             for path in [
@@ -18,29 +16,19 @@ async fn reads_do_not_burn() {
                 format!("/raw/{id}"),
                 format!("/download/{id}"),
             ] {
-                let _ = client()
-                    .get(server.at(&path))
+                let _ = server.get_accepting(&path, accept).await;
+                let _ = server
+                    .request(Method::HEAD, &path)
                     .header("accept", accept)
-                    .send()
-                    .await
-                    .unwrap();
-                let _ = client()
-                    .head(server.at(&path))
-                    .header("accept", accept)
-                    .send()
-                    .await
-                    .unwrap();
+                    .fetch()
+                    .await;
             }
         }
     }
-    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    let (status, meta) = server.metadata(&id).await;
     assert_eq!(status, 200);
     assert_eq!(meta["burn"], true);
-    let reveal = client()
-        .post(server.at(&format!("/{id}/reveal")))
-        .send()
-        .await
-        .unwrap();
+    let reveal = server.reveal(&id).await;
     assert_eq!(reveal.status(), 200);
     assert_eq!(reveal.text().await.unwrap(), "top secret");
 }
@@ -49,12 +37,8 @@ async fn reads_do_not_burn() {
 #[tokio::test]
 async fn get_explains_how_to_reveal() {
     let server = Server::start();
-    let (id, _) = create(&server, "top secret", "burn=1").await;
-    let curl = client()
-        .get(server.at(&format!("/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let (id, _) = server.create("top secret", "burn=1").await;
+    let curl = server.get(&format!("/{id}")).await;
     assert_eq!(curl.status(), StatusCode::CONFLICT);
     let hint = curl.text().await.unwrap();
     assert!(
@@ -62,22 +46,9 @@ async fn get_explains_how_to_reveal() {
         "{hint}"
     );
     assert!(!hint.contains("top secret"));
-    assert_eq!(
-        client()
-            .get(server.at(&format!("/raw/{id}")))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        409
-    );
+    assert_eq!(server.get(&format!("/raw/{id}")).await.status(), 409);
 
-    let page = client()
-        .get(server.at(&format!("/{id}")))
-        .header("accept", "text/html")
-        .send()
-        .await
-        .unwrap();
+    let page = server.get_accepting(&format!("/{id}"), "text/html").await;
     assert_eq!(page.status(), 200);
     let html = page.text().await.unwrap();
     assert!(html.contains(&format!("action=\"/{id}/reveal\"")));
@@ -88,13 +59,12 @@ async fn get_explains_how_to_reveal() {
 #[tokio::test]
 async fn reveal_is_once() {
     let server = Server::start();
-    let (id, _) = create(&server, "once", "burn=true").await;
-    let first = client()
-        .post(server.at(&format!("/{id}/reveal")))
+    let (id, _) = server.create("once", "burn=true").await;
+    let first = server
+        .request(Method::POST, &format!("/{id}/reveal"))
         .header("accept", "text/html")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(first.status(), 200);
     assert_eq!(first.headers()["cache-control"], "no-store");
     assert!(first.text().await.unwrap().contains("once"));
@@ -103,22 +73,9 @@ async fn reveal_is_once() {
         format!("/raw/{id}"),
         format!("/api/pastes/{id}"),
     ] {
-        assert_eq!(
-            client()
-                .get(server.at(&path))
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            404,
-            "{path}"
-        );
+        assert_eq!(server.get(&path).await.status(), 404, "{path}");
     }
-    let second = client()
-        .post(server.at(&format!("/{id}/reveal")))
-        .send()
-        .await
-        .unwrap();
+    let second = server.reveal(&id).await;
     assert_eq!(second.status(), 404);
 }
 
@@ -128,7 +85,7 @@ async fn concurrent_reveals_have_one_winner() {
     let server = Server::start();
     for round in 0..5 {
         let secret = format!("secret number {round}");
-        let (id, _) = create(&server, secret.clone(), "burn=true").await;
+        let (id, _) = server.create(secret.clone(), "burn=true").await;
         let url = server.at(&format!("/{id}/reveal"));
         let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(64));
         let tasks: Vec<_> = (0..64)
@@ -137,7 +94,7 @@ async fn concurrent_reveals_have_one_winner() {
                 tokio::spawn(async move {
                     let client = client();
                     barrier.wait().await;
-                    let response = client.post(url).send().await.unwrap();
+                    let response = client.post(url).fetch().await;
                     (response.status(), response.text().await.unwrap())
                 })
             })
@@ -159,13 +116,9 @@ async fn concurrent_reveals_have_one_winner() {
 #[tokio::test]
 async fn reveal_of_ordinary_paste_keeps_it() {
     let server = Server::start();
-    let (id, _) = create(&server, "stays", "").await;
+    let (id, _) = server.create("stays", "").await;
     for _ in 0..2 {
-        let response = client()
-            .post(server.at(&format!("/{id}/reveal")))
-            .send()
-            .await
-            .unwrap();
+        let response = server.reveal(&id).await;
         assert_eq!(response.text().await.unwrap(), "stays");
     }
 }

@@ -1,11 +1,6 @@
 //! Backup, restore and migration through the `snip` CLI and real servers:
 //! every paste comes back byte for byte with its metadata, delete token and
 //! owner, on either backend and across them; damaged dumps change nothing.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
-#[path = "tenants/helpers.rs"]
-mod helpers;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -13,11 +8,15 @@ use std::process::Output;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use common::{
-    Server, XorShift, client, database_url, drop_schema, free_port, fresh_schema, get_status,
-    run_cli,
+use crate::support::{
+    Fetch, Server,
+    cli::{failed, run_cli, stderr, succeeded},
+    client,
+    data::XorShift,
+    ports::NOWHERE,
+    postgres::{database_url, drop_schema, fresh_schema, on_postgres, skip_unless_postgres},
+    tenants::{ADMIN, create_as, request, start, tenant},
 };
-use helpers::{ADMIN, create, request, start, tenant};
 
 /// A store to restore into: an empty data dir, or an empty PostgreSQL schema.
 struct Target {
@@ -50,7 +49,7 @@ impl Target {
 
     /// An empty store of the backend under test.
     fn same_backend() -> Self {
-        if common::on_postgres() {
+        if on_postgres() {
             Self::postgres()
         } else {
             Self::embedded()
@@ -109,15 +108,15 @@ async fn fixture() -> Fixture {
     };
     let http = client();
     add(
-        common::create_json(&http, &server.url, "plain text\n", "lang=rust").await,
+        crate::support::http::create_json(&http, &server.url, "plain text\n", "lang=rust").await,
         b"plain text\n",
     );
     let binary = XorShift(42).bytes(1 << 20);
     add(
-        common::create_json(&http, &server.url, binary.clone(), "ttl=1d").await,
+        crate::support::http::create_json(&http, &server.url, binary.clone(), "ttl=1d").await,
         &binary,
     );
-    let burn = common::create_json(&http, &server.url, "burn me", "burn=true").await;
+    let burn = crate::support::http::create_json(&http, &server.url, "burn me", "burn=true").await;
     let burn_id = burn["id"].as_str().unwrap().to_owned();
     add(burn, b"burn me");
     let private = request(
@@ -127,12 +126,11 @@ async fn fixture() -> Fixture {
         Some(&secret),
     )
     .body("tenant secret")
-    .send()
-    .await
-    .unwrap();
+    .fetch()
+    .await;
     assert_eq!(private.status(), 201);
     add(private.json().await.unwrap(), b"tenant secret");
-    let link = create(&server, None, "", "url=https://example.com/x").await;
+    let link = create_as(&server, None, "", "url=https://example.com/x").await;
     pastes.push((link, String::new(), Vec::new()));
     Fixture {
         server,
@@ -152,9 +150,8 @@ async fn metadata(server: &Server, fixture: &Fixture) -> Vec<Value> {
             &format!("/api/pastes/{id}"),
             Some(&fixture.secret),
         )
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
         assert_eq!(response.status(), 200, "metadata of {id}");
         out.push(response.json().await.unwrap());
     }
@@ -167,7 +164,6 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
         metadata(restored, fixture).await,
         metadata(&fixture.server, fixture).await
     );
-    let http = client();
     for (id, _, body) in &fixture.pastes {
         if *id == fixture.burn || body.is_empty() {
             continue;
@@ -178,40 +174,28 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
             &format!("/raw/{id}"),
             Some(&fixture.secret),
         )
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
         assert_eq!(raw.status(), 200, "{id}");
         assert_eq!(&raw.bytes().await.unwrap()[..], &body[..], "body of {id}");
     }
-    let reveal = http
-        .post(restored.at(&format!("/{}/reveal", fixture.burn)))
-        .send()
-        .await
-        .unwrap();
+    let reveal = restored
+        .request(Method::POST, &format!("/{}/reveal", fixture.burn))
+        .fetch()
+        .await;
     assert_eq!(&reveal.bytes().await.unwrap()[..], b"burn me");
     let link = &fixture.pastes[4].0;
-    let redirect = http
-        .get(restored.at(&format!("/{link}")))
-        .send()
-        .await
-        .unwrap();
+    let redirect = restored.get(&format!("/{link}")).await;
     assert_eq!(redirect.headers()["location"], "https://example.com/x");
     // The delete token (stored as a hash) and the tenant token still work.
     let (id, token, _) = &fixture.pastes[0];
-    let deleted = http
-        .delete(restored.at(&format!("/{id}")))
-        .header("x-delete-token", token)
-        .send()
-        .await
-        .unwrap();
+    let deleted = restored.delete(&format!("/{id}"), Some(token)).await;
     assert_eq!(deleted.status(), 204);
     let listed = request(restored, Method::GET, "/api/pastes", Some(&fixture.secret))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(listed.status(), 200);
-    let usage = helpers::admin(restored, Method::GET, "/api/admin/tenants", None)
+    let usage = crate::support::tenants::admin(restored, Method::GET, "/api/admin/tenants", None)
         .await
         .1;
     assert!(usage.to_string().contains("\"pastes\":1"), "{usage}");
@@ -221,25 +205,10 @@ fn snip(server: &Server, dir: &Path, args: &[&str]) -> Output {
     run_cli(server, dir, &[("SNIP_ADMIN_TOKEN", ADMIN)], args, b"")
 }
 
-fn ok(output: Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "snip failed: {stderr}");
-    stderr
-}
-
-fn fails(output: Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        !output.status.success(),
-        "snip should have failed: {stderr}"
-    );
-    stderr
-}
-
 /// Backs the fixture's server up online through the admin API; returns the dump's path.
 fn backup_online(fixture: &Fixture, dir: &Path) -> PathBuf {
     let dump = dir.join("snip.snipdump");
-    let said = ok(snip(
+    let said = succeeded(&snip(
         &fixture.server,
         dir,
         &["backup", "--out", dump.to_str().unwrap()],
@@ -262,7 +231,7 @@ async fn backup_then_restore_reproduces_everything() {
     let dir = tempfile::tempdir().unwrap();
     let dump = backup_online(&fixture, dir.path());
     let target = Target::same_backend();
-    let said = ok(restore(&fixture.server, dir.path(), &dump, &target));
+    let said = succeeded(&restore(&fixture.server, dir.path(), &dump, &target));
     assert!(said.contains("restored 5 pastes"), "{said}");
     assert_same(&target.serve(), &fixture).await;
 }
@@ -296,11 +265,11 @@ async fn damaged_dumps_change_nothing() {
     for (name, content, expected) in cases {
         let path = dir.path().join(format!("{name}.snipdump"));
         std::fs::write(&path, content).unwrap();
-        let said = fails(restore(&fixture.server, dir.path(), &path, &target));
+        let said = failed(&restore(&fixture.server, dir.path(), &path, &target));
         assert!(said.contains(expected), "{name}: {said}");
     }
-    ok(restore(&fixture.server, dir.path(), &dump, &target));
-    let said = fails(restore(&fixture.server, dir.path(), &dump, &target));
+    succeeded(&restore(&fixture.server, dir.path(), &dump, &target));
+    let said = failed(&restore(&fixture.server, dir.path(), &dump, &target));
     assert!(said.contains("already has"), "{said}");
     // The refused restores left nothing behind: the one good restore is intact.
     assert_same(&target.serve(), &fixture).await;
@@ -309,8 +278,7 @@ async fn damaged_dumps_change_nothing() {
 /// A dump of the embedded store restores into PostgreSQL, and `snip migrate` copies PostgreSQL back into an embedded data dir, byte for byte.
 #[tokio::test]
 async fn across_backends() {
-    if !common::on_postgres() {
-        eprintln!("skipped: cross-backend tests run with SNIP_TEST_STORE=postgres");
+    if skip_unless_postgres("cross-backend tests run with SNIP_TEST_STORE=postgres") {
         return;
     }
     // The fixture runs on PostgreSQL here; put an embedded copy in front of it.
@@ -318,20 +286,20 @@ async fn across_backends() {
     let dir = tempfile::tempdir().unwrap();
     let dump = backup_online(&fixture, dir.path());
     let embedded = Target::embedded();
-    ok(restore(&fixture.server, dir.path(), &dump, &embedded));
+    succeeded(&restore(&fixture.server, dir.path(), &dump, &embedded));
     // Embedded -> PostgreSQL, through a dump read directly from the (stopped) data dir.
     let direct = dir.path().join("direct.snipdump");
     let mut args = vec!["backup", "--out", direct.to_str().unwrap()];
     args.extend(embedded.args());
-    ok(snip(&fixture.server, dir.path(), &args));
+    succeeded(&snip(&fixture.server, dir.path(), &args));
     let postgres = Target::postgres();
-    ok(restore(&fixture.server, dir.path(), &direct, &postgres));
+    succeeded(&restore(&fixture.server, dir.path(), &direct, &postgres));
     // PostgreSQL -> embedded, with migrate.
     let back = Target::embedded();
     let from = postgres.args[0].trim_start_matches("--store=").to_owned();
     let schema = postgres.schema.clone().unwrap();
     let to = back.args[0].trim_start_matches("--store=").to_owned();
-    let said = ok(snip(
+    let said = succeeded(&snip(
         &fixture.server,
         dir.path(),
         &[
@@ -353,11 +321,11 @@ async fn across_backends() {
 #[tokio::test]
 async fn backup_needs_admin_and_restore_needs_a_store() {
     let server = start(&[]);
-    let anonymous = get_status(&client(), &server.at("/api/admin/backup")).await;
+    let anonymous = server.status("/api/admin/backup").await;
     assert_eq!(anonymous, 401);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.snipdump");
-    let said = fails(run_cli(
+    let said = failed(&run_cli(
         &server,
         dir.path(),
         &[],
@@ -366,7 +334,7 @@ async fn backup_needs_admin_and_restore_needs_a_store() {
     ));
     assert!(said.contains("no admin token"), "{said}");
     assert!(!out.exists());
-    let said = fails(snip(
+    let said = failed(&snip(
         &server,
         dir.path(),
         &["restore", out.to_str().unwrap()],
@@ -387,18 +355,18 @@ async fn store_arguments_are_checked() {
         b"",
     );
     assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a schema name"));
+    assert!(stderr(&bad).contains("is not a schema name"));
     let data = dir.path().join("data");
     let data = data.to_str().unwrap();
-    let said = fails(snip(
+    let said = failed(&snip(
         &server,
         dir.path(),
         &["migrate", "--from", data, "--to", data],
     ));
     assert!(said.contains("the same store"), "{said}");
-    let nowhere = format!("--store=postgres://postgres@127.0.0.1:{}/x", free_port());
+    let nowhere = format!("--store=postgres://postgres@127.0.0.1:{NOWHERE}/x");
     let out = dir.path().join("x.snipdump");
-    let said = fails(snip(
+    let said = failed(&snip(
         &server,
         dir.path(),
         &[

@@ -1,20 +1,15 @@
 //! The web GUI's server side: embedded assets (hashed names, precompression,
 //! validators, caching), the pages' CSP and markup, and browser error pages.
 //! The browser itself is tested in web/test/e2e.test.mjs.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod common;
+use reqwest::{Method, StatusCode};
 
-use common::{Server, client, create, get_status};
-use reqwest::StatusCode;
+use crate::support::{Fetch, Server, client, http::get_status};
 
 async fn html(server: &Server, path: &str) -> reqwest::Response {
-    client()
-        .get(server.at(path))
-        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
-        .send()
+    server
+        .get_accepting(path, "text/html,application/xhtml+xml,*/*;q=0.8")
         .await
-        .unwrap()
 }
 
 /// The asset paths a page references (`/assets/…` in `href` and `src`).
@@ -29,8 +24,8 @@ fn asset_paths(page: &str) -> Vec<String> {
 #[tokio::test]
 async fn pages_have_a_strict_csp() {
     let server = Server::start();
-    let (id, _) = create(&server, "text", "").await;
-    let (burn, _) = create(&server, "text", "burn=true").await;
+    let (id, _) = server.create("text", "").await;
+    let (burn, _) = server.create("text", "burn=true").await;
     for path in [
         "/".to_owned(),
         "/new".to_owned(),
@@ -70,7 +65,7 @@ async fn assets_are_hashed_precompressed_and_cached() {
     assert!(paths.len() >= 4, "{paths:?}");
     let http = client();
     for path in &paths {
-        let plain = http.get(server.at(path)).send().await.unwrap();
+        let plain = server.get(path).await;
         assert_eq!(plain.status(), StatusCode::OK, "{path}");
         assert_eq!(
             plain.headers()["cache-control"],
@@ -89,37 +84,33 @@ async fn assets_are_hashed_precompressed_and_cached() {
             ("gzip", "gzip"),
             ("br;q=0, gzip", "gzip"),
         ] {
-            let packed = http
-                .get(server.at(path))
+            let packed = server
+                .request(Method::GET, path)
                 .header("accept-encoding", accept)
-                .send()
-                .await
-                .unwrap();
+                .fetch()
+                .await;
             assert_eq!(packed.headers()["content-encoding"], coding, "{path}");
             let packed_etag = packed.headers()["etag"].to_str().unwrap().to_owned();
             assert_ne!(packed_etag, etag, "one strong ETag per representation");
             assert!(packed.bytes().await.unwrap().len() < size);
-            let again = http
-                .get(server.at(path))
+            let again = server
+                .request(Method::GET, path)
                 .header("accept-encoding", accept)
                 .header("if-none-match", &packed_etag)
-                .send()
-                .await
-                .unwrap();
+                .fetch()
+                .await;
             assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
         }
     }
-    let js = http
-        .get(server.at(paths.iter().find(|p| p.contains("/app-")).unwrap()))
-        .send()
-        .await
-        .unwrap();
+    let js = server
+        .get(paths.iter().find(|p| p.contains("/app-")).unwrap())
+        .await;
     assert_eq!(
         js.headers()["content-type"],
         "text/javascript; charset=utf-8"
     );
     // Stable names work too but are revalidated; unknown names are 404.
-    let stable = http.get(server.at("/assets/app.js")).send().await.unwrap();
+    let stable = server.get("/assets/app.js").await;
     assert_eq!(stable.status(), StatusCode::OK);
     assert_eq!(stable.headers()["cache-control"], "public, no-cache");
     let missing = get_status(&http, &server.at("/assets/nope-AAAAAAAA.js")).await;
@@ -144,7 +135,9 @@ async fn form_offers_allowed_lifetimes() {
 #[tokio::test]
 async fn view_markup() {
     let server = Server::start();
-    let (id, _) = create(&server, "a\r\nb\n\nlast", "lang=rust&name=x.rs&ttl=1h").await;
+    let (id, _) = server
+        .create("a\r\nb\n\nlast", "lang=rust&name=x.rs&ttl=1h")
+        .await;
     let page = html(&server, &format!("/{id}")).await.text().await.unwrap();
     assert!(page.contains("data-lang=\"rust\" data-name=\"x.rs\""));
     assert!(page.contains("data-expires=\""));
@@ -153,7 +146,9 @@ async fn view_markup() {
     assert!(!page.contains("id=\"L5\""));
     assert!(page.contains("expires <time datetime=\""));
 
-    let (image, _) = create(&server, &b"\x89PNG\r\n\x1a\n"[..], "name=shot.png").await;
+    let (image, _) = server
+        .create(&b"\x89PNG\r\n\x1a\n"[..], "name=shot.png")
+        .await;
     let page = html(&server, &format!("/{image}"))
         .await
         .text()
@@ -161,7 +156,7 @@ async fn view_markup() {
         .unwrap();
     assert!(page.contains(&format!("<img src=\"/raw/{image}\" alt=\"shot.png\">")));
 
-    let (secret, _) = create(&server, "SNIP-ciphertext", "encrypted=true").await;
+    let (secret, _) = server.create("SNIP-ciphertext", "encrypted=true").await;
     let page = html(&server, &format!("/{secret}"))
         .await
         .text()
@@ -179,14 +174,7 @@ async fn friendly_error_pages() {
     let page = html(&server, "/2222222222222").await;
     assert_eq!(page.status(), StatusCode::NOT_FOUND);
     assert!(page.text().await.unwrap().contains("Paste not found"));
-    let too_big = client()
-        .post(server.at("/"))
-        .header("accept", "text/html")
-        .header("content-type", "multipart/form-data; boundary=b")
-        .body("--b\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nmore than ten bytes\r\n--b--\r\n")
-        .send()
-        .await
-        .unwrap();
+    let too_big = server.request(Method::POST, "/").header("accept", "text/html").header("content-type", "multipart/form-data; boundary=b").body("--b\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nmore than ten bytes\r\n--b--\r\n").fetch().await;
     assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
     let csp = too_big.headers()["content-security-policy"]
         .to_str()

@@ -1,11 +1,11 @@
-//! Helpers of the tenant tests: a server with the admin API on, and small
-//! wrappers for the admin API and authenticated paste requests.
-#![allow(dead_code)]
+//! Tenants and the admin API: a server with the admin API on, small wrappers
+//! for admin requests, and paste requests made as a tenant.
 
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 
-use crate::common::{Server, client};
+use super::http::{Fetch, client, json_or_text};
+use super::server::Server;
 
 /// The admin token every test server is started with.
 pub const ADMIN: &str = "admin-token-for-tests-0123456789";
@@ -25,17 +25,13 @@ pub async fn admin(
     path: &str,
     body: Option<Value>,
 ) -> (u16, Value) {
-    let mut request = client().request(method, server.at(path)).bearer_auth(ADMIN);
+    let mut request = server.request(method, path).bearer_auth(ADMIN);
     if let Some(body) = body {
         request = request.json(&body);
     }
-    let response = request.send().await.unwrap();
+    let response = request.fetch().await;
     let status = response.status().as_u16();
-    let text = response.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+    (status, json_or_text(response).await)
 }
 
 /// Creates a tenant with `settings` (merged into the name) and returns its first token.
@@ -67,10 +63,10 @@ pub async fn update(server: &Server, name: &str, change: Value) {
     assert_eq!(status, 200, "tenant update: {answer}");
 }
 
-/// A request to `path` with an optional bearer token.
+/// A request to `path` with an optional bearer token, asking for JSON.
 pub fn request(server: &Server, method: Method, path: &str, token: Option<&str>) -> RequestBuilder {
-    let request = client()
-        .request(method, server.at(path))
+    let request = server
+        .request(method, path)
         .header("accept", "application/json");
     match token {
         Some(token) => request.bearer_auth(token),
@@ -87,19 +83,14 @@ pub async fn try_create(
 ) -> (StatusCode, Value) {
     let response = request(server, Method::POST, &format!("/?{options}"), token)
         .body(body)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     let status = response.status();
-    let text = response.text().await.unwrap();
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+    (status, json_or_text(response).await)
 }
 
 /// Creates a paste as `token` and returns its ID; panics unless `201`.
-pub async fn create(
+pub async fn create_as(
     server: &Server,
     token: Option<&str>,
     body: impl Into<reqwest::Body>,
@@ -110,27 +101,34 @@ pub async fn create(
     answer["id"].as_str().unwrap().to_owned()
 }
 
+/// Creates a paste on the server at `url` as `token`, on a client of its
+/// own (for many at once from spawned tasks); returns the status.
+pub async fn create_status(url: String, token: String, body: Vec<u8>) -> u16 {
+    client()
+        .post(format!("{url}/"))
+        .bearer_auth(token)
+        .body(body)
+        .fetch()
+        .await
+        .status()
+        .as_u16()
+}
+
 /// The status of `method path` as `token`.
 pub async fn status(server: &Server, method: Method, path: &str, token: Option<&str>) -> u16 {
     request(server, method, path, token)
-        .send()
+        .fetch()
         .await
-        .unwrap()
         .status()
         .as_u16()
 }
 
 /// Lists the caller's pastes with `query`; returns the JSON page.
 pub async fn list(server: &Server, token: &str, query: &str) -> Value {
-    let response = request(
-        server,
-        Method::GET,
-        &format!("/api/pastes?{query}"),
-        Some(token),
-    )
-    .send()
-    .await
-    .unwrap();
+    let path = format!("/api/pastes?{query}");
+    let response = request(server, Method::GET, &path, Some(token))
+        .fetch()
+        .await;
     assert_eq!(response.status(), 200);
     response.json().await.unwrap()
 }

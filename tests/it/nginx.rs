@@ -5,16 +5,13 @@
 //! Needs nginx (`apt-get install nginx-light libnginx-mod-stream`) and the
 //! `openssl` command for a throwaway certificate. Without them the tests say
 //! why and pass, unless `CI` is set, where they fail: CI installs them.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
-mod common;
-
-use std::net::{IpAddr, TcpStream};
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, free_port};
+use crate::support::{Fetch, Server, ports::free_port, wait::PATIENCE};
 
 /// A running nginx, stopped on drop.
 struct Nginx {
@@ -67,9 +64,34 @@ fn example(name: &str, substitutions: &[(&str, String)]) -> String {
     text
 }
 
-/// Starts nginx with `head` (e.g. `load_module`) and `body` (top-level
-/// directives) in a fresh prefix directory, and waits until `port` accepts.
-fn start_nginx(binary: &Path, head: &str, body: &str, port: u16) -> Nginx {
+/// How many times nginx is started on fresh ports when one was taken first.
+const NGINX_TRIES: usize = 5;
+
+/// Starts nginx with `head` (e.g. `load_module`) and the top-level directives
+/// `config` gives for `N` fresh loopback ports; returns it and the ports.
+fn start_nginx<const N: usize>(
+    binary: &Path,
+    head: &str,
+    config: impl Fn([u16; N]) -> String,
+) -> (Nginx, [u16; N]) {
+    for _ in 0..NGINX_TRIES {
+        let ports = std::array::from_fn(|_| free_port());
+        match try_start_nginx(binary, head, &config(ports)) {
+            Ok(nginx) => return (nginx, ports),
+            // Another process bound one of the ports between the pick and nginx.
+            Err(log) if log.contains("Address already in use") => {
+                eprintln!("nginx lost a port, starting it on others:\n{log}");
+            }
+            Err(log) => panic!("nginx did not start:\n{log}"),
+        }
+    }
+    panic!("nginx lost a port {NGINX_TRIES} times in a row");
+}
+
+/// Starts nginx in a fresh prefix directory and waits until it has written
+/// its pid file, which it does only once every listener is bound; returns
+/// its error log if it exits first.
+fn try_start_nginx(binary: &Path, head: &str, body: &str) -> Result<Nginx, String> {
     let dir = tempfile::tempdir().unwrap();
     // Readable by nginx's unprivileged user, should it switch to one.
     std::fs::set_permissions(
@@ -96,15 +118,20 @@ fn start_nginx(binary: &Path, head: &str, body: &str, port: u16) -> Nginx {
         .spawn()
         .unwrap();
     let mut nginx = Nginx { child, dir };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        let log = std::fs::read_to_string(nginx.dir.path().join("error.log")).unwrap_or_default();
-        if Instant::now() > deadline || matches!(nginx.child.try_wait(), Ok(Some(_))) {
-            panic!("nginx did not start:\n{log}");
+    let pid = nginx.child.id().to_string();
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let written = std::fs::read_to_string(nginx.dir.path().join("nginx.pid"));
+        if written.is_ok_and(|w| w.trim() == pid) {
+            return Ok(nginx);
         }
+        let log = std::fs::read_to_string(nginx.dir.path().join("error.log")).unwrap_or_default();
+        if matches!(nginx.child.try_wait(), Ok(Some(_))) {
+            return Err(log);
+        }
+        assert!(Instant::now() < deadline, "nginx did not start:\n{log}");
         std::thread::sleep(Duration::from_millis(50));
     }
-    nginx
 }
 
 /// A throwaway self-signed certificate for `localhost`: (cert, key) paths in `dir`.
@@ -162,66 +189,65 @@ async fn nginx_https_example_passes_client_scheme_and_host() {
     ]);
     let certs = tempfile::tempdir().unwrap();
     let (cert, key) = certificate(certs.path());
-    let (http_port, https_port) = (free_port(), free_port());
-    let site = example(
-        "snip.conf",
-        &[
-            (
-                "server 127.0.0.1:8000;",
-                format!("server {};", snip.url.trim_start_matches("http://")),
-            ),
-            ("listen 80;", format!("listen 127.0.0.1:{http_port};")),
-            (
-                "listen 443 ssl http2;",
-                format!("listen 127.0.0.1:{https_port} ssl http2;"),
-            ),
-            (
-                "/etc/letsencrypt/live/paste.example.com/fullchain.pem",
-                cert.display().to_string(),
-            ),
-            (
-                "/etc/letsencrypt/live/paste.example.com/privkey.pem",
-                key.display().to_string(),
-            ),
-            (
-                "server_name paste.example.com;",
-                "server_name localhost;".into(),
-            ),
-        ],
-    );
-    let http = format!("http {{\naccess_log off;\n{site}\n}}");
-    let _nginx = start_nginx(&binary, "", &http, https_port);
+    let site = |[http_port, https_port]: [u16; 2]| {
+        let site = example(
+            "snip.conf",
+            &[
+                (
+                    "server 127.0.0.1:8000;",
+                    format!("server {};", snip.url.trim_start_matches("http://")),
+                ),
+                ("listen 80;", format!("listen 127.0.0.1:{http_port};")),
+                (
+                    "listen 443 ssl http2;",
+                    format!("listen 127.0.0.1:{https_port} ssl http2;"),
+                ),
+                (
+                    "/etc/letsencrypt/live/paste.example.com/fullchain.pem",
+                    cert.display().to_string(),
+                ),
+                (
+                    "/etc/letsencrypt/live/paste.example.com/privkey.pem",
+                    key.display().to_string(),
+                ),
+                (
+                    "server_name paste.example.com;",
+                    "server_name localhost;".into(),
+                ),
+            ],
+        );
+        format!("http {{\naccess_log off;\n{site}\n}}")
+    };
+    let (_nginx, [http_port, https_port]) = start_nginx(&binary, "", site);
     let base = format!("https://localhost:{https_port}");
 
     // A 2 MiB paste (over nginx's default 1 MiB limit) from 127.0.0.2.
-    let body = common::XorShift(7).bytes(2 << 20);
+    let body = crate::support::data::XorShift(7).bytes(2 << 20);
     let two = client_from("127.0.0.2", Some(&cert));
     let response = two
         .post(format!("{base}/"))
         .header("accept", "application/json")
         .body(body.clone())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 201);
     let json: serde_json::Value = response.json().await.unwrap();
     let id = json["id"].as_str().unwrap();
     assert_eq!(json["url"], format!("{base}/{id}"));
-    let (status, read) = common::get_bytes(&two, &format!("{base}/raw/{id}")).await;
+    let (status, read) = crate::support::http::get_bytes(&two, &format!("{base}/raw/{id}")).await;
     assert_eq!((status, read == body), (200, true));
 
     // 127.0.0.2 has spent its two requests; 127.0.0.3 has its own bucket,
     // even when it forges an X-Forwarded-For entry naming someone else.
-    let (status, _) = common::get_bytes(&two, &format!("{base}/")).await;
+    let (status, _) = crate::support::http::get_bytes(&two, &format!("{base}/")).await;
     assert_eq!(status, 429);
     let three = client_from("127.0.0.3", Some(&cert));
     for expected in [200, 200, 429] {
         let response = three
             .get(format!("{base}/"))
             .header("x-forwarded-for", "127.0.0.2")
-            .send()
-            .await
-            .unwrap();
+            .fetch()
+            .await;
         assert_eq!(response.status(), expected);
     }
 
@@ -229,9 +255,8 @@ async fn nginx_https_example_passes_client_scheme_and_host() {
     let response = three
         .get(format!("http://127.0.0.1:{http_port}/x"))
         .header("host", "localhost")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 301);
     assert_eq!(response.headers()["location"], "https://localhost/x");
 }
@@ -248,27 +273,29 @@ async fn nginx_proxy_protocol_example_passes_client_address() {
         "--ip-rate=1/h",
         "--ip-burst=1",
     ]);
-    let port = free_port();
-    let stream = example(
-        "snip-proxy-protocol.conf",
-        &[
-            (
-                "server 127.0.0.1:8000;",
-                format!("server {};", snip.url.trim_start_matches("http://")),
-            ),
-            ("listen 443;", format!("listen 127.0.0.1:{port};")),
-        ],
-    );
+    let stream = |[port]: [u16; 1]| {
+        example(
+            "snip-proxy-protocol.conf",
+            &[
+                (
+                    "server 127.0.0.1:8000;",
+                    format!("server {};", snip.url.trim_start_matches("http://")),
+                ),
+                ("listen 443;", format!("listen 127.0.0.1:{port};")),
+            ],
+        )
+    };
     let module = Path::new("/usr/lib/nginx/modules/ngx_stream_module.so");
     let load = if module.is_file() {
         format!("load_module {};\n", module.display())
     } else {
         String::new()
     };
-    let _nginx = start_nginx(&binary, &load, &stream, port);
+    let (_nginx, [port]) = start_nginx(&binary, &load, stream);
     let base = format!("http://127.0.0.1:{port}");
     for (from, expected) in [("127.0.0.2", 200), ("127.0.0.2", 429), ("127.0.0.3", 200)] {
-        let (status, _) = common::get_bytes(&client_from(from, None), &format!("{base}/")).await;
+        let (status, _) =
+            crate::support::http::get_bytes(&client_from(from, None), &format!("{base}/")).await;
         assert_eq!(status, expected, "from {from}");
     }
     // Straight to snip, without nginx's header: refused.

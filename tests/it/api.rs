@@ -1,22 +1,22 @@
 //! The HTTP API against a real server: routes, headers, negotiation and errors.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
-mod common;
+use reqwest::{Method, StatusCode};
 
-use common::{Server, client, create, get_json, get_status, get_text};
-use reqwest::StatusCode;
+use crate::support::{
+    Fetch, Server, client,
+    http::{get_status, get_text},
+};
 
 /// `curl --data-binary` style create prints a URL whose GET returns the bytes untouched.
 #[tokio::test]
 async fn create_then_read_round_trip() {
     let server = Server::start();
-    let response = client()
-        .post(server.at("/"))
+    let response = server
+        .request(Method::POST, "/")
         .header("content-type", "application/x-www-form-urlencoded")
         .body("hello=world&x")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 201);
     let location = response.headers()["location"].to_str().unwrap().to_owned();
     assert!(response.headers().contains_key("x-delete-token"));
@@ -35,13 +35,13 @@ async fn create_then_read_round_trip() {
 async fn binary_round_trip_of_all_byte_values() {
     let server = Server::start();
     let bytes: Vec<u8> = (0..=255u8).chain((0..=255u8).rev()).collect();
-    let (id, _) = create(&server, bytes.clone(), "").await;
+    let (id, _) = server.create(bytes.clone(), "").await;
     for path in [
         format!("/{id}"),
         format!("/raw/{id}"),
         format!("/download/{id}"),
     ] {
-        let response = client().get(server.at(&path)).send().await.unwrap();
+        let response = server.get(&path).await;
         assert_eq!(response.status(), 200, "{path}");
         assert_eq!(
             response.headers()["content-type"],
@@ -60,13 +60,12 @@ async fn binary_round_trip_of_all_byte_values() {
 #[tokio::test]
 async fn json_create_answer() {
     let server = Server::start();
-    let response = client()
-        .post(server.at("/?ttl=1h&lang=rust&name=main.rs"))
+    let response = server
+        .request(Method::POST, "/?ttl=1h&lang=rust&name=main.rs")
         .header("accept", "application/json")
         .body("fn main() {}")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 201);
     let token = response.headers()["x-delete-token"]
         .to_str()
@@ -87,8 +86,10 @@ async fn json_create_answer() {
 #[tokio::test]
 async fn metadata_route() {
     let server = Server::start();
-    let (id, _) = create(&server, "print(1)", "lang=python&name=a.py&ttl=1d").await;
-    let (status, json) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    let (id, _) = server
+        .create("print(1)", "lang=python&name=a.py&ttl=1d")
+        .await;
+    let (status, json) = server.metadata(&id).await;
     assert_eq!(status, 200);
     assert_eq!(json["id"], id.as_str());
     assert_eq!(json["size"], 8);
@@ -105,13 +106,13 @@ async fn metadata_route() {
 async fn content_negotiation_and_escaping() {
     let server = Server::start();
     let payload = "<script>alert(1)</script>\n\"><img src=x onerror=alert(2)>";
-    let (id, _) = create(&server, payload, "").await;
-    let page = client()
-        .get(server.at(&format!("/{id}")))
-        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
-        .send()
-        .await
-        .unwrap();
+    let (id, _) = server.create(payload, "").await;
+    let page = server
+        .get_accepting(
+            &format!("/{id}"),
+            "text/html,application/xhtml+xml,*/*;q=0.8",
+        )
+        .await;
     assert_eq!(page.status(), 200);
     assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
     let csp = page.headers()["content-security-policy"]
@@ -128,11 +129,7 @@ async fn content_negotiation_and_escaping() {
     assert!(!html.contains("<script>") && !html.contains("<img"));
     assert!(html.contains("id=\"L2\""), "line anchors");
 
-    let raw = client()
-        .get(server.at(&format!("/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let raw = server.get(&format!("/{id}")).await;
     assert_eq!(raw.headers()["content-type"], "text/plain; charset=utf-8");
     assert_eq!(raw.text().await.unwrap(), payload);
 }
@@ -148,12 +145,10 @@ async fn raw_responses_are_inert() {
         ("app.js", "text/plain; charset=utf-8"),
         ("cat.png", "image/png"),
     ] {
-        let (id, _) = create(&server, "<svg onload=alert(1)>", &format!("name={name}")).await;
-        let response = client()
-            .get(server.at(&format!("/raw/{id}")))
-            .send()
-            .await
-            .unwrap();
+        let (id, _) = server
+            .create("<svg onload=alert(1)>", &format!("name={name}"))
+            .await;
+        let response = server.get(&format!("/raw/{id}")).await;
         let headers = response.headers();
         assert_eq!(headers["content-type"], expected, "{name}");
         assert_eq!(headers["x-content-type-options"], "nosniff");
@@ -162,12 +157,8 @@ async fn raw_responses_are_inert() {
             "default-src 'none'; sandbox"
         );
     }
-    let (id, _) = create(&server, "%PDF-1.4", "name=x.pdf").await;
-    let response = client()
-        .get(server.at(&format!("/raw/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let (id, _) = server.create("%PDF-1.4", "name=x.pdf").await;
+    let response = server.get(&format!("/raw/{id}")).await;
     assert_eq!(
         response.headers()["content-type"],
         "application/octet-stream"
@@ -184,12 +175,8 @@ async fn raw_responses_are_inert() {
 #[tokio::test]
 async fn download_is_an_attachment() {
     let server = Server::start();
-    let (id, _) = create(&server, "a,b\n1,2\n", "name=data%20v1.csv").await;
-    let response = client()
-        .get(server.at(&format!("/download/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let (id, _) = server.create("a,b\n1,2\n", "name=data%20v1.csv").await;
+    let response = server.get(&format!("/download/{id}")).await;
     assert_eq!(response.status(), 200);
     let disposition = response.headers()["content-disposition"]
         .to_str()
@@ -206,18 +193,14 @@ async fn download_is_an_attachment() {
 #[tokio::test]
 async fn head_requests() {
     let server = Server::start();
-    let (id, _) = create(&server, "twelve bytes", "").await;
+    let (id, _) = server.create("twelve bytes", "").await;
     for path in [format!("/{id}"), format!("/raw/{id}")] {
-        let response = client().head(server.at(&path)).send().await.unwrap();
+        let response = server.head(&path).await;
         assert_eq!(response.status(), 200, "{path}");
         assert_eq!(response.headers()["content-length"], "12", "{path}");
         assert!(response.bytes().await.unwrap().is_empty());
     }
-    let missing = client()
-        .head(server.at("/raw/22222222222222"))
-        .send()
-        .await
-        .unwrap();
+    let missing = server.head("/raw/22222222222222").await;
     assert_eq!(missing.status(), 404);
 }
 
@@ -225,28 +208,22 @@ async fn head_requests() {
 #[tokio::test]
 async fn etag_revalidation() {
     let server = Server::start();
-    let (id, _) = create(&server, "cache me", "").await;
-    let first = client()
-        .get(server.at(&format!("/raw/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let (id, _) = server.create("cache me", "").await;
+    let first = server.get(&format!("/raw/{id}")).await;
     let etag = first.headers()["etag"].to_str().unwrap().to_owned();
     assert_eq!(etag, format!("\"{id}\""));
-    let again = client()
-        .get(server.at(&format!("/raw/{id}")))
+    let again = server
+        .request(Method::GET, &format!("/raw/{id}"))
         .header("if-none-match", &etag)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
     assert!(again.bytes().await.unwrap().is_empty());
-    let other = client()
-        .get(server.at(&format!("/raw/{id}")))
+    let other = server
+        .request(Method::GET, &format!("/raw/{id}"))
         .header("if-none-match", "\"something-else\"")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(other.status(), 200);
 }
 
@@ -254,39 +231,31 @@ async fn etag_revalidation() {
 #[tokio::test]
 async fn range_requests() {
     let server = Server::start();
-    let (id, _) = create(&server, "0123456789", "").await;
+    let (id, _) = server.create("0123456789", "").await;
     let url = server.at(&format!("/raw/{id}"));
     let part = client()
         .get(&url)
         .header("range", "bytes=2-5")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT);
     assert_eq!(part.headers()["content-range"], "bytes 2-5/10");
     assert_eq!(part.text().await.unwrap(), "2345");
-    let suffix = client()
-        .get(&url)
-        .header("range", "bytes=-3")
-        .send()
-        .await
-        .unwrap();
+    let suffix = client().get(&url).header("range", "bytes=-3").fetch().await;
     assert_eq!(suffix.status(), StatusCode::PARTIAL_CONTENT);
     assert_eq!(suffix.text().await.unwrap(), "789");
     let beyond = client()
         .get(&url)
         .header("range", "bytes=50-60")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(beyond.status(), StatusCode::RANGE_NOT_SATISFIABLE);
     assert_eq!(beyond.headers()["content-range"], "bytes */10");
     let garbage = client()
         .get(&url)
         .header("range", "lines=1-2")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(garbage.status(), 200);
     assert_eq!(garbage.text().await.unwrap(), "0123456789");
 }
@@ -295,36 +264,33 @@ async fn range_requests() {
 #[tokio::test]
 async fn delete_with_token() {
     let server = Server::start();
-    let (id, token) = create(&server, "delete me", "").await;
+    let (id, token) = server.create("delete me", "").await;
     let url = server.at(&format!("/{id}"));
-    let none = client().delete(&url).send().await.unwrap();
+    let none = client().delete(&url).fetch().await;
     assert_eq!(none.status(), StatusCode::FORBIDDEN);
     let wrong = client()
         .delete(&url)
         .header("x-delete-token", "0".repeat(32))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(wrong.status(), StatusCode::FORBIDDEN);
     assert_eq!(
-        client().get(&url).send().await.unwrap().status(),
+        client().get(&url).fetch().await.status(),
         200,
         "a failed delete changes nothing"
     );
     let right = client()
         .delete(&url)
         .header("x-delete-token", &token)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(right.status(), StatusCode::NO_CONTENT);
-    assert_eq!(client().get(&url).send().await.unwrap().status(), 404);
+    assert_eq!(client().get(&url).fetch().await.status(), 404);
     let again = client()
         .delete(&url)
         .header("x-delete-token", &token)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(again.status(), 404);
 }
 
@@ -335,7 +301,7 @@ async fn delete_with_token() {
 async fn reads_racing_a_delete_never_bring_it_back() {
     let server = Server::start();
     for round in 0..20 {
-        let (id, token) = create(&server, format!("race {round}"), "").await;
+        let (id, token) = server.create(format!("race {round}"), "").await;
         let raw = server.at(&format!("/raw/{id}"));
         let readers: Vec<_> = (0..8)
             .map(|_| {
@@ -343,28 +309,19 @@ async fn reads_racing_a_delete_never_bring_it_back() {
                 tokio::spawn(async move {
                     let http = client();
                     for _ in 0..10 {
-                        let status = http.get(&raw).send().await.unwrap().status();
+                        let status = http.get(&raw).fetch().await.status();
                         assert!(status == 200 || status == 404, "{status}");
                     }
                 })
             })
             .collect();
-        let deleted = client()
-            .delete(server.at(&format!("/{id}")))
-            .header("x-delete-token", &token)
-            .send()
-            .await
-            .unwrap();
+        let deleted = server.delete(&format!("/{id}"), Some(&token)).await;
         assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
         for reader in readers {
             reader.await.unwrap();
         }
-        assert_eq!(client().get(&raw).send().await.unwrap().status(), 404);
-        let meta = client()
-            .get(server.at(&format!("/api/pastes/{id}")))
-            .send()
-            .await
-            .unwrap();
+        assert_eq!(client().get(&raw).fetch().await.status(), 404);
+        let meta = server.get(&format!("/api/pastes/{id}")).await;
         assert_eq!(meta.status(), 404);
     }
 }
@@ -379,53 +336,44 @@ async fn multipart_create() {
          --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"notes.md\"\r\n\
          Content-Type: text/markdown\r\n\r\n# Title\nbody\r\n--{boundary}--\r\n"
     );
-    let response = client()
-        .post(server.at("/"))
+    let response = server
+        .request(Method::POST, "/")
         .header(
             "content-type",
             format!("multipart/form-data; boundary={boundary}"),
         )
         .header("accept", "application/json")
         .body(body)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 201);
     let json: serde_json::Value = response.json().await.unwrap();
     assert!(json["expires_at"].is_string());
     let id = json["id"].as_str().unwrap();
-    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    let (status, meta) = server.metadata(id).await;
     assert_eq!(status, 200);
     assert_eq!(meta["name"], "notes.md");
     assert_eq!(
-        get_text(&client(), &server.at(&format!("/raw/{id}"))).await,
+        server.text(&format!("/raw/{id}")).await,
         (200, "# Title\nbody".to_owned())
     );
 
     let content_form = format!(
         "--{boundary}\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nplain text\r\n--{boundary}--\r\n"
     );
-    let response = client()
-        .post(server.at("/"))
+    let response = server
+        .request(Method::POST, "/")
         .header(
             "content-type",
             format!("multipart/form-data; boundary={boundary}"),
         )
         .body(content_form)
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.status(), 201);
     let url = response.text().await.unwrap();
     assert_eq!(
-        client()
-            .get(url.trim())
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap(),
+        client().get(url.trim()).fetch().await.text().await.unwrap(),
         "plain text"
     );
 }
@@ -443,26 +391,24 @@ async fn bad_requests() {
         ("name=..", "x", "name"),
         ("tll=1h", "x", "unknown parameter"),
     ] {
-        let response = client()
-            .post(server.at(&format!("/?{query}")))
+        let response = server
+            .request(Method::POST, &format!("/?{query}"))
             .header("accept", "application/json")
             .body(body)
-            .send()
-            .await
-            .unwrap();
+            .fetch()
+            .await;
         assert_eq!(response.status(), 400, "{query:?}");
         let json: serde_json::Value = response.json().await.unwrap();
         assert_eq!(json["error"]["code"], "bad_request");
         let message = json["error"]["message"].as_str().unwrap();
         assert!(message.contains(needle), "{query:?}: {message}");
     }
-    let form = client()
-        .post(server.at("/"))
+    let form = server
+        .request(Method::POST, "/")
         .header("content-type", "multipart/form-data; boundary=b")
         .body("--b\r\nContent-Disposition: form-data; name=\"ttl\"\r\n\r\n1h\r\n--b--\r\n")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(form.status(), 400, "a form without content");
 }
 
@@ -470,21 +416,19 @@ async fn bad_requests() {
 #[tokio::test]
 async fn unsupported_media() {
     let server = Server::start();
-    let gzip = client()
-        .post(server.at("/"))
+    let gzip = server
+        .request(Method::POST, "/")
         .header("content-encoding", "gzip")
         .body("not really gzip")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(gzip.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let mixed = client()
-        .post(server.at("/"))
+    let mixed = server
+        .request(Method::POST, "/")
         .header("content-type", "multipart/mixed; boundary=x")
         .body("--x--")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(mixed.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
 }
 
@@ -492,7 +436,7 @@ async fn unsupported_media() {
 #[tokio::test]
 async fn bad_and_unknown_ids() {
     let server = Server::start();
-    let (id, _) = create(&server, "x", "").await;
+    let (id, _) = server.create("x", "").await;
     // Swap two adjacent different characters: the check character catches it.
     let mut typo: Vec<u8> = id.clone().into_bytes();
     let pos = (0..typo.len() - 1)
@@ -500,12 +444,9 @@ async fn bad_and_unknown_ids() {
         .unwrap();
     typo.swap(pos, pos + 1);
     let typo = String::from_utf8(typo).unwrap();
-    let response = client()
-        .get(server.at(&format!("/{typo}")))
-        .header("accept", "application/json")
-        .send()
-        .await
-        .unwrap();
+    let response = server
+        .get_accepting(&format!("/{typo}"), "application/json")
+        .await;
     assert_eq!(response.status(), 404);
     let json: serde_json::Value = response.json().await.unwrap();
     assert_eq!(json["error"]["code"], "mistyped_id");
@@ -516,12 +457,7 @@ async fn bad_and_unknown_ids() {
             .contains("mistyped")
     );
 
-    let page = client()
-        .get(server.at(&format!("/{typo}")))
-        .header("accept", "text/html")
-        .send()
-        .await
-        .unwrap();
+    let page = server.get_accepting(&format!("/{typo}"), "text/html").await;
     assert_eq!(page.status(), 404);
     assert!(
         page.text()
@@ -531,7 +467,7 @@ async fn bad_and_unknown_ids() {
     );
 
     for bad in ["short", "has.dots.in.it", "0000000000000", "k7m3q9xw2hd4o"] {
-        let status = get_status(&client(), &server.at(&format!("/raw/{bad}"))).await;
+        let status = server.status(&format!("/raw/{bad}")).await;
         assert_eq!(status, 404, "{bad}");
     }
     // Upper case is the same ID.
@@ -543,48 +479,32 @@ async fn bad_and_unknown_ids() {
 #[tokio::test]
 async fn wrong_method_and_route() {
     let server = Server::start();
-    let put = client().put(server.at("/")).body("x").send().await.unwrap();
+    let put = server.request(Method::PUT, "/").body("x").fetch().await;
     assert_eq!(put.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert!(!put.text().await.unwrap().is_empty());
-    let json = client()
-        .delete(server.at("/raw/22222222222222"))
+    let json = server
+        .request(Method::DELETE, "/raw/22222222222222")
         .header("accept", "application/json")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(json.status(), StatusCode::METHOD_NOT_ALLOWED);
     let body: serde_json::Value = json.json().await.unwrap();
     assert_eq!(body["error"]["code"], "method_not_allowed");
-    assert_eq!(
-        get_status(&client(), &server.at("/no/such/route")).await,
-        404
-    );
+    assert_eq!(server.status("/no/such/route").await, 404);
 }
 
 /// Health check, usage text, the form page and its stylesheet.
 #[tokio::test]
 async fn service_routes() {
     let server = Server::start();
-    assert_eq!(
-        get_text(&client(), &server.at("/healthz")).await,
-        (200, "ok\n".to_owned())
-    );
-    let (status, usage) = get_text(&client(), &server.at("/")).await;
+    assert_eq!(server.text("/healthz").await, (200, "ok\n".to_owned()));
+    let (status, usage) = server.text("/").await;
     assert_eq!(status, 200);
     assert!(usage.contains("curl --data-binary @-"));
-    let form = client()
-        .get(server.at("/"))
-        .header("accept", "text/html")
-        .send()
-        .await
-        .unwrap();
+    let form = server.get_accepting("/", "text/html").await;
     assert_eq!(form.headers()["x-frame-options"], "DENY");
     assert!(form.text().await.unwrap().contains("<form"));
-    let css = client()
-        .get(server.at("/assets/snip.css"))
-        .send()
-        .await
-        .unwrap();
+    let css = server.get("/assets/snip.css").await;
     assert_eq!(css.headers()["content-type"], "text/css; charset=utf-8");
 }
 
@@ -592,18 +512,11 @@ async fn service_routes() {
 #[tokio::test]
 async fn browser_form_post_redirects() {
     let server = Server::start();
-    let response = client()
-        .post(server.at("/"))
-        .header("accept", "text/html")
-        .header("content-type", "multipart/form-data; boundary=b")
-        .body("--b\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nfrom a form\r\n--b--\r\n")
-        .send()
-        .await
-        .unwrap();
+    let response = server.request(Method::POST, "/").header("accept", "text/html").header("content-type", "multipart/form-data; boundary=b").body("--b\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\nfrom a form\r\n--b--\r\n").fetch().await;
     assert_eq!(response.status(), StatusCode::SEE_OTHER);
     let location = response.headers()["location"].to_str().unwrap().to_owned();
     assert_eq!(
-        get_text(&client(), &server.at(&location)).await,
+        server.text(&location).await,
         (200, "from a form".to_owned())
     );
 }
@@ -612,23 +525,21 @@ async fn browser_form_post_redirects() {
 #[tokio::test]
 async fn public_url_is_not_taken_from_host() {
     let server = Server::start_with(&["--public-url=https://paste.example.com/"]);
-    let response = client()
-        .post(server.at("/"))
+    let response = server
+        .request(Method::POST, "/")
         .header("host", "evil.example")
         .body("x")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     let url = response.text().await.unwrap();
     assert!(url.starts_with("https://paste.example.com/"), "{url}");
     let plain = Server::start();
-    let response = client()
-        .post(plain.at("/"))
+    let response = plain
+        .request(Method::POST, "/")
         .header("host", "evil.example")
         .body("x")
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert!(response.text().await.unwrap().starts_with(&plain.url));
 }
 
@@ -643,19 +554,9 @@ async fn config_file_options() {
     )
     .unwrap();
     let server = Server::start_with(&[&format!("--config={}", config.display())]);
-    let too_big = client()
-        .post(server.at("/"))
-        .body("eleven bytes")
-        .send()
-        .await
-        .unwrap();
+    let too_big = server.post("/", "eleven bytes").await;
     assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
-    let ok = client()
-        .post(server.at("/"))
-        .body("ten bytes!")
-        .send()
-        .await
-        .unwrap();
+    let ok = server.post("/", "ten bytes!").await;
     assert!(ok.text().await.unwrap().starts_with("https://from.file/"));
 }
 
@@ -667,9 +568,9 @@ async fn config_file_options() {
 async fn hot_routes_answer_exactly_like_the_router() {
     let server = Server::start();
     let http = client();
-    let (id, _) = create(&server, "0123456789abcdef", "lang=rust").await;
-    let (burn, _) = create(&server, "burn me", "burn=true").await;
-    let (link, _) = create(&server, "", "url=http://example.com/").await;
+    let (id, _) = server.create("0123456789abcdef", "lang=rust").await;
+    let (burn, _) = server.create("burn me", "burn=true").await;
+    let (link, _) = server.create("", "url=http://example.com/").await;
     let encoded = |id: &str| format!("%{:02X}{}", id.as_bytes()[0], &id[1..]);
     let etag = format!("\"{id}\"");
     let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
@@ -702,7 +603,7 @@ async fn hot_routes_answer_exactly_like_the_router() {
             for (name, value) in &headers {
                 request = request.header(*name, *value);
             }
-            let response = request.send().await.unwrap();
+            let response = request.fetch().await;
             let status = response.status();
             let mut seen: Vec<(String, String)> = response
                 .headers()

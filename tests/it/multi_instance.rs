@@ -1,27 +1,19 @@
 //! Several snip instances on one PostgreSQL database: what one instance does,
 //! the other sees at once, and atomic operations stay atomic across them.
 //! Runs with `SNIP_TEST_STORE=postgres` (skipped with a message otherwise).
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
-#[path = "tenants/helpers.rs"]
-mod helpers;
 
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
 use serde_json::json;
 
-use common::{Server, client, create_json, get_bytes};
-use helpers::{ADMIN, admin, request, tenant};
-
-fn skip() -> bool {
-    if !common::on_postgres() {
-        eprintln!("skipped: multi-instance tests need SNIP_TEST_STORE=postgres");
-        return true;
-    }
-    false
-}
+use crate::support::{
+    Fetch, Server, client,
+    http::{create_json, get_bytes},
+    postgres::skip_unless_postgres,
+    tenants::{ADMIN, admin, create_status, request, tenant},
+    wait::PATIENCE,
+};
 
 fn pair(extra: &[&str]) -> (Server, Server) {
     let admin = format!("--admin-token={ADMIN}");
@@ -33,7 +25,7 @@ fn pair(extra: &[&str]) -> (Server, Server) {
 /// Two instances started at once on a fresh schema both come up (migrations race safely); a paste written through one reads byte for byte through the other, and a delete through one is seen by the other.
 #[tokio::test]
 async fn write_through_one_read_through_the_other() {
-    if skip() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
         return;
     }
     let (a, b) = pair(&[]);
@@ -46,12 +38,7 @@ async fn write_through_one_read_through_the_other() {
         get_bytes(&http, &b.at(&format!("/raw/{id}"))).await,
         (200, body)
     );
-    let deleted = http
-        .delete(b.at(&format!("/{id}")))
-        .header("x-delete-token", token)
-        .send()
-        .await
-        .unwrap();
+    let deleted = b.delete(&format!("/{id}"), Some(token)).await;
     assert!(deleted.status().is_success(), "{}", deleted.status());
     assert_eq!(get_bytes(&http, &a.at(&format!("/raw/{id}"))).await.0, 404);
     assert_eq!(get_bytes(&http, &b.at(&format!("/raw/{id}"))).await.0, 404);
@@ -60,7 +47,7 @@ async fn write_through_one_read_through_the_other() {
 /// A burn paste created through one instance, revealed by 64 concurrent requests spread over both, gives exactly one 200.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_reveals_over_two_instances_have_one_winner() {
-    if skip() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
         return;
     }
     let (a, b) = pair(&[]);
@@ -73,7 +60,7 @@ async fn concurrent_reveals_over_two_instances_have_one_winner() {
             let url = format!("{url}/{id}/reveal");
             let http = http.clone();
             tokio::spawn(async move {
-                let response = http.post(url).send().await.unwrap();
+                let response = http.post(url).fetch().await;
                 (response.status().as_u16(), response.bytes().await.unwrap())
             })
         })
@@ -94,7 +81,7 @@ async fn concurrent_reveals_over_two_instances_have_one_winner() {
 /// A paste that expires is refused by both instances before any sweep, and the sweepers of both remove it exactly once.
 #[tokio::test]
 async fn expiry_and_sweeping_across_instances() {
-    if skip() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
         return;
     }
     let (a, b) = pair(&["--sweep-interval=1s"]);
@@ -118,7 +105,7 @@ async fn expiry_and_sweeping_across_instances() {
         assert_eq!(get_bytes(&http, &a.at(&format!("/raw/{id}"))).await.0, 404);
         assert_eq!(get_bytes(&http, &b.at(&format!("/raw/{id}"))).await.0, 404);
     }
-    let deadline = Instant::now() + Duration::from_secs(15);
+    let deadline = Instant::now() + PATIENCE;
     while a.swept_count() + b.swept_count() < 40 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -137,15 +124,14 @@ async fn expiry_and_sweeping_across_instances() {
 /// A token revoked through one instance is refused by the other on the very next request.
 #[tokio::test]
 async fn revocation_applies_on_every_instance() {
-    if skip() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
         return;
     }
     let (a, b) = pair(&[]);
     let secret = tenant(&a, "team", json!({})).await;
     let ok = request(&b, Method::GET, "/api/pastes", Some(&secret))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(ok.status(), 200);
     let (_, tokens) = admin(&a, Method::GET, "/api/admin/tenants/team/tokens", None).await;
     let id = tokens[0]["id"]
@@ -156,16 +142,15 @@ async fn revocation_applies_on_every_instance() {
     let (status, _) = admin(&a, Method::DELETE, &format!("/api/admin/tokens/{id}"), None).await;
     assert!((200..300).contains(&status), "revoke: {status}");
     let refused = request(&b, Method::GET, "/api/pastes", Some(&secret))
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(refused.status(), 401);
 }
 
 /// A tenant's byte quota holds when its concurrent creates are spread over both instances.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn quota_is_shared() {
-    if skip() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
         return;
     }
     let (a, b) = pair(&[]);
@@ -177,18 +162,7 @@ async fn quota_is_shared() {
             } else {
                 b.url.clone()
             };
-            let secret = secret.clone();
-            tokio::spawn(async move {
-                client()
-                    .post(format!("{url}/"))
-                    .bearer_auth(secret)
-                    .body(vec![b'x'; 100])
-                    .send()
-                    .await
-                    .unwrap()
-                    .status()
-                    .as_u16()
-            })
+            tokio::spawn(create_status(url, secret.clone(), vec![b'x'; 100]))
         })
         .collect();
     let mut created = 0;
@@ -205,7 +179,7 @@ async fn quota_is_shared() {
 /// A tenant limited to 5/s (burst 5) gets about that rate in total when it sends to both instances as fast as it can, not twice it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn rate_limit_is_shared() {
-    if skip() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
         return;
     }
     let (a, b) = pair(&[]);
@@ -223,9 +197,8 @@ async fn rate_limit_is_shared() {
                     let status = http
                         .get(format!("{url}/api/pastes"))
                         .bearer_auth(&secret)
-                        .send()
+                        .fetch()
                         .await
-                        .unwrap()
                         .status()
                         .as_u16();
                     match status {

@@ -1,11 +1,6 @@
 //! Native HTTPS against the real binary: round trips over HTTP/1.1 and HTTP/2,
 //! certificate reload (file change, SIGHUP, broken files), the plain-HTTP
 //! redirect, the handshake deadline, and startup errors.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
-#[path = "tls/helpers.rs"]
-mod helpers;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -14,10 +9,14 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
-use common::{Server, get_status};
-use helpers::{
-    Leaf, TestCa, addr_of, connect, eventually, get_on, https_client, leaf_of, replace_file,
-    served_leaf, write_pair,
+use crate::support::{
+    Fetch, Server, client,
+    http::get_status,
+    tls::{
+        Leaf, TestCa, addr_of, connect, get_on, https_client, leaf_of, replace_file, served_leaf,
+        write_pair,
+    },
+    wait::{PATIENCE, eventually},
 };
 
 /// Starts snip serving `leaf` from files in `dir`, with extra flags.
@@ -32,32 +31,19 @@ fn start_tls(dir: &Path, leaf: &Leaf, extra: &[&str]) -> Server {
     Server::start_with(&args)
 }
 
-/// Waits up to `limit` until new handshakes with `server` present `leaf`;
-/// fails with `what` and the server's logs if they never do.
-async fn assert_serves_soon(
-    server: &Server,
-    ca: &TestCa,
-    leaf: &Leaf,
-    limit: Duration,
-    what: &str,
-) {
+/// Waits until new handshakes with `server` present `leaf`; fails with
+/// `what` and the server's logs if they never do.
+async fn assert_serves_soon(server: &Server, ca: &TestCa, leaf: &Leaf, what: &str) {
     let addr = addr_of(&server.url);
-    let served = eventually(limit, || async {
-        served_leaf(addr, &ca.pem).await == leaf.der
-    })
-    .await;
+    let served = eventually(|| async { served_leaf(addr, &ca.pem).await == leaf.der }).await;
     assert!(served, "{what}; logs:\n{}", server.log_text());
 }
 
-/// Waits up to 15 s until the server has refused new certificate files
-/// `count` times; fails with `what` and the server's logs if it has not.
+/// Waits until the server has refused new certificate files `count` times;
+/// fails with `what` and the server's logs if it has not.
 fn assert_refused(server: &Server, count: usize, what: &str) {
     assert!(
-        server.wait_for_log_count(
-            "new TLS certificate refused",
-            count,
-            Duration::from_secs(15)
-        ),
+        server.wait_for_log_count("new TLS certificate refused", count, PATIENCE),
         "{what}; logs:\n{}",
         server.log_text()
     );
@@ -84,14 +70,13 @@ async fn https_round_trip_http1() {
         server.url
     );
     let client = https_client(&ca.pem).http1_only().build().unwrap();
-    let created = common::create_json(&client, &server.url, "over tls\n", "").await;
+    let created = crate::support::http::create_json(&client, &server.url, "over tls\n", "").await;
     let url = created["url"].as_str().unwrap();
     assert!(url.starts_with(&format!("{}/", server.url)), "{url}");
     let response = client
         .get(created["raw_url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.version(), reqwest::Version::HTTP_11);
     assert_eq!(response.status(), 200);
     assert_eq!(response.text().await.unwrap(), "over tls\n");
@@ -104,12 +89,11 @@ async fn http2_negotiated_by_alpn() {
     let ca = TestCa::new();
     let server = start_tls(dir.path(), &ca.leaf("one"), &[]);
     let client = https_client(&ca.pem).build().unwrap();
-    let created = common::create_json(&client, &server.url, "over h2\n", "").await;
+    let created = crate::support::http::create_json(&client, &server.url, "over h2\n", "").await;
     let response = client
         .get(created["raw_url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+        .fetch()
+        .await;
     assert_eq!(response.version(), reqwest::Version::HTTP_2);
     assert_eq!(response.text().await.unwrap(), "over h2\n");
     let raw = connect(
@@ -147,7 +131,6 @@ async fn reload_on_file_change_keeps_open_connections() {
         &server,
         &ca,
         &two,
-        Duration::from_secs(15),
         "new connections never saw the new certificate",
     )
     .await;
@@ -185,18 +168,11 @@ async fn broken_certificate_refused_without_downtime() {
     assert_refused(&server, 2, "no warning for a mismatched key");
     assert_logged(&server, "does not fit the certificate");
     assert_eq!(served_leaf(addr, &ca.pem).await, one.der);
-    common::create_json(&client, &server.url, "still up", "").await;
+    crate::support::http::create_json(&client, &server.url, "still up", "").await;
 
     // Completing the pair is accepted.
     replace_file(&dir.path().join("key.pem"), &two.key_pem);
-    assert_serves_soon(
-        &server,
-        &ca,
-        &two,
-        Duration::from_secs(15),
-        "the completed pair was not loaded",
-    )
-    .await;
+    assert_serves_soon(&server, &ca, &two, "the completed pair was not loaded").await;
 }
 
 /// With polling off, new files are picked up on SIGHUP and not before.
@@ -220,14 +196,7 @@ async fn sighup_reloads() {
         .status()
         .unwrap();
     assert!(status.success());
-    assert_serves_soon(
-        &server,
-        &ca,
-        &two,
-        Duration::from_secs(10),
-        "SIGHUP did not reload",
-    )
-    .await;
+    assert_serves_soon(&server, &ca, &two, "SIGHUP did not reload").await;
     assert_logged(&server, "TLS certificate reloaded (SIGHUP)");
 }
 
@@ -241,26 +210,17 @@ async fn redirect_listener() {
         &ca.leaf("one"),
         &["--redirect-http=127.0.0.1:0"],
     );
-    let plain = log_value(&server, "redirecting plain HTTP on ");
+    let plain = server.logged_value("redirecting plain HTTP on ");
     assert!(plain.starts_with("http://127.0.0.1:"), "{plain}");
 
-    let client = common::client();
-    let response = client
-        .get(format!("{plain}/raw/abc?x=1&y=2"))
-        .send()
-        .await
-        .unwrap();
+    let client = client();
+    let response = client.get(format!("{plain}/raw/abc?x=1&y=2")).fetch().await;
     assert_eq!(response.status(), 308);
     assert_eq!(
         response.headers()["location"],
         format!("{}/raw/abc?x=1&y=2", server.url).as_str()
     );
-    let response = client
-        .post(format!("{plain}/"))
-        .body("data")
-        .send()
-        .await
-        .unwrap();
+    let response = client.post(format!("{plain}/")).body("data").fetch().await;
     assert_eq!(response.status(), 308);
     assert_eq!(
         response.headers()["location"],
@@ -272,12 +232,7 @@ async fn redirect_listener() {
         .redirect(reqwest::redirect::Policy::limited(2))
         .build()
         .unwrap();
-    let response = follow
-        .post(format!("{plain}/"))
-        .body("moved")
-        .send()
-        .await
-        .unwrap();
+    let response = follow.post(format!("{plain}/")).body("moved").fetch().await;
     assert_eq!(response.status(), 201);
     assert!(response.url().as_str().starts_with("https://"));
 }
@@ -317,21 +272,13 @@ async fn stalled_handshake_is_dropped() {
 
     // Good clients are still served.
     let client = https_client(&ca.pem).build().unwrap();
-    let response = client.get(server.at("/healthz")).send().await.unwrap();
+    let response = client.get(server.at("/healthz")).fetch().await;
     assert_eq!(response.status(), 200);
     let info = response
         .extensions()
         .get::<reqwest::tls::TlsInfo>()
         .unwrap();
     assert_eq!(info.peer_certificate().unwrap(), &leaf.der[..]);
-}
-
-/// Waits for a log line containing `marker` and returns the word after it.
-fn log_value(server: &Server, marker: &str) -> String {
-    assert_logged(server, marker);
-    let text = server.log_text();
-    let rest = text.lines().find_map(|l| l.split(marker).nth(1)).unwrap();
-    rest.split_whitespace().next().unwrap().to_owned()
 }
 
 /// SIGTERM with idle HTTPS connections open (HTTP/1.1 keep-alive and HTTP/2)
@@ -346,7 +293,7 @@ async fn graceful_shutdown_closes_idle_tls_connections() {
         .unwrap();
     assert_eq!(get_on(&mut h1, "/healthz").await.0, 200);
     let h2 = https_client(&ca.pem).build().unwrap();
-    let response = h2.get(server.at("/healthz")).send().await.unwrap();
+    let response = h2.get(server.at("/healthz")).fetch().await;
     assert_eq!(response.version(), reqwest::Version::HTTP_2);
 
     // The clients keep running (an HTTP/2 client must answer the server's
@@ -491,9 +438,9 @@ async fn metrics_count_handshakes_and_certificate_expiry() {
     let _ = tokio::time::timeout(Duration::from_secs(5), plain.read_to_end(&mut sink)).await;
     let scrape = || async {
         let url = server.at("/metrics");
-        client.get(url).send().await.unwrap().text().await.unwrap()
+        client.get(url).fetch().await.text().await.unwrap()
     };
-    let counted = eventually(Duration::from_secs(10), || async {
+    let counted = eventually(|| async {
         let text = scrape().await;
         sample(&text, "snip_tls_handshakes_total{result=\"failed\"}").unwrap_or(0.0) >= 1.0
     })

@@ -1,13 +1,13 @@
 //! Durability against a real server: what was acknowledged survives a clean
 //! restart and a `kill -9`, and what was deleted or burned stays gone.
-// Helpers outside #[test] functions panic on failure too, as tests should.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::sync::Arc;
 
-use common::{Server, XorShift, client, create_json, get_bytes, get_json};
+use crate::support::{
+    Server, client,
+    data::XorShift,
+    http::{create_json, get_bytes, get_json},
+};
 
 /// One acknowledged paste: its ID and the exact bytes sent.
 struct Written {
@@ -153,18 +153,14 @@ async fn deletes_and_burns_survive_kill9() {
     let doomed_id = doomed["id"].as_str().unwrap();
     let burn_id = burn["id"].as_str().unwrap();
 
-    let deleted = http
-        .delete(server.at(&format!("/{doomed_id}")))
-        .header("x-delete-token", doomed["delete_token"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+    let deleted = server
+        .delete(
+            &format!("/{doomed_id}"),
+            Some(doomed["delete_token"].as_str().unwrap()),
+        )
+        .await;
     assert_eq!(deleted.status(), 204);
-    let revealed = http
-        .post(server.at(&format!("/{burn_id}/reveal")))
-        .send()
-        .await
-        .unwrap();
+    let revealed = server.reveal(burn_id).await;
     assert_eq!(revealed.status(), 200);
     assert_eq!(revealed.text().await.unwrap(), "read me once");
 
@@ -182,11 +178,7 @@ async fn deletes_and_burns_survive_kill9() {
         let (status, _) = get_bytes(&http, &server.at(&path)).await;
         assert_eq!(status, 404, "{path} came back after kill -9");
     }
-    let again = http
-        .post(server.at(&format!("/{burn_id}/reveal")))
-        .send()
-        .await
-        .unwrap();
+    let again = server.reveal(burn_id).await;
     assert_eq!(
         again.status(),
         404,

@@ -1,19 +1,17 @@
 //! The `snip` command-line client against a real server.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
 
 use std::process::{Command, Output};
 
-use common::{Server, client, get_json};
+use crate::support::{
+    Fetch, Server,
+    cli::{run_cli, stderr, stdout, two_source_files},
+    client,
+    ports::NOWHERE,
+};
 
 /// Runs `snip ARGS` against `server` with `stdin`, with its own token directory.
 fn snip(server: &Server, client_dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
-    common::run_cli(server, client_dir, &[], args, stdin)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
+    run_cli(server, client_dir, &[], args, stdin)
 }
 
 /// put from stdin prints a URL; get prints the bytes; delete uses the remembered token.
@@ -28,11 +26,7 @@ async fn put_get_delete() {
         &["put", "--ttl", "1h", "--lang", "text"],
         &body,
     );
-    assert!(
-        put.status.success(),
-        "{}",
-        String::from_utf8_lossy(&put.stderr)
-    );
+    assert!(put.status.success(), "{}", stderr(&put));
     let url = stdout(&put).trim().to_owned();
     assert!(url.starts_with(&server.url), "{url}");
 
@@ -41,16 +35,12 @@ async fn put_get_delete() {
     assert_eq!(get.stdout, body);
 
     let delete = snip(&server, dir.path(), &["delete", &url], b"");
-    assert!(
-        delete.status.success(),
-        "{}",
-        String::from_utf8_lossy(&delete.stderr)
-    );
-    assert_eq!(client().get(&url).send().await.unwrap().status(), 404);
+    assert!(delete.status.success(), "{}", stderr(&delete));
+    assert_eq!(client().get(&url).fetch().await.status(), 404);
 
     let again = snip(&server, dir.path(), &["get", &url], b"");
     assert!(!again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("404"));
+    assert!(stderr(&again).contains("404"));
 }
 
 /// put of files names each paste after its file; get accepts raw URLs and bare IDs.
@@ -58,10 +48,7 @@ async fn put_get_delete() {
 async fn put_files() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let a = dir.path().join("a.rs");
-    let b = dir.path().join("b.py");
-    std::fs::write(&a, "fn a() {}").unwrap();
-    std::fs::write(&b, "def b(): pass").unwrap();
+    let (a, b) = two_source_files(dir.path());
     let put = snip(
         &server,
         dir.path(),
@@ -72,7 +59,7 @@ async fn put_files() {
     let urls: Vec<String> = stdout(&put).lines().map(str::to_owned).collect();
     assert_eq!(urls.len(), 2);
     let id = urls[1].rsplit('/').next().unwrap();
-    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    let (status, meta) = server.metadata(id).await;
     assert_eq!(status, 200);
     assert_eq!(meta["name"], "b.py");
     let by_id = snip(&server, dir.path(), &["get", id], b"");
@@ -95,7 +82,7 @@ async fn get_reveals_burn_pastes() {
     assert_eq!(stdout(&first), "burn me");
     let second = snip(&server, dir.path(), &["get", &url], b"");
     assert!(!second.status.success());
-    assert!(String::from_utf8_lossy(&second.stderr).contains("no such paste"));
+    assert!(stderr(&second).contains("no such paste"));
 }
 
 /// Failures exit non-zero with a message: bad ttl, unreachable server, wrong token.
@@ -105,7 +92,7 @@ async fn errors_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let bad_ttl = snip(&server, dir.path(), &["put", "--ttl", "soon"], b"x");
     assert!(!bad_ttl.status.success());
-    assert!(String::from_utf8_lossy(&bad_ttl.stderr).contains("ttl"));
+    assert!(stderr(&bad_ttl).contains("ttl"));
 
     let url = stdout(&snip(&server, dir.path(), &["put"], b"x"))
         .trim()
@@ -117,17 +104,17 @@ async fn errors_are_reported() {
         b"",
     );
     assert!(!wrong.status.success());
-    assert!(String::from_utf8_lossy(&wrong.stderr).contains("403"));
+    assert!(stderr(&wrong).contains("403"));
 
     let other_dir = tempfile::tempdir().unwrap();
     let unknown = snip(&server, other_dir.path(), &["delete", &url], b"");
     assert!(!unknown.status.success());
-    assert!(String::from_utf8_lossy(&unknown.stderr).contains("--token"));
+    assert!(stderr(&unknown).contains("--token"));
 
     let nowhere = Command::new(env!("CARGO_BIN_EXE_snip"))
-        .args(["get", "http://127.0.0.1:9/22222222222222"])
+        .args(["get", &format!("http://127.0.0.1:{NOWHERE}/22222222222222")])
         .output()
         .unwrap();
     assert!(!nowhere.status.success());
-    assert!(String::from_utf8_lossy(&nowhere.stderr).contains("cannot reach"));
+    assert!(stderr(&nowhere).contains("cannot reach"));
 }

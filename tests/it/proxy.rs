@@ -1,10 +1,7 @@
 //! Behind a reverse proxy: forwarding headers (`X-Forwarded-*`, `Forwarded`)
 //! believed from trusted proxies only, shaping printed URLs and client IPs.
-#![allow(clippy::unwrap_used, clippy::panic)]
 
-mod common;
-
-use common::{Server, client};
+use crate::support::{Fetch, Server, client};
 
 /// POSTs a paste with `headers` and returns the JSON answer and the `Location`.
 async fn create_with(server: &Server, headers: &[(&str, &str)]) -> (serde_json::Value, String) {
@@ -15,7 +12,7 @@ async fn create_with(server: &Server, headers: &[(&str, &str)]) -> (serde_json::
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let response = request.send().await.unwrap();
+    let response = request.fetch().await;
     assert_eq!(response.status(), 201);
     let location = response.headers()["location"].to_str().unwrap().to_owned();
     (response.json().await.unwrap(), location)
@@ -27,7 +24,7 @@ async fn status_as(server: &Server, headers: &[(&str, &str)]) -> u16 {
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    request.send().await.unwrap().status().as_u16()
+    request.fetch().await.status().as_u16()
 }
 
 const PROXIED: &[(&str, &str)] = &[
@@ -54,26 +51,19 @@ async fn trusted_proxy_sets_scheme_and_host_of_printed_urls() {
         usage = usage.header(*name, *value);
         burn = burn.header(*name, *value);
     }
-    let usage = usage.send().await.unwrap().text().await.unwrap();
+    let usage = usage.fetch().await.text().await.unwrap();
     assert!(
         usage.contains("curl --data-binary @- https://paste.example.com/"),
         "{usage}"
     );
 
-    let burn_url = burn
-        .body("secret")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let burn_url = burn.body("secret").fetch().await.text().await.unwrap();
     let burn_id = burn_url.trim().rsplit('/').next().unwrap().to_owned();
     let mut raw = client().get(server.at(&format!("/raw/{burn_id}")));
     for (name, value) in PROXIED {
         raw = raw.header(*name, *value);
     }
-    let conflict = raw.send().await.unwrap();
+    let conflict = raw.fetch().await;
     assert_eq!(conflict.status(), 409);
     let text = conflict.text().await.unwrap();
     assert!(

@@ -1,10 +1,6 @@
 //! Limits against a real server: paste size (with and without Content-Length),
 //! memory under a huge upload, the storage limit, slow clients, and shutdown
 //! with idle connections.
-// Helpers outside #[test] functions panic on failure too, as tests should.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -14,10 +10,14 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hyper::body::{Body, Frame};
+use reqwest::Method;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use common::{Server, client, create_json, get_bytes, read_response};
+use crate::support::{
+    Fetch, Server, client,
+    http::{create_json, get_bytes, read_response},
+};
 
 /// A request body generated on the fly, never held in memory: `total` bytes in
 /// chunks of one shared buffer, sent chunked (it has no known length).
@@ -94,12 +94,7 @@ async fn oversized_bodies_get_413() {
     let server = Server::start_with(&["--max-paste-size=1KiB"]);
     let http = client();
 
-    let response = http
-        .post(server.at("/"))
-        .body(vec![b'a'; 1025])
-        .send()
-        .await
-        .unwrap();
+    let response = server.post("/", vec![b'a'; 1025]).await;
     assert_eq!(response.status(), 413, "with Content-Length");
     // The body may be unread, so the connection must not be reused.
     assert_eq!(response.headers()["connection"], "close");
@@ -107,12 +102,7 @@ async fn oversized_bodies_get_413() {
     create_json(&http, &server.url, vec![b'a'; 1024], "").await;
 
     let (chunked, produced) = Generated::new(4096, 256);
-    let response = http
-        .post(server.at("/"))
-        .body(reqwest::Body::wrap(chunked))
-        .send()
-        .await
-        .unwrap();
+    let response = server.post("/", reqwest::Body::wrap(chunked)).await;
     assert_eq!(response.status(), 413, "chunked");
     assert_eq!(response.headers()["connection"], "close");
     assert!(produced.load(Ordering::Relaxed) > 1024);
@@ -166,38 +156,32 @@ async fn storage_limit_507_until_something_is_deleted() {
     for n in 0..10u8 {
         created.push(create_json(&http, &server.url, vec![b'a' + n; 1024], "").await);
     }
-    let response = http
-        .post(server.at("/"))
-        .body(vec![b'z'; 1024])
-        .send()
-        .await
-        .unwrap();
+    let response = server.post("/", vec![b'z'; 1024]).await;
     assert_eq!(response.status(), 507);
     let message = response.text().await.unwrap();
     assert!(message.contains("storage limit"), "{message}");
     // Also in JSON, with a code to match on.
-    let json: serde_json::Value = http
-        .post(server.at("/"))
+    let json: serde_json::Value = server
+        .request(Method::POST, "/")
         .header("accept", "application/json")
         .body("one more byte")
-        .send()
+        .fetch()
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     assert_eq!(json["error"]["code"], "storage_full");
 
     let victim = &created[3];
-    let deleted = http
-        .delete(server.at(&format!("/{}", victim["id"].as_str().unwrap())))
-        .header("x-delete-token", victim["delete_token"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
+    let deleted = server
+        .delete(
+            &format!("/{}", victim["id"].as_str().unwrap()),
+            Some(victim["delete_token"].as_str().unwrap()),
+        )
+        .await;
     assert_eq!(deleted.status(), 204);
     create_json(&http, &server.url, vec![b'z'; 1024], "").await;
-    let response = http.post(server.at("/")).body("x").send().await.unwrap();
+    let response = server.post("/", "x").await;
     assert_eq!(response.status(), 507, "full again");
 }
 
@@ -268,8 +252,10 @@ async fn the_header_deadline_starts_again_for_each_request() {
     let (status, url) = read_response(&mut conn).await;
     assert_eq!(status, 201, "{url}");
 
-    // The same connection, well within the header timeout of the last answer.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // The same connection, well within the header timeout of the last
+    // answer (and so long after the first request's headers): a short pause
+    // leaves a busy machine most of that second.
+    tokio::time::sleep(Duration::from_millis(200)).await;
     conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: snip\r\n\r\n")
         .await
         .unwrap();
@@ -364,8 +350,10 @@ fn the_open_files_limit_is_raised_to_the_hard_limit() {
         eprintln!("skipped: no hard limit on open files here");
         return;
     };
-    // Lowered for this test process, so the server starts below its hard limit
-    // (other servers of this test binary get it too, and raise it the same way).
+    // Lowered for this test process, so the server starts below its hard
+    // limit. Every test shares the process: servers other tests start
+    // meanwhile get the lowered limit too (and raise it the same way), and
+    // the limit is restored once the server has started.
     let lowered = (hard / 2).max(512);
     setrlimit(
         Resource::Nofile,
@@ -381,6 +369,7 @@ fn the_open_files_limit_is_raised_to_the_hard_limit() {
         lowered.to_string(),
         "the test process itself kept its lowered limit"
     );
+    setrlimit(Resource::Nofile, limit).unwrap();
     let (soft, max) = open_files_limits(server.pid());
     assert_eq!(soft, max, "soft limit not raised: {soft} of {max}");
     assert_eq!(max, hard.to_string());

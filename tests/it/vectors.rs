@@ -2,10 +2,9 @@
 //! (`tests/vectors/envelope.json`, format in `docs/envelope.md`).
 //!
 //! `every_vector_both_ways` checks each vector in both directions. The file
-//! is written by `cargo test --test vectors -- --ignored write_vectors`; run
+//! is written by `cargo test --test it -- --ignored vectors::write_vectors`; run
 //! it only when adding vectors, and review the diff: existing vectors must
 //! never change.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
 
 use serde_json::Value;
 use snip::core::envelope::{self, Key, Meta};

@@ -1,15 +1,12 @@
 //! `--proxy-protocol`: real v1 and v2 headers written over a raw TCP socket
 //! before HTTP, and what happens when they are missing, malformed, late or
 //! sent by a stranger.
-#![allow(clippy::unwrap_used, clippy::panic)]
-
-mod common;
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, Ipv6Addr, TcpStream};
 use std::time::{Duration, Instant};
 
-use common::Server;
+use crate::support::Server;
 
 /// A server that requires PROXY headers from 127.0.0.1 and allows each client one request.
 fn start() -> Server {

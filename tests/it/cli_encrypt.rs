@@ -1,12 +1,12 @@
 //! `snip put --encrypt` and `snip get URL#key` against a real server: round
 //! trips, passwords, and what the server gets to see.
-#![allow(clippy::unwrap_used, clippy::panic)] // test helpers outside #[test] fns
-
-mod common;
 
 use std::process::Output;
 
-use common::{Server, client, get_json};
+use crate::support::{
+    Server,
+    cli::{failed, run_cli, stderr, two_source_files},
+};
 
 /// Runs `snip ARGS` against `server` with `stdin`, its own token directory and
 /// the given environment (`SNIP_PASSWORD` only if listed).
@@ -17,27 +17,13 @@ fn snip(
     stdin: &[u8],
     env: &[(&str, &str)],
 ) -> Output {
-    common::run_cli(server, client_dir, env, args, stdin)
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    run_cli(server, client_dir, env, args, stdin)
 }
 
 /// Runs a command that must succeed and returns its stdout.
 fn ok(output: Output) -> Vec<u8> {
     assert!(output.status.success(), "failed: {}", stderr(&output));
     output.stdout
-}
-
-/// Runs a command that must fail and returns its stderr.
-fn fails(output: Output) -> String {
-    assert!(
-        !output.status.success(),
-        "succeeded unexpectedly: {:?}",
-        String::from_utf8_lossy(&output.stdout)
-    );
-    stderr(&output)
 }
 
 /// Splits a printed `URL#key` line into (url, id, key).
@@ -50,17 +36,13 @@ fn split_link(stdout: &[u8]) -> (String, String, String) {
 }
 
 async fn raw(server: &Server, id: &str) -> Vec<u8> {
-    let response = client()
-        .get(server.at(&format!("/raw/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let response = server.get(&format!("/raw/{id}")).await;
     assert_eq!(response.status(), 200);
     response.bytes().await.unwrap().to_vec()
 }
 
 async fn metadata(server: &Server, id: &str) -> serde_json::Value {
-    let (status, meta) = get_json(&client(), &server.at(&format!("/api/pastes/{id}"))).await;
+    let (status, meta) = server.metadata(id).await;
     assert_eq!(status, 200, "{meta}");
     meta
 }
@@ -168,10 +150,10 @@ async fn round_trip_with_password() {
     );
     assert_eq!(ok(get), content);
 
-    let missing = fails(snip(&server, dir.path(), &["get", &link], b"", &[]));
+    let missing = failed(&snip(&server, dir.path(), &["get", &link], b"", &[]));
     assert!(missing.contains("this paste needs a password"), "{missing}");
 
-    let wrong = fails(snip(
+    let wrong = failed(&snip(
         &server,
         dir.path(),
         &["get", &link],
@@ -208,12 +190,12 @@ async fn missing_or_wrong_key() {
     )));
 
     for link in [url.clone(), format!("{url}#")] {
-        let message = fails(snip(&server, dir.path(), &["get", &link], b"", &[]));
+        let message = failed(&snip(&server, dir.path(), &["get", &link], b"", &[]));
         assert!(message.contains("the link has no #key"), "{message}");
     }
 
     let other_key = snip::core::envelope::Key::generate().unwrap().to_fragment();
-    let message = fails(snip(
+    let message = failed(&snip(
         &server,
         dir.path(),
         &["get", &format!("{url}#{other_key}")],
@@ -222,7 +204,7 @@ async fn missing_or_wrong_key() {
     ));
     assert!(message.contains("wrong key or password"), "{message}");
 
-    let message = fails(snip(
+    let message = failed(&snip(
         &server,
         dir.path(),
         &["get", &format!("{url}#{}", &key[..40])],
@@ -250,7 +232,7 @@ async fn burn_and_encrypt() {
         (true.into(), true.into())
     );
 
-    let keyless = fails(snip(&server, dir.path(), &["get", &url], b"", &[]));
+    let keyless = failed(&snip(&server, dir.path(), &["get", &url], b"", &[]));
     assert!(keyless.contains("#key"), "{keyless}");
 
     let link = format!("{url}#{key}");
@@ -258,7 +240,7 @@ async fn burn_and_encrypt() {
         ok(snip(&server, dir.path(), &["get", &link], b"", &[])),
         b"read me once"
     );
-    let again = fails(snip(&server, dir.path(), &["get", &link], b"", &[]));
+    let again = failed(&snip(&server, dir.path(), &["get", &link], b"", &[]));
     assert!(again.contains("no such paste"), "{again}");
 }
 
@@ -267,10 +249,7 @@ async fn burn_and_encrypt() {
 async fn several_files() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let a = dir.path().join("a.rs");
-    let b = dir.path().join("b.py");
-    std::fs::write(&a, "fn a() {}").unwrap();
-    std::fs::write(&b, "def b(): pass").unwrap();
+    let (a, b) = two_source_files(dir.path());
     let out = ok(snip(
         &server,
         dir.path(),
@@ -316,10 +295,16 @@ async fn password_is_never_an_argument() {
     );
     assert!(!inline.status.success());
 
-    let message = fails(snip(&server, dir.path(), &["put", "--password"], b"x", &[]));
+    let message = failed(&snip(
+        &server,
+        dir.path(),
+        &["put", "--password"],
+        b"x",
+        &[],
+    ));
     assert!(message.contains("SNIP_PASSWORD"), "{message}");
 
-    let message = fails(snip(
+    let message = failed(&snip(
         &server,
         dir.path(),
         &["put", "--password"],

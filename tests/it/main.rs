@@ -1,0 +1,32 @@
+//! The integration tests: the real `snip` binary, started on ephemeral ports
+//! with its own data dir, driven over HTTP, TLS, raw TCP and its command line.
+//!
+//! One module per area; `support` holds what they share. Every test runs on
+//! the embedded store, or with `SNIP_TEST_STORE=postgres` on PostgreSQL.
+// Helpers outside #[test] functions panic on failure too, as tests should.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod support;
+
+mod acme;
+mod api;
+mod backup;
+mod burn;
+mod cli;
+mod cli_admin;
+mod cli_encrypt;
+mod durability;
+mod expiry;
+mod format_version;
+mod limits;
+mod multi_instance;
+mod nginx;
+mod observability;
+mod openapi;
+mod outage;
+mod proxy;
+mod proxy_protocol;
+mod tenants;
+mod tls;
+mod vectors;
+mod web;

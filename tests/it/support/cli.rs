@@ -1,0 +1,73 @@
+//! Running the `snip` command-line client against a test server.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use super::server::Server;
+
+/// Runs the `snip` CLI against `server` with `stdin` piped in, its own
+/// client directory (remembered delete tokens) and exactly the credentials in
+/// `env`: inherited `SNIP_TOKEN`, `SNIP_ADMIN_TOKEN` and `SNIP_PASSWORD` are removed.
+pub fn run_cli(
+    server: &Server,
+    client_dir: &Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+    stdin: &[u8],
+) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(args)
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", client_dir)
+        .env_remove("SNIP_TOKEN")
+        .env_remove("SNIP_ADMIN_TOKEN")
+        .env_remove("SNIP_PASSWORD")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Err(e) = child.stdin.take().unwrap().write_all(stdin) {
+        // A command that fails before reading its input may close the pipe first.
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Writes two small source files, `a.rs` and `b.py`, into `dir`; returns their paths.
+pub fn two_source_files(dir: &Path) -> (PathBuf, PathBuf) {
+    let a = dir.join("a.rs");
+    let b = dir.join("b.py");
+    std::fs::write(&a, "fn a() {}").unwrap();
+    std::fs::write(&b, "def b(): pass").unwrap();
+    (a, b)
+}
+
+/// Standard error as text.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Standard output as text; panics unless it is UTF-8.
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// Standard error of a command that must have succeeded.
+pub fn succeeded(output: &Output) -> String {
+    let stderr = stderr(output);
+    assert!(output.status.success(), "snip failed: {stderr}");
+    stderr
+}
+
+/// Standard error of a command that must have failed.
+pub fn failed(output: &Output) -> String {
+    let stderr = stderr(output);
+    assert!(
+        !output.status.success(),
+        "snip should have failed: {stderr}"
+    );
+    stderr
+}
