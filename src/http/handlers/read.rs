@@ -368,18 +368,76 @@ enum RangeOutcome {
     Part(u64, u64),
 }
 
-/// Interprets a `Range` header. One range is served as `206`; a malformed
-/// header or several ranges get the whole body, as RFC 9110 allows.
+/// The most ranges one `Range` header may list before it is answered with
+/// the whole body. Clients that fetch pieces ask for a handful; a long list
+/// only makes the server sort and merge on an attacker's behalf.
+const MAX_RANGES: usize = 64;
+
+/// Interprets a `Range` header in time linear in its length. Overlapping and
+/// adjacent ranges are merged; what merges into one range is served as `206`.
+/// A malformed header, one with more than [`MAX_RANGES`] ranges, or one
+/// naming several separate pieces gets the whole body, as RFC 9110 allows;
+/// one whose ranges all start past the end is unsatisfiable.
 fn single_range(header: &str, size: u64) -> RangeOutcome {
+    if header.bytes().filter(|&b| b == b',').count() >= MAX_RANGES {
+        return RangeOutcome::Whole;
+    }
     let Ok(parsed) = http_range_header::parse_range_header(header) else {
         return RangeOutcome::Whole;
     };
-    match parsed.validate(size) {
-        Ok(ranges) if ranges.len() == 1 => {
-            let r = &ranges[0];
-            RangeOutcome::Part(*r.start(), *r.end())
+    let mut pieces = Vec::with_capacity(parsed.ranges.len());
+    for range in &parsed.ranges {
+        match resolve(range, size) {
+            Resolved::Piece(start, end) => pieces.push((start, end)),
+            Resolved::Outside => {}
+            Resolved::Invalid => return RangeOutcome::Whole,
         }
-        Ok(_) => RangeOutcome::Whole,
-        Err(_) => RangeOutcome::Unsatisfiable,
     }
+    match merge(pieces).as_slice() {
+        [] => RangeOutcome::Unsatisfiable,
+        [(start, end)] => RangeOutcome::Part(*start, *end),
+        _ => RangeOutcome::Whole,
+    }
+}
+
+/// One range of a header, against a body of `size` bytes.
+enum Resolved {
+    /// The inclusive bounds of the bytes it selects.
+    Piece(u64, u64),
+    /// It selects no byte (it starts past the end): unsatisfiable alone.
+    Outside,
+    /// It is not a range (its end is before its start): the header is ignored.
+    Invalid,
+}
+
+fn resolve(range: &http_range_header::SyntacticallyCorrectRange, size: u64) -> Resolved {
+    use http_range_header::{EndPosition, StartPosition};
+    let last = match range.end {
+        EndPosition::Index(end) => end,
+        EndPosition::LastByte => u64::MAX,
+    };
+    let start = match range.start {
+        StartPosition::Index(start) if start > last => return Resolved::Invalid,
+        StartPosition::Index(start) => start,
+        // A suffix longer than the body selects all of it (RFC 9110 14.1.1).
+        StartPosition::FromLast(0) => return Resolved::Outside,
+        StartPosition::FromLast(len) => size.saturating_sub(len),
+    };
+    if start >= size {
+        return Resolved::Outside;
+    }
+    Resolved::Piece(start, last.min(size - 1))
+}
+
+/// Sorts inclusive ranges and merges those that overlap or touch.
+fn merge(mut pieces: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    pieces.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(pieces.len());
+    for (start, end) in pieces {
+        match merged.last_mut() {
+            Some(last) if start <= last.1.saturating_add(1) => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
 }
