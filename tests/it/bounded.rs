@@ -2,7 +2,7 @@
 //! work and memory for it stay bounded (ranges, HTML views, bodies in
 //! flight, admin requests, readiness).
 
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 
 use crate::support::{Fetch, Server, client};
 
@@ -36,4 +36,61 @@ async fn many_or_overlapping_ranges_are_merged_or_answered_whole() {
         .await;
     assert_eq!(apart.status(), StatusCode::OK);
     assert_eq!(apart.text().await.unwrap(), "0123456789");
+}
+
+/// The HTML view of a paste of a million empty lines shows a bounded prefix
+/// (its line anchors intact) and says that the whole paste is at `/raw`.
+#[tokio::test]
+async fn html_view_of_many_lines_is_bounded() {
+    let server = Server::start();
+    let (id, _) = server.create(vec![b'\n'; 1 << 20], "").await;
+    let page = server.get_accepting(&format!("/{id}"), "text/html").await;
+    assert_eq!(page.status(), StatusCode::OK);
+    let page = page.text().await.unwrap();
+    assert!(page.len() < 2 << 20, "page of {} bytes", page.len());
+    assert!(page.contains("id=\"L10000\""));
+    assert!(!page.contains("id=\"L10001\""));
+    assert_says_rest_is_raw(&page, &id);
+}
+
+/// One huge line is cut by size; a burn paste's reveal page is bounded too.
+#[tokio::test]
+async fn html_view_and_reveal_of_a_long_line_are_bounded() {
+    let server = Server::start();
+    let long = vec![b'a'; 4 << 20];
+    let (id, _) = server.create(long.clone(), "").await;
+    let page = server.get_accepting(&format!("/{id}"), "text/html").await;
+    let page = page.text().await.unwrap();
+    assert!(page.len() < 1 << 20, "page of {} bytes", page.len());
+    assert_says_rest_is_raw(&page, &id);
+
+    let (burn, _) = server.create(long, "burn=true").await;
+    let revealed = server
+        .request(Method::POST, &format!("/{burn}/reveal"))
+        .header("accept", "text/html")
+        .fetch()
+        .await;
+    assert_eq!(revealed.status(), StatusCode::OK);
+    let revealed = revealed.text().await.unwrap();
+    assert!(revealed.len() < 1 << 20, "page of {} bytes", revealed.len());
+    assert!(revealed.contains("id=\"truncated\""));
+}
+
+/// A short paste is shown whole, without the notice.
+#[tokio::test]
+async fn html_view_of_a_short_paste_is_whole() {
+    let server = Server::start();
+    let (id, _) = server.create("one\ntwo\n", "").await;
+    let page = server.get_accepting(&format!("/{id}"), "text/html").await;
+    let page = page.text().await.unwrap();
+    assert!(page.contains("id=\"L2\""));
+    assert!(!page.contains("id=\"truncated\""));
+}
+
+fn assert_says_rest_is_raw(page: &str, id: &str) {
+    let notice = page.find("id=\"truncated\"").expect("a truncation notice");
+    assert!(
+        page[notice..].contains(&format!("href=\"/raw/{id}\"")),
+        "the notice links the raw paste"
+    );
 }

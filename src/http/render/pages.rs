@@ -101,7 +101,8 @@ enum Shell {
 /// The paste view: escaped text with line anchors, media inline, or a download
 /// link; encrypted pastes are decrypted by the script.
 pub fn view(meta: &PasteMeta, body: &[u8]) -> String {
-    let mut out = String::with_capacity(2048 + body.len() + body.len() / 4);
+    let shown = body.len().min(VIEW_MAX_BYTES);
+    let mut out = String::with_capacity(2048 + shown + shown / 4);
     paste_page(&mut out, meta, Shell::Open, body);
     out
 }
@@ -207,26 +208,74 @@ const UNLOCK_FORM: &str = "<form class=\"unlock\" id=\"unlock\" hidden>\
      <input type=\"password\" id=\"password\" autocomplete=\"current-password\" required>\
      <button type=\"submit\" class=\"primary\">Decrypt</button></form>";
 
+/// The most bytes of a paste the HTML view shows. Every line costs about a
+/// hundred bytes of markup, so a page of a whole large paste would be many
+/// times its size and take seconds to build and to render in the browser;
+/// a reader of that much text wants the raw route anyway.
+pub const VIEW_MAX_BYTES: usize = 256 * 1024;
+
+/// The most lines of a paste the HTML view shows: bounds the markup for
+/// pastes of short lines, which [`VIEW_MAX_BYTES`] alone does not.
+pub const VIEW_MAX_LINES: usize = 10_000;
+
+/// The text the view shows: at most [`VIEW_MAX_BYTES`] of `body`, cut before
+/// a character that does not fit, or `None` if that prefix is not UTF-8.
+fn shown_text(body: &[u8]) -> Option<&str> {
+    let prefix = &body[..body.len().min(VIEW_MAX_BYTES)];
+    match std::str::from_utf8(prefix) {
+        Ok(text) => Some(text),
+        // Only the character cut at the end of the prefix is incomplete.
+        Err(e) if e.error_len().is_none() => std::str::from_utf8(&prefix[..e.valid_up_to()]).ok(),
+        Err(_) => None,
+    }
+}
+
+/// Says that the view shows only the first `lines` lines and where the whole
+/// paste of `size` bytes is.
+fn truncated(out: &mut String, id: &str, lines: usize, size: usize) {
+    let _ = write!(
+        out,
+        "<p class=\"notice\" id=\"truncated\">This page shows the first {lines} lines only; \
+         the whole paste ({}) is at <a href=\"/raw/{id}\">/raw/{id}</a>.</p>",
+        human_size(size as u64)
+    );
+}
+
+/// Text with numbered line anchors: the prefix `text` of a paste of `size`
+/// bytes, cut to at most [`VIEW_MAX_LINES`] lines, with a notice if cut.
+fn code(out: &mut String, id: &str, text: &str, size: usize) {
+    let cut = text.len() < size;
+    // A prefix cut by size ends at its last whole line.
+    let text = match text.rfind('\n') {
+        Some(end) if cut => &text[..=end],
+        _ => text,
+    };
+    let cut = cut || text.lines().nth(VIEW_MAX_LINES).is_some();
+    out.push_str("<div id=\"content\"><pre class=\"code\" id=\"code\" tabindex=\"0\"><code>");
+    let mut shown = 0;
+    for (n, line) in text.lines().take(VIEW_MAX_LINES).enumerate() {
+        let n = n + 1;
+        let _ = write!(
+            out,
+            "<span class=\"line\" id=\"L{n}\"><a class=\"ln\" href=\"#L{n}\">{n}</a><span class=\"lc\">"
+        );
+        escape_into(out, line);
+        out.push_str("</span>\n</span>");
+        shown = n;
+    }
+    out.push_str("</code></pre>");
+    if cut {
+        truncated(out, id, shown, size);
+    }
+    out.push_str("</div>");
+}
+
 /// The body of a readable, unencrypted paste.
 fn content(out: &mut String, meta: &PasteMeta, body: &[u8]) {
     let id = meta.id.as_str();
     let essence = meta.content_type.split(';').next().unwrap_or("");
-    match std::str::from_utf8(body) {
-        Ok(text) if meta.content_type == paste::TEXT_PLAIN => {
-            out.push_str(
-                "<div id=\"content\"><pre class=\"code\" id=\"code\" tabindex=\"0\"><code>",
-            );
-            for (n, line) in text.lines().enumerate() {
-                let n = n + 1;
-                let _ = write!(
-                    out,
-                    "<span class=\"line\" id=\"L{n}\"><a class=\"ln\" href=\"#L{n}\">{n}</a><span class=\"lc\">"
-                );
-                escape_into(out, line);
-                out.push_str("</span>\n</span>");
-            }
-            out.push_str("</code></pre></div>");
-        }
+    match shown_text(body) {
+        Some(text) if meta.content_type == paste::TEXT_PLAIN => code(out, id, text, body.len()),
         _ if essence.starts_with("image/") => {
             let _ = write!(
                 out,
