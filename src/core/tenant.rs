@@ -38,6 +38,9 @@ pub enum TenantError {
     /// The rate is not `N/s`, `N/m` or `N/h` with N ≥ 1.
     #[error("a rate looks like 50/s, 600/m or 1000/h, with 1 to 1000000 requests")]
     Rate,
+    /// The token ID is not `tok_` and twelve hexadecimal digits.
+    #[error("a token ID is tok_ followed by 12 characters of 0-9 and a-f")]
+    TokenId,
 }
 
 /// Checks a tenant name.
@@ -47,6 +50,21 @@ pub fn validate_name(name: &str) -> Result<(), TenantError> {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
     if ok { Ok(()) } else { Err(TenantError::Name) }
+}
+
+/// Checks the form of a token's public ID (see [`token_id`]).
+pub fn validate_token_id(id: &str) -> Result<(), TenantError> {
+    let ok = id.strip_prefix("tok_").is_some_and(|hex| {
+        hex.len() == 12
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(TenantError::TokenId)
+    }
 }
 
 /// A sustained request rate: `count` requests per `per`.
@@ -155,6 +173,22 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Generated token IDs pass the check; NUL, case and length do not.
+    #[test]
+    fn token_ids() {
+        let (_, record) = TokenRecord::generate("team", false, 0, None).unwrap();
+        assert!(validate_token_id(&record.id).is_ok());
+        for bad in [
+            "",
+            "tok_",
+            "tok_0123456789ab\0",
+            "tok_0123456789AB",
+            "abc_0123456789ab",
+        ] {
+            assert!(validate_token_id(bad).is_err(), "{bad:?}");
+        }
+    }
 
     /// Rates parse in the three units and refuse zero and garbage.
     #[test]

@@ -3,8 +3,12 @@
 //! flight, admin requests, readiness).
 
 use reqwest::{Method, StatusCode};
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 
-use crate::support::{Fetch, Server, client};
+use crate::support::http::read_response;
+use crate::support::{Fetch, Server, client, tenants};
 
 /// Thousands of overlapping ranges are answered with the whole body, not
 /// validated pair by pair; overlapping and adjacent ranges merge into one.
@@ -93,4 +97,78 @@ fn assert_says_rest_is_raw(page: &str, id: &str) {
         page[notice..].contains(&format!("href=\"/raw/{id}\"")),
         "the notice links the raw paste"
     );
+}
+
+/// Sends the headers of an admin `POST` whose body of 1,000 bytes has only
+/// begun to arrive (as a client sending a byte a second would), and returns
+/// the answer the server gives before the rest.
+async fn admin_post_with_slow_body(server: &Server, token: Option<&str>) -> (u16, String) {
+    let mut stream = TcpStream::connect(server.url.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let head = format!(
+        "POST /api/admin/tenants HTTP/1.1\r\nHost: snip\r\n{auth}\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    read_response(&mut stream).await
+}
+
+/// An admin request is refused from its headers alone, before its body
+/// arrives: no token `401`, a wrong one `403`, the admin API off `404`; with
+/// the right token a body slower than `--body-timeout` gets `408`.
+#[tokio::test]
+async fn admin_requests_are_decided_before_a_slow_body() {
+    let server = tenants::start(&["--body-timeout=1s"]);
+    assert_eq!(admin_post_with_slow_body(&server, None).await.0, 401);
+    assert_eq!(
+        admin_post_with_slow_body(&server, Some("wrong")).await.0,
+        403
+    );
+    let (status, text) = admin_post_with_slow_body(&server, Some(tenants::ADMIN)).await;
+    assert_eq!(status, 408, "{text}");
+    assert!(text.contains("did not arrive within 1 s"), "{text}");
+
+    let off = Server::start_with(&["--body-timeout=1s"]);
+    assert_eq!(admin_post_with_slow_body(&off, None).await.0, 404);
+    assert_eq!(
+        admin_post_with_slow_body(&off, Some(tenants::ADMIN))
+            .await
+            .0,
+        404
+    );
+}
+
+/// Admin path parameters are checked before the store: a NUL byte or a
+/// malformed token ID is `400` with the rule, on every store.
+#[tokio::test]
+async fn admin_path_parameters_are_validated() {
+    let server = tenants::start(&[]);
+    tenants::tenant(&server, "team", json!({})).await;
+    for (method, path) in [
+        (Method::PATCH, "/api/admin/tenants/a%00b"),
+        (Method::DELETE, "/api/admin/tenants/%00"),
+        (Method::GET, "/api/admin/tenants/team%00/tokens"),
+        (Method::POST, "/api/admin/tenants/Team/tokens"),
+        (Method::DELETE, "/api/admin/tokens/%00"),
+        (Method::DELETE, "/api/admin/tokens/tok_0123456789ab%00"),
+    ] {
+        let body = (method == Method::PATCH).then(|| json!({"burst": 5}));
+        let (status, answer) = tenants::admin(&server, method.clone(), path, body).await;
+        assert_eq!(status, 400, "{method} {path}: {answer}");
+        assert!(
+            answer.to_string().contains("a tenant name is")
+                || answer.to_string().contains("a token ID is"),
+            "{method} {path}: {answer}"
+        );
+    }
+    let (status, _) = tenants::admin(
+        &server,
+        Method::DELETE,
+        "/api/admin/tokens/tok_0123456789ab",
+        None,
+    )
+    .await;
+    assert_eq!(status, 404);
 }

@@ -1,6 +1,9 @@
 //! The admin API under `/api/admin`, protected by the admin token
 //! (`--admin-token`); `snip admin …` drives it. Every handler takes an
-//! [`AdminCaller`] first, so the token is checked before anything else.
+//! [`AdminCaller`] first, so the token is checked before anything else;
+//! then path parameters are checked ([`TenantName`], [`TokenId`]) before any
+//! store call, and a body is read last ([`AdminBody`]), bounded in size and
+//! by the body timeout.
 //! Changes apply to the next request: tenants and tokens are read from the
 //! store on every request.
 //!
@@ -16,11 +19,13 @@
 //! | `GET /api/admin/backup` | stream a dump of the whole store (see [`super::backup`]) |
 
 use axum::Router;
-use axum::extract::{Path, State};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch};
 use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -48,6 +53,75 @@ pub fn routes() -> Router<SharedState> {
         )
         .route("/api/admin/tokens/{id}", delete(revoke_token))
         .route("/api/admin/backup", get(super::backup::backup))
+}
+
+/// The largest admin request body. Admin bodies are a few fields of JSON;
+/// anything larger is a mistake or an attack, and is not held in memory.
+const ADMIN_BODY_MAX: usize = 64 << 10;
+
+/// A tenant name from the path, checked before it reaches the store (a name
+/// the rules refuse cannot exist, and some bytes, such as NUL, are refused by
+/// PostgreSQL itself).
+struct TenantName(String);
+
+impl FromRequestParts<SharedState> for TenantName {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Self, ApiError> {
+        let name = path_param(parts, state).await?;
+        tenant::validate_name(&name).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        Ok(Self(name))
+    }
+}
+
+/// A token ID from the path, checked like [`TenantName`].
+struct TokenId(String);
+
+impl FromRequestParts<SharedState> for TokenId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Self, ApiError> {
+        let id = path_param(parts, state).await?;
+        tenant::validate_token_id(&id).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        Ok(Self(id))
+    }
+}
+
+async fn path_param(parts: &mut Parts, state: &SharedState) -> Result<String, ApiError> {
+    Path::<String>::from_request_parts(parts, state)
+        .await
+        .map(|Path(value)| value)
+        .map_err(|e| ApiError::bad_request(e.body_text()))
+}
+
+/// An admin request body, read whole within [`ADMIN_BODY_MAX`] bytes and the
+/// body timeout, so a slow or endless body holds neither memory nor a
+/// connection for long.
+struct AdminBody(Bytes);
+
+impl FromRequest<SharedState> for AdminBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &SharedState) -> Result<Self, ApiError> {
+        let timeout = state.limits.body_timeout;
+        let read = Limited::new(request.into_body(), ADMIN_BODY_MAX).collect();
+        match tokio::time::timeout(timeout, read).await {
+            Err(_) => Err(ApiError::timeout(timeout.as_secs())),
+            Ok(Ok(collected)) => Ok(Self(collected.to_bytes())),
+            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(body_too_large()),
+            Ok(Err(e)) => Err(ApiError::bad_request(format!(
+                "could not read the request body: {e}"
+            ))),
+        }
+    }
+}
+
+fn body_too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        format!("an admin request body is at most {ADMIN_BODY_MAX} bytes"),
+    )
 }
 
 fn no_such_tenant() -> ApiError {
@@ -113,7 +187,7 @@ async fn issue_token(
 async fn create_tenant(
     _admin: AdminCaller,
     State(state): State<SharedState>,
-    body: Bytes,
+    AdminBody(body): AdminBody,
 ) -> Result<Response, ApiError> {
     let request: NewTenant = parse_body(&body)?;
     tenant::validate_name(&request.name).map_err(|e| ApiError::bad_request(e.to_string()))?;
@@ -156,8 +230,8 @@ async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
 async fn update_tenant(
     _admin: AdminCaller,
     State(state): State<SharedState>,
-    Path(name): Path<String>,
-    body: Bytes,
+    TenantName(name): TenantName,
+    AdminBody(body): AdminBody,
 ) -> Result<Response, ApiError> {
     let change: TenantChange = parse_body(&body)?;
     let mut tenant = existing(&state, &name).await?;
@@ -181,7 +255,7 @@ async fn update_tenant(
 async fn delete_tenant(
     _admin: AdminCaller,
     State(state): State<SharedState>,
-    Path(name): Path<String>,
+    TenantName(name): TenantName,
 ) -> Result<StatusCode, ApiError> {
     if state.store.delete_tenant(&name).await? {
         tracing::info!(tenant = %name, "tenant deleted");
@@ -194,8 +268,8 @@ async fn delete_tenant(
 async fn create_token(
     _admin: AdminCaller,
     State(state): State<SharedState>,
-    Path(name): Path<String>,
-    body: Bytes,
+    TenantName(name): TenantName,
+    AdminBody(body): AdminBody,
 ) -> Result<Response, ApiError> {
     let request: NewToken = if body.is_empty() {
         NewToken::default()
@@ -212,7 +286,7 @@ async fn create_token(
 async fn list_tokens(
     _admin: AdminCaller,
     State(state): State<SharedState>,
-    Path(name): Path<String>,
+    TenantName(name): TenantName,
 ) -> Result<Response, ApiError> {
     existing(&state, &name).await?;
     let tokens: Vec<TokenView> = state
@@ -228,7 +302,7 @@ async fn list_tokens(
 async fn revoke_token(
     _admin: AdminCaller,
     State(state): State<SharedState>,
-    Path(id): Path<String>,
+    TokenId(id): TokenId,
 ) -> Result<StatusCode, ApiError> {
     if state.store.revoke_token(&id).await? {
         tracing::info!(token_id = %id, "token revoked");
