@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::pipeline::caller::AuthConfig;
@@ -46,6 +47,31 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Whether the main listener serves `/metrics` (not with `--metrics-listen`).
     pub metrics_on_main: bool,
+    /// What the last readiness check found, for `/readyz`.
+    pub readiness: Readiness,
+}
+
+/// Whether the store answered its last ping. `/readyz` is unauthenticated, so
+/// it answers from this flag, which one background task refreshes
+/// ([`Readiness::PERIOD`]); a ping per request would let anyone make the
+/// store sync a file as often as they like.
+#[derive(Debug, Default)]
+pub struct Readiness(AtomicBool);
+
+impl Readiness {
+    /// How often the background task pings the store: load balancers probe
+    /// every few seconds, so the answer is never staler than they can tell.
+    pub const PERIOD: Duration = Duration::from_secs(1);
+
+    /// Whether the store answered the last ping (false until the first).
+    pub fn ready(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Records the outcome of a ping.
+    pub fn set(&self, ready: bool) {
+        self.0.store(ready, Ordering::Relaxed);
+    }
 }
 
 /// Shared handle to the state.

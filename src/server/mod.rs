@@ -28,7 +28,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{
-    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits,
+    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits, Readiness,
     handlers::{openapi, ops},
     make_app,
 };
@@ -181,6 +181,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             .shared_through(store.clone()),
         metrics,
         metrics_on_main: config.metrics_listen.is_none(),
+        readiness: Readiness::default(),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {
@@ -190,6 +191,9 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         None => None,
     };
     let forget = tokio::spawn(forget_idle_clients(state.clone()));
+    // Ready or not from the first request on, not from the first tick.
+    state.readiness.set(state.store.ping().await.is_ok());
+    let readiness = tokio::spawn(ops::watch_readiness(state.clone()));
     let (stop_sweeper, sweeper_stopped) = tokio::sync::watch::channel(false);
     let sweeper = tokio::spawn(sweeper::run(
         store.clone(),
@@ -236,6 +240,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         let _ = server.await;
     }
     forget.abort();
+    readiness.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
     if let Some(redirect) = redirect {

@@ -7,7 +7,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use crate::support::http::read_response;
+use crate::support::http::{get_status, read_response};
 use crate::support::{Fetch, Server, client, tenants};
 
 /// Thousands of overlapping ranges are answered with the whole body, not
@@ -171,4 +171,34 @@ async fn admin_path_parameters_are_validated() {
     )
     .await;
     assert_eq!(status, 404);
+}
+
+/// How many times the store has been pinged, from `/metrics`.
+async fn pings(server: &Server) -> u64 {
+    let text = server.get("/metrics").await.text().await.unwrap();
+    text.lines()
+        .find_map(|line| {
+            let value =
+                line.strip_prefix("snip_store_operation_duration_seconds_count{op=\"ping\"} ")?;
+            value.parse().ok()
+        })
+        .expect("a ping count in /metrics")
+}
+
+/// `/readyz` answers from a state a background task refreshes: a flood of
+/// readiness probes does not ping (and sync) the store once each.
+#[tokio::test]
+async fn readiness_probes_do_not_reach_the_store() {
+    let server = Server::start();
+    const PROBES: u64 = 200;
+    let before = pings(&server).await;
+    let http = client();
+    for _ in 0..PROBES {
+        assert_eq!(get_status(&http, &server.at("/readyz")).await, 200);
+    }
+    let during = pings(&server).await - before;
+    assert!(
+        during < PROBES,
+        "{PROBES} probes pinged the store {during} times"
+    );
 }

@@ -171,6 +171,8 @@ async fn readiness_follows_the_store() {
 
     let moved = server.data_dir.with_extension("moved");
     std::fs::rename(&server.data_dir, &moved).unwrap();
+    // The state is refreshed about once a second, not by the request.
+    assert!(eventually(|| async { server.status("/readyz").await == 503 }).await);
     let down = server.get_accepting("/readyz", "application/json").await;
     assert_eq!(down.status(), 503);
     let body: serde_json::Value = down.json().await.unwrap();
@@ -187,7 +189,7 @@ async fn readiness_follows_the_store() {
     );
 
     std::fs::rename(&moved, &server.data_dir).unwrap();
-    assert_eq!(get_status(&http, &server.at("/readyz")).await, 200);
+    assert!(eventually(|| async { server.status("/readyz").await == 200 }).await);
 }
 
 const ADMIN: &str = "admin-secret-9f8e7d6c5b4a";

@@ -12,7 +12,7 @@ use crate::support::{
     http::{create_json, get_bytes, get_status},
     ports::free_port,
     postgres::skip_unless_postgres,
-    wait::PATIENCE,
+    wait::{PATIENCE, eventually},
 };
 
 /// How many times the cluster is started on a fresh port when one was taken first.
@@ -226,7 +226,8 @@ async fn database_restart_while_serving() {
     }
 
     // Readiness says the same: a load balancer takes the instance out.
-    assert_eq!(get_status(&http, &server.at("/readyz")).await, 503);
+    // Readiness is refreshed about once a second, not by the request.
+    assert!(eventually(|| async { get_status(&http, &server.at("/readyz")).await == 503 }).await);
     assert_eq!(get_status(&http, &server.at("/healthz")).await, 200);
 
     cluster.start();
@@ -237,7 +238,7 @@ async fn database_restart_while_serving() {
         back = get_bytes(&http, &server.at(&format!("/raw/{id}"))).await;
     }
     assert_eq!(back, (200, b"written before the outage".to_vec()));
-    assert_eq!(get_status(&http, &server.at("/readyz")).await, 200);
+    assert!(eventually(|| async { get_status(&http, &server.at("/readyz")).await == 200 }).await);
     let after = create_json(&http, &server.url, "written after", "").await;
     let after_id = after["id"].as_str().unwrap();
     assert_eq!(

@@ -11,7 +11,7 @@ use axum::routing::get;
 
 use super::openapi;
 use crate::http::errors::ApiError;
-use crate::http::state::SharedState;
+use crate::http::state::{Readiness, SharedState};
 use crate::metrics;
 
 /// The operator routes; `/metrics` only when it is served on the main
@@ -33,18 +33,38 @@ async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// `200 ready` when the store answers a ping, else `503`.
+/// `200 ready` when the store answered its last ping, else `503`. The ping is
+/// the background task's ([`watch_readiness`]), not this request's.
 async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiError> {
-    match state.store.ping().await {
-        Ok(()) => Ok("ready\n"),
-        Err(e) => {
-            tracing::warn!(error = %e, "readiness check failed");
-            Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "not_ready",
-                "not ready: the store is unavailable (the server log says why)",
-            ))
+    if state.readiness.ready() {
+        Ok("ready\n")
+    } else {
+        Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "not_ready",
+            "not ready: the store is unavailable (the server log says why)",
+        ))
+    }
+}
+
+/// Pings the store every [`Readiness::PERIOD`] and records the outcome for
+/// `/readyz`; runs until aborted. A failure is logged when it starts, not
+/// every second while it lasts.
+pub async fn watch_readiness(state: SharedState) {
+    let mut tick = tokio::time::interval(Readiness::PERIOD);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut logged = false;
+    loop {
+        tick.tick().await;
+        match state.store.ping().await {
+            Ok(()) => logged = false,
+            Err(e) if !logged => {
+                tracing::warn!(error = %e, "readiness check failed");
+                logged = true;
+            }
+            Err(_) => {}
         }
+        state.readiness.set(!logged);
     }
 }
 
