@@ -74,6 +74,11 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub header_timeout: Duration,
 
+    /// Most bytes of paste bodies being received at once, across all
+    /// clients; past it uploads get 503 with Retry-After [default: 4 × --max-paste-size].
+    #[arg(long, env = "SNIP_MAX_INFLIGHT_BYTES", value_parser = parse_size)]
+    pub max_inflight_bytes: Option<u64>,
+
     /// Time a client has to send a whole request body.
     #[arg(long, env = "SNIP_BODY_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub body_timeout: Duration,
@@ -199,6 +204,9 @@ impl ServeArgs {
             max_ttl: self.max_ttl,
             id_length: self.id_length,
             body_timeout: self.body_timeout,
+            max_inflight_bytes: self
+                .max_inflight_bytes
+                .unwrap_or(self.max_paste_size.saturating_mul(4)),
         }
     }
 

@@ -27,7 +27,7 @@ pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{ProxyConfig, ProxyHeaders};
 pub use pipeline::hot::{App, Connection};
 pub use pipeline::ratelimit::{Limit, RateLimits};
-pub use state::{AppState, Limits, Readiness, SharedState};
+pub use state::{AppState, InflightBytes, Limits, Readiness, SharedState};
 
 /// Builds the service: every route with its per-route middleware
 /// (authentication), the hot ones also reachable without the router.

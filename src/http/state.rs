@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::pipeline::caller::AuthConfig;
@@ -26,6 +26,8 @@ pub struct Limits {
     pub id_length: usize,
     /// Time allowed for a whole request body to arrive.
     pub body_timeout: Duration,
+    /// Most bytes of paste bodies received at once, across all requests.
+    pub max_inflight_bytes: u64,
 }
 
 /// What every handler can reach.
@@ -49,6 +51,62 @@ pub struct AppState {
     pub metrics_on_main: bool,
     /// What the last readiness check found, for `/readyz`.
     pub readiness: Readiness,
+    /// The bytes of paste bodies being received, bounded.
+    pub inflight: InflightBytes,
+}
+
+/// The bytes of request bodies being received across the server, bounded so
+/// that many slow uploads cannot hold memory without limit: each upload
+/// reserves what it may hold before reading a byte, and a reservation past
+/// the bound is refused.
+#[derive(Debug)]
+pub struct InflightBytes {
+    held: AtomicU64,
+    max: u64,
+}
+
+/// A reservation of [`InflightBytes`], given back when dropped.
+#[derive(Debug)]
+pub struct InflightGuard<'a> {
+    counter: &'a InflightBytes,
+    bytes: u64,
+}
+
+/// Every byte [`InflightBytes`] may hold is reserved already.
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the server is receiving too many pastes at once; retry in a moment")]
+pub struct Busy;
+
+impl InflightBytes {
+    /// A counter that admits at most `max` bytes at once.
+    pub fn new(max: u64) -> Self {
+        Self {
+            held: AtomicU64::new(0),
+            max,
+        }
+    }
+
+    /// Reserves `bytes` while there is room. A reservation larger than the
+    /// whole bound is admitted when nothing else is held, so that a paste
+    /// the size limits allow can always be sent, one at a time.
+    pub fn reserve(&self, bytes: u64) -> Result<InflightGuard<'_>, Busy> {
+        self.held
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
+                let total = held.checked_add(bytes)?;
+                (total <= self.max || held == 0).then_some(total)
+            })
+            .map_err(|_| Busy)?;
+        Ok(InflightGuard {
+            counter: self,
+            bytes,
+        })
+    }
+}
+
+impl Drop for InflightGuard<'_> {
+    fn drop(&mut self) {
+        self.counter.held.fetch_sub(self.bytes, Ordering::AcqRel);
+    }
 }
 
 /// Whether the store answered its last ping. `/readyz` is unauthenticated, so

@@ -28,7 +28,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{
-    App, AppState, AuthConfig, Connection, Limit, Limits, ProxyConfig, RateLimits, Readiness,
+    App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, ProxyConfig, RateLimits,
+    Readiness,
     handlers::{openapi, ops},
     make_app,
 };
@@ -182,6 +183,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         metrics,
         metrics_on_main: config.metrics_listen.is_none(),
         readiness: Readiness::default(),
+        inflight: InflightBytes::new(config.limits.max_inflight_bytes),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {

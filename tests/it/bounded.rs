@@ -8,6 +8,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use crate::support::http::{get_status, read_response};
+use crate::support::wait::eventually;
 use crate::support::{Fetch, Server, client, tenants};
 
 /// Thousands of overlapping ranges are answered with the whole body, not
@@ -201,4 +202,28 @@ async fn readiness_probes_do_not_reach_the_store() {
         during < PROBES,
         "{PROBES} probes pinged the store {during} times"
     );
+}
+
+/// Uploads past `--max-inflight-bytes` get `503` with `Retry-After` while a
+/// slow upload holds the room, and are taken again once it has gone.
+#[tokio::test]
+async fn uploads_past_the_inflight_bound_get_503() {
+    let server = Server::start_with(&["--max-paste-size=1KiB", "--max-inflight-bytes=1500"]);
+    let mut slow = TcpStream::connect(server.url.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: snip\r\nContent-Length: 1000\r\n\r\nslow")
+        .await
+        .unwrap();
+    let create = || async { server.post("/", vec![b'x'; 1000]).await };
+    // The slow upload's reservation is made once the server has its headers.
+    assert!(eventually(|| async { create().await.status() == 503 }).await);
+    let refused = create().await;
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    let text = refused.text().await.unwrap();
+    assert!(text.contains("too many pastes at once"), "{text}");
+
+    drop(slow);
+    assert!(eventually(|| async { create().await.status() == 201 }).await);
 }

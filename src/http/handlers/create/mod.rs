@@ -24,7 +24,7 @@ use crate::http::errors::ApiError;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts};
-use crate::http::state::SharedState;
+use crate::http::state::{Busy, SharedState};
 use crate::store::{PutLimits, StoreError};
 
 pub use self::form::form;
@@ -62,7 +62,15 @@ pub async fn answer_create(
     headers: &HeaderMap,
     body: Body,
 ) -> Response {
-    let upload = match read_upload(state, caller, query, headers, body).await {
+    if let Err(error) = caller.check_can_write(state.auth.anonymous) {
+        return closing(error);
+    }
+    let limit = paste_limit(state, caller);
+    // Held until the paste is stored: its bytes are in memory until then.
+    let Ok(_held) = state.inflight.reserve(upload::reservation(headers, limit)) else {
+        return busy();
+    };
+    let upload = match read_upload(state, query, headers, body, limit).await {
         Ok(upload) => upload,
         Err(error) => return closing(error),
     };
@@ -88,24 +96,42 @@ fn closing(error: ApiError) -> Response {
     response
 }
 
-/// Checks the caller and the options, then reads the paste from the body.
-async fn read_upload(
-    state: &SharedState,
-    caller: &Caller,
-    query: Option<&str>,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<Upload, ApiError> {
-    caller.check_can_write(state.auth.anonymous)?;
-    let options = CreateOptions::from_query(query)?;
-    let limit = match caller {
+/// The largest paste `caller` may create.
+fn paste_limit(state: &SharedState, caller: &Caller) -> u64 {
+    match caller {
         Caller::Tenant { tenant, .. } => tenant
             .max_paste_bytes
             .unwrap_or(state.limits.max_paste_bytes),
         Caller::Anonymous => state.limits.max_paste_bytes,
-    };
+    }
+}
+
+/// Checks the options, then reads the paste from the body.
+async fn read_upload(
+    state: &SharedState,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    body: Body,
+    limit: u64,
+) -> Result<Upload, ApiError> {
+    let options = CreateOptions::from_query(query)?;
     upload::read(options, headers, body, limit, state.limits.body_timeout).await
 }
+
+/// `503` with `Retry-After`: too many bytes of uploads are arriving at once.
+/// The body is not read, so the connection closes after the answer.
+fn busy() -> Response {
+    let error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", Busy.to_string());
+    let mut response = closing(error);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(BUSY_RETRY_SECS));
+    response
+}
+
+/// When a client refused as [`Busy`] may try again: uploads in flight are
+/// usually done within seconds.
+const BUSY_RETRY_SECS: u64 = 1;
 
 async fn store_paste(
     state: &SharedState,

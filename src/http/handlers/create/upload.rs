@@ -83,6 +83,18 @@ pub async fn read(
 /// Room for multipart boundaries and headers on top of the paste size limit.
 const MULTIPART_OVERHEAD: u64 = 64 * 1024;
 
+/// The bytes an upload may hold in memory, to reserve before reading it: its
+/// declared length, or for a body of unknown length all the limit allows.
+/// A body declared too large holds nothing: it is refused unread.
+pub fn reservation(headers: &HeaderMap, limit: u64) -> u64 {
+    let most = limit.saturating_add(MULTIPART_OVERHEAD);
+    match content_length(headers) {
+        Some(length) if length > most => 0,
+        Some(length) => length,
+        None => most,
+    }
+}
+
 fn content_length(headers: &HeaderMap) -> Option<u64> {
     headers
         .get(header::CONTENT_LENGTH)?
