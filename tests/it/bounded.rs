@@ -100,16 +100,27 @@ fn assert_says_rest_is_raw(page: &str, id: &str) {
     );
 }
 
-/// Sends the headers of an admin `POST` whose body of 1,000 bytes has only
+/// The admin routes that take a body.
+const ADMIN_BODY_ROUTES: [(&str, &str); 3] = [
+    ("POST", "/api/admin/tenants"),
+    ("PATCH", "/api/admin/tenants/team"),
+    ("POST", "/api/admin/tenants/team/tokens"),
+];
+
+/// Sends the headers of an admin request whose body of 1,000 bytes has only
 /// begun to arrive (as a client sending a byte a second would), and returns
 /// the answer the server gives before the rest.
-async fn admin_post_with_slow_body(server: &Server, token: Option<&str>) -> (u16, String) {
+async fn admin_with_slow_body(
+    server: &Server,
+    (method, path): (&str, &str),
+    token: Option<&str>,
+) -> (u16, String) {
     let mut stream = TcpStream::connect(server.url.trim_start_matches("http://"))
         .await
         .unwrap();
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     let head = format!(
-        "POST /api/admin/tenants HTTP/1.1\r\nHost: snip\r\n{auth}\
+        "{method} {path} HTTP/1.1\r\nHost: snip\r\n{auth}\
          Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
     );
     stream.write_all(head.as_bytes()).await.unwrap();
@@ -122,23 +133,25 @@ async fn admin_post_with_slow_body(server: &Server, token: Option<&str>) -> (u16
 #[tokio::test]
 async fn admin_requests_are_decided_before_a_slow_body() {
     let server = tenants::start(&["--body-timeout=1s"]);
-    assert_eq!(admin_post_with_slow_body(&server, None).await.0, 401);
-    assert_eq!(
-        admin_post_with_slow_body(&server, Some("wrong")).await.0,
-        403
-    );
-    let (status, text) = admin_post_with_slow_body(&server, Some(tenants::ADMIN)).await;
-    assert_eq!(status, 408, "{text}");
-    assert!(text.contains("did not arrive within 1 s"), "{text}");
-
+    tenants::tenant(&server, "team", json!({})).await;
     let off = Server::start_with(&["--body-timeout=1s"]);
-    assert_eq!(admin_post_with_slow_body(&off, None).await.0, 404);
-    assert_eq!(
-        admin_post_with_slow_body(&off, Some(tenants::ADMIN))
-            .await
-            .0,
-        404
-    );
+    for route in ADMIN_BODY_ROUTES {
+        assert_eq!(admin_with_slow_body(&server, route, None).await.0, 401);
+        assert_eq!(
+            admin_with_slow_body(&server, route, Some("wrong")).await.0,
+            403
+        );
+        let (status, text) = admin_with_slow_body(&server, route, Some(tenants::ADMIN)).await;
+        assert_eq!(status, 408, "{route:?}: {text}");
+        assert!(text.contains("did not arrive within 1 s"), "{text}");
+        assert_eq!(admin_with_slow_body(&off, route, None).await.0, 404);
+        assert_eq!(
+            admin_with_slow_body(&off, route, Some(tenants::ADMIN))
+                .await
+                .0,
+            404
+        );
+    }
 }
 
 /// Admin path parameters are checked before the store: a NUL byte or a

@@ -240,6 +240,22 @@ describe('line links', () => {
   });
 });
 
+describe('long pastes', () => {
+  test('the page shows the first 10,000 lines, highlighted and linked, and where the rest is', async () => {
+    const body = Array.from({ length: 12000 }, (_, i) => `line ${i + 1}`).join('\n');
+    const { id } = await apiCreate(server, body);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}#L9999`);
+    await page.waitForSelector('#code.hljs');
+    assert.equal(await page.$$eval('#code .line', (n) => n.length), 10000);
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['L9999']);
+    assert.equal(await page.getAttribute('#truncated a', 'href'), `/raw/${id}`);
+    await page.click('#L10000 a.ln');
+    assert.equal(new URL(page.url()).hash, '#L10000');
+    await context.close();
+  });
+});
+
 describe('burn after reading', () => {
   test('the interstitial reveals once, never on load', async () => {
     const secret = 'the launch code is 0000';
