@@ -71,3 +71,29 @@ pub fn failed(output: &Output) -> String {
     );
     stderr
 }
+
+/// Runs `snip ARGS` against `server` with a terminal (a pty from util-linux's
+/// `script`) as its standard input, output and error, which come back mixed
+/// in `stdout`, with `\r\n` line ends. For what snip does only on a terminal.
+pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) -> Output {
+    let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_snip"))
+        .chain(args.iter().copied())
+        .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
+        .collect();
+    Command::new("script")
+        .args([
+            "--quiet",
+            "--return",
+            "--command",
+            &quoted.join(" "),
+            "/dev/null",
+        ])
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", client_dir)
+        .env_remove("SNIP_TOKEN")
+        .env_remove("SNIP_ADMIN_TOKEN")
+        .env_remove("SNIP_PASSWORD")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}

@@ -1,0 +1,175 @@
+//! The `snip` client as scripts and people at a terminal use it: short flags,
+//! `--json`, `get --meta`, `-o`, binary pastes on a terminal, `list --mine`,
+//! a repeated delete, a server given without a scheme.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::support::{
+    Server,
+    cli::{failed, run_cli, run_cli_on_terminal, stdout, succeeded, two_source_files},
+};
+
+fn snip(server: &Server, client_dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
+    run_cli(server, client_dir, &[], args, stdin)
+}
+
+/// Standard output of a command that must have succeeded, parsed as JSON.
+fn json_of(output: &Output) -> Value {
+    succeeded(output);
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The short flags set what the long ones do; `put --json` and `get --meta`
+/// print JSON that says so, and `get --meta` does not reveal a burn paste.
+#[tokio::test]
+async fn short_flags_and_json() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let put = snip(
+        &server,
+        dir.path(),
+        &["put", "-t", "1h", "-l", "rust", "-n", "x.rs", "--json"],
+        b"fn main() {}",
+    );
+    let created = json_of(&put);
+    let created = created.as_array().unwrap();
+    assert_eq!(created.len(), 1);
+    let url = created[0]["url"].as_str().unwrap();
+    assert!(url.starts_with(&server.url), "{url}");
+    assert!(created[0]["delete_token"].is_string());
+    assert!(created[0]["expires_at"].is_string());
+    assert!(created[0]["file"].is_null());
+    let meta = json_of(&snip(&server, dir.path(), &["get", "--meta", url], b""));
+    assert_eq!(meta["lang"], "rust");
+    assert_eq!(meta["name"], "x.rs");
+
+    let put = snip(&server, dir.path(), &["put", "-b", "-e"], b"secret");
+    let link = stdout(&succeeded_output(put)).trim().to_owned();
+    assert!(link.contains('#'), "{link}");
+    let meta = json_of(&snip(&server, dir.path(), &["get", "--meta", &link], b""));
+    assert_eq!(meta["burn"], true);
+    assert_eq!(meta["encrypted"], true);
+    let get = snip(&server, dir.path(), &["get", &link], b"");
+    assert_eq!(stdout(&get), "secret", "--meta left the burn paste alone");
+}
+
+fn succeeded_output(output: Output) -> Output {
+    succeeded(&output);
+    output
+}
+
+/// Several files: bare URLs into a pipe, `file<TAB>url` lines on a terminal,
+/// and `--json` names each paste's file.
+#[tokio::test]
+async fn several_files() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_source_files(dir.path());
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+
+    let piped = stdout(&succeeded_output(snip(
+        &server,
+        dir.path(),
+        &["put", a, b],
+        b"",
+    )));
+    let lines: Vec<&str> = piped.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines.iter().all(|l| l.starts_with(&server.url)), "{piped}");
+
+    let terminal = run_cli_on_terminal(&server, dir.path(), &["put", a, b]);
+    let text = stdout(&succeeded_output(terminal));
+    assert!(text.contains(&format!("{a}\t{}", server.url)), "{text:?}");
+    assert!(text.contains(&format!("{b}\t{}", server.url)), "{text:?}");
+
+    let json = json_of(&snip(&server, dir.path(), &["put", "--json", a, b], b""));
+    assert_eq!(json[0]["file"], a);
+    assert_eq!(json[1]["file"], b);
+}
+
+/// A binary paste is refused on a terminal unless `-o FILE` or `--output -`;
+/// into a pipe it is written as is; `-o` writes the file.
+#[tokio::test]
+async fn binary_get_needs_output() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let body: Vec<u8> = (0..=255u8).collect();
+    let put = snip(&server, dir.path(), &["put", "-l", "text"], &body);
+    let url = stdout(&succeeded_output(put)).trim().to_owned();
+
+    let refused = run_cli_on_terminal(&server, dir.path(), &["get", &url]);
+    assert!(!refused.status.success());
+    let message = String::from_utf8_lossy(&refused.stdout);
+    assert!(message.contains("-o FILE"), "{message}");
+
+    let forced = run_cli_on_terminal(&server, dir.path(), &["get", "--output", "-", &url]);
+    succeeded_output(forced);
+
+    let file = dir.path().join("out.bin");
+    let saved = run_cli_on_terminal(
+        &server,
+        dir.path(),
+        &["get", "-o", file.to_str().unwrap(), &url],
+    );
+    succeeded_output(saved);
+    assert_eq!(std::fs::read(&file).unwrap(), body);
+
+    let piped = snip(&server, dir.path(), &["get", &url], b"");
+    assert_eq!(succeeded_output(piped).stdout, body);
+}
+
+/// `list --mine` lists what this client put and has not deleted; a second
+/// delete says the paste is already deleted.
+#[tokio::test]
+async fn mine_and_repeated_delete() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let put = |body: &[u8]| {
+        let out = succeeded_output(snip(&server, dir.path(), &["put"], body));
+        stdout(&out).trim().to_owned()
+    };
+    let (first, second) = (put(b"one"), put(b"two"));
+    let mine = stdout(&succeeded_output(snip(
+        &server,
+        dir.path(),
+        &["list", "--mine"],
+        b"",
+    )));
+    let mut listed: Vec<&str> = mine.lines().collect();
+    listed.sort_unstable();
+    let mut expected = vec![first.as_str(), second.as_str()];
+    expected.sort_unstable();
+    assert_eq!(listed, expected);
+
+    succeeded(&snip(&server, dir.path(), &["delete", &first], b""));
+    let json = json_of(&snip(
+        &server,
+        dir.path(),
+        &["list", "--mine", "--json"],
+        b"",
+    ));
+    assert_eq!(json, serde_json::json!([{ "url": second }]));
+
+    let again = failed(&snip(&server, dir.path(), &["delete", &first], b""));
+    assert!(again.contains("already deleted"), "{again}");
+}
+
+/// `--server host:port` without a scheme is taken as http.
+#[tokio::test]
+async fn server_without_scheme() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let bare = server.url.trim_start_matches("http://").to_owned();
+    let put = run_cli(
+        &server,
+        dir.path(),
+        &[("SNIP_SERVER", &bare)],
+        &["put"],
+        b"x",
+    );
+    let url = stdout(&succeeded_output(put)).trim().to_owned();
+    assert!(url.starts_with(&server.url), "{url}");
+}
