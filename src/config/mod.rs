@@ -14,6 +14,7 @@
 //! This is the top of the module graph: it imports the layers, and none of
 //! them imports it.
 
+pub mod generate;
 pub mod serve;
 pub mod tls;
 
@@ -67,6 +68,11 @@ pub enum Command {
     Restore(crate::cli::backup::RestoreArgs),
     /// Copy every live paste, tenant and token from one store to another.
     Migrate(crate::cli::backup::MigrateArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or
+    /// powershell (e.g. `snip completions bash > ~/.local/share/bash-completion/completions/snip`).
+    Completions(generate::CompletionsArgs),
+    /// Print the man page (roff; e.g. `snip man > ~/.local/share/man/man1/snip.1`).
+    Man,
 }
 
 /// Why the command line or the config file does not make a configuration.

@@ -1,6 +1,7 @@
 //! The `snip` client as scripts and people at a terminal use it: short flags,
 //! `--json`, `get --meta`, `-o`, binary pastes on a terminal, `list --mine`,
-//! a repeated delete, a server given without a scheme.
+//! a repeated delete, a server given without a scheme, completions and the
+//! man page.
 
 use std::path::Path;
 use std::process::Output;
@@ -172,4 +173,29 @@ async fn server_without_scheme() {
     );
     let url = stdout(&succeeded_output(put)).trim().to_owned();
     assert!(url.starts_with(&server.url), "{url}");
+}
+
+/// Completions for each shell name the subcommands; `snip man` is roff.
+#[test]
+fn completions_and_man_page() {
+    for shell in ["bash", "zsh", "fish"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+            .args(["completions", shell])
+            .output()
+            .unwrap();
+        let script = stdout(&succeeded_output(out));
+        for word in ["put", "get", "delete", "completions"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .arg("man")
+        .output()
+        .unwrap();
+    let page = stdout(&succeeded_output(out));
+    assert!(
+        page.starts_with(".ie") || page.contains("\n.TH snip"),
+        "{page}"
+    );
+    assert!(page.contains("put"));
 }
