@@ -199,3 +199,28 @@ fn completions_and_man_page() {
     );
     assert!(page.contains("put"));
 }
+
+/// An upload over the server's limit reports the server's 413 message, every
+/// time, never a broken pipe: the server reads the refused body before
+/// answering, so the client is not reset while still sending.
+#[tokio::test]
+async fn oversized_put_reports_the_limit() {
+    let server = Server::start_with(&["--max-paste-size=1MiB"]);
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.log");
+    std::fs::write(&big, vec![b'x'; 17_000_000]).unwrap();
+    // Side by side, as a busy machine would have them: each must get the 413.
+    let puts: Vec<Output> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                scope.spawn(|| snip(&server, dir.path(), &["put", big.to_str().unwrap()], b""))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for put in &puts {
+        let message = failed(put);
+        assert!(message.contains("413"), "{message}");
+        assert!(message.contains("larger than the limit"), "{message}");
+    }
+}
