@@ -22,20 +22,31 @@ use crate::core::envelope::{self, EnvelopeError, Key};
 pub mod admin;
 pub mod auth;
 pub mod backup;
+pub mod settings;
 pub mod store_args;
 mod tokens;
 pub mod user;
 
 pub use auth::TokenArg;
+use settings::ClientConfig;
 pub use store_args::StoreArgs;
 pub use user::{ListArgs, ShortenArgs};
 
 /// Where the client sends requests.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArg {
-    /// The snip server to talk to.
-    #[arg(long, env = "SNIP_SERVER", default_value = "http://127.0.0.1:8000")]
-    pub server: String,
+    /// The snip server to talk to; `host:port` means http [default: the
+    /// SNIP_SERVER environment variable, then the config file's server, then
+    /// http://127.0.0.1:8000].
+    #[arg(long)]
+    pub server: Option<String>,
+}
+
+impl ServerArg {
+    /// The server named by the flag, `SNIP_SERVER` or the config file.
+    pub fn url(&self) -> anyhow::Result<String> {
+        Ok(ClientConfig::load()?.server(self.server.as_deref()).value)
+    }
 }
 
 /// `snip put`.
@@ -164,13 +175,16 @@ pub(crate) async fn send_json<T: DeserializeOwned>(
 /// `snip put`: uploads each file (or stdin) and prints one URL per paste.
 pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let base = base_url(&args.server.server)?;
+    let config = ClientConfig::load()?;
+    let base = base_url(&config.server(args.server.server.as_deref()).value)?;
     let token = args.auth.token()?;
+    let ttl = config.ttl(args.ttl.as_deref()).value;
+    let burn = config.burn(args.burn)?.value;
     let inputs = read_inputs(&args.files)?;
     // Several links on a terminal are told apart by their files; a pipe gets bare URLs.
     let labelled = !args.json && inputs.len() > 1 && std::io::stdout().is_terminal();
     let mut uploaded = Vec::new();
-    let encrypt = args.encrypt || args.password;
+    let encrypt = config.encrypt(args.encrypt)?.value || args.password;
     let password = if args.password {
         Some(new_password()?)
     } else {
@@ -182,10 +196,10 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().into_owned());
         let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(ttl) = &args.ttl {
+        if let Some(ttl) = &ttl {
             query.push(("ttl", ttl.clone()));
         }
-        if args.burn {
+        if burn {
             query.push(("burn", "true".into()));
         }
         if args.private {
@@ -286,7 +300,7 @@ struct Uploaded {
 /// needed, and decrypting an encrypted paste with the link's key.
 pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let target = PasteUrl::parse(&args.url, &args.server.server)?;
+    let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
     let token = args.auth.token()?;
     // Ask first (this never burns): a burn paste must not be destroyed by a
     // reader who cannot decrypt it.
@@ -487,7 +501,7 @@ fn new_password() -> anyhow::Result<String> {
 /// `snip delete`: deletes with `--token` or the remembered token.
 pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let target = PasteUrl::parse(&args.url, &args.server.server)?;
+    let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
     let url = target.endpoint("")?;
     let api_token = args.auth.token()?;
     let token = match args.token {

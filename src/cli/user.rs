@@ -55,7 +55,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         return list_mine(&args);
     }
     let client = client()?;
-    let url = base_url(&args.server.server)?.join("api/pastes")?;
+    let url = base_url(&args.server.url()?)?.join("api/pastes")?;
     let Some(token) = args.auth.token()? else {
         bail!("listing needs a tenant token: set SNIP_TOKEN or pass --token-file");
     };
@@ -95,7 +95,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
 
 /// `list --mine`: the remembered pastes of the server in `--server`.
 fn list_mine(args: &ListArgs) -> anyhow::Result<()> {
-    let base = base_url(&args.server.server)?;
+    let base = base_url(&args.server.url()?)?;
     let mine: Vec<String> = tokens::remembered()?
         .into_iter()
         .filter(|url| url.starts_with(base.as_str()))
@@ -117,7 +117,7 @@ fn list_mine(args: &ListArgs) -> anyhow::Result<()> {
 /// Creates a short link and prints its URL.
 pub async fn shorten(args: ShortenArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let base = base_url(&args.server.server)?;
+    let base = base_url(&args.server.url()?)?;
     let token = args.auth.token()?;
     let mut query = vec![("url", args.url.clone())];
     if let Some(ttl) = &args.ttl {

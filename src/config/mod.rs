@@ -68,6 +68,9 @@ pub enum Command {
     Restore(crate::cli::backup::RestoreArgs),
     /// Copy every live paste, tenant and token from one store to another.
     Migrate(crate::cli::backup::MigrateArgs),
+    /// Show the client's effective settings (server, token, put's defaults)
+    /// and where each came from: flag, SNIP_* variable, config file or default.
+    Config(crate::cli::settings::ConfigArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or
     /// powershell (e.g. `snip completions bash > ~/.local/share/bash-completion/completions/snip`).
     Completions(generate::CompletionsArgs),

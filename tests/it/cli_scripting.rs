@@ -224,3 +224,79 @@ async fn oversized_put_reports_the_limit() {
         assert!(message.contains("larger than the limit"), "{message}");
     }
 }
+
+/// The value and source `snip config` prints for `name`.
+fn setting(output: &Output, name: &str) -> String {
+    let text = stdout(&succeeded_output(output.clone()));
+    let line = text
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no {name} in {text}"));
+    line.to_owned()
+}
+
+/// The config file sets put's defaults; `SNIP_*` variables override it and
+/// flags override both, as `snip config` shows and `put` does.
+#[tokio::test]
+async fn config_file_env_and_flags() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let xdg = dir.path().join("xdg");
+    std::fs::create_dir_all(xdg.join("snip")).unwrap();
+    let file = xdg.join("snip/config.toml");
+    std::fs::write(&file, "ttl = \"1d\"\nburn = true\n").unwrap();
+    let xdg = xdg.to_str().unwrap();
+    let config = |env: &[(&str, &str)], args: &[&str]| {
+        let mut all = vec![("XDG_CONFIG_HOME", xdg)];
+        all.extend_from_slice(env);
+        run_cli(
+            &server,
+            dir.path(),
+            &all,
+            &[&["config"], args].concat(),
+            b"",
+        )
+    };
+
+    let from_file = setting(&config(&[], &[]), "ttl");
+    assert!(
+        from_file.contains("1d") && from_file.contains("config file"),
+        "{from_file}"
+    );
+    let from_env = setting(&config(&[("SNIP_TTL", "2h")], &[]), "ttl");
+    assert!(
+        from_env.contains("2h") && from_env.contains("SNIP_TTL"),
+        "{from_env}"
+    );
+    let from_flag = setting(&config(&[("SNIP_TTL", "2h")], &["-t", "3h"]), "ttl");
+    assert!(
+        from_flag.contains("3h") && from_flag.contains("(flag)"),
+        "{from_flag}"
+    );
+    let server_line = setting(&config(&[], &[]), "server");
+    assert!(server_line.contains(&server.url) && server_line.contains("SNIP_SERVER"));
+    let burn = setting(&config(&[("SNIP_BURN", "false")], &[]), "burn");
+    assert!(
+        burn.contains("false") && burn.contains("SNIP_BURN"),
+        "{burn}"
+    );
+
+    // put takes its defaults from the file.
+    let put = run_cli(
+        &server,
+        dir.path(),
+        &[("XDG_CONFIG_HOME", xdg)],
+        &["put", "--json"],
+        b"x",
+    );
+    let created = json_of(&put);
+    assert_eq!(created[0]["burn"], true);
+
+    // A typo in the file is an error naming the file and the key.
+    std::fs::write(&file, "colour = \"blue\"\n").unwrap();
+    let message = failed(&config(&[], &[]));
+    assert!(
+        message.contains("config.toml") && message.contains("colour"),
+        "{message}"
+    );
+}
