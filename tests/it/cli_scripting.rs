@@ -300,3 +300,27 @@ async fn config_file_env_and_flags() {
         "{message}"
     );
 }
+
+/// A key of the server's TOML file that is no option is refused with the
+/// file's path and the key, not a flag suggestion.
+#[test]
+fn server_config_file_unknown_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("snip.toml");
+    std::fs::write(
+        &file,
+        "max-paste-size = \"1MiB\"\nlisten-adress = \"0.0.0.0:80\"\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .arg("serve")
+        .arg(format!("--config={}", file.display()))
+        .arg(format!("--data-dir={}", dir.path().join("data").display()))
+        .env_remove("SNIP_CONFIG")
+        .output()
+        .unwrap();
+    let message = failed(&out);
+    assert!(message.contains("snip.toml"), "{message}");
+    assert!(message.contains("unknown key 'listen-adress'"), "{message}");
+    assert!(!message.contains("--listen-adress"), "{message}");
+}
