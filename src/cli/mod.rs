@@ -22,6 +22,7 @@ use crate::core::envelope::{self, EnvelopeError, Key};
 pub mod admin;
 pub mod auth;
 pub mod backup;
+mod progress;
 pub mod settings;
 pub mod store_args;
 mod tokens;
@@ -227,12 +228,27 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             }
             (body, None)
         };
+        let label = path
+            .as_deref()
+            .and_then(Path::file_name)
+            .map_or("uploading".into(), |n| n.to_string_lossy());
+        let bar = progress::bar(body.len() as u64, &label);
         let request = auth::authorize(client.post(base.clone()), token.as_deref())
             .query(&query)
             .header(reqwest::header::ACCEPT, "application/json")
-            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
-            .body(body);
-        let mut created: Created<'static> = send_json(request, &base).await?;
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream");
+        let request = match &bar {
+            // A streamed body has no length of its own; the server checks it against its limit.
+            Some(bar) => request
+                .header(reqwest::header::CONTENT_LENGTH, body.len())
+                .body(progress::upload_body(body, bar.clone())),
+            None => request.body(body),
+        };
+        let created = send_json(request, &base).await;
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        let mut created: Created<'static> = created?;
         if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
@@ -345,14 +361,10 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     } else {
         response
     };
-    let bytes = check(response)
-        .await?
-        .bytes()
-        .await
-        .context("the download broke off")?;
+    let bytes = download(check(response).await?).await?;
     let content = match key {
         Some(key) => decrypt(&bytes, &key)?,
-        None => bytes.to_vec(),
+        None => bytes,
     };
     sink.check_binary(looks_binary(&content))?;
     sink.write(&content)
@@ -430,6 +442,24 @@ fn write_atomically(path: &Path, content: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Reads the whole answer, with a progress bar when it is large and stderr a terminal.
+async fn download(mut response: reqwest::Response) -> anyhow::Result<Vec<u8>> {
+    let Some(bar) = response
+        .content_length()
+        .and_then(|length| progress::bar(length, "downloading"))
+    else {
+        let bytes = response.bytes().await.context("the download broke off")?;
+        return Ok(bytes.to_vec());
+    };
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.context("the download broke off")? {
+        bar.inc(chunk.len() as u64);
+        bytes.extend_from_slice(&chunk);
+    }
+    bar.finish_and_clear();
+    Ok(bytes)
 }
 
 /// Opens an envelope, getting a password from `SNIP_PASSWORD` or the terminal

@@ -324,3 +324,38 @@ fn server_config_file_unknown_key() {
     assert!(message.contains("unknown key 'listen-adress'"), "{message}");
     assert!(!message.contains("--listen-adress"), "{message}");
 }
+
+/// A transfer over 1 MiB shows progress on a terminal and nothing into a pipe.
+#[tokio::test]
+async fn progress_only_on_a_terminal() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.txt");
+    std::fs::write(&big, vec![b'x'; 2 * 1024 * 1024]).unwrap();
+    let big = big.to_str().unwrap();
+
+    let piped = snip(&server, dir.path(), &["put", big], b"");
+    assert_eq!(succeeded(&piped), "", "progress went into a pipe");
+    let url = stdout(&piped).trim().to_owned();
+    let get = snip(&server, dir.path(), &["get", &url], b"");
+    assert_eq!(succeeded(&get), "", "progress went into a pipe");
+
+    let terminal = run_cli_on_terminal(&server, dir.path(), &["put", big]);
+    let shown = String::from_utf8_lossy(&succeeded_output(terminal).stdout).into_owned();
+    assert!(
+        shown.contains("big.txt") && shown.contains("MiB"),
+        "{shown:?}"
+    );
+    let file = dir.path().join("copy.txt");
+    let terminal = run_cli_on_terminal(
+        &server,
+        dir.path(),
+        &["get", "-o", file.to_str().unwrap(), &url],
+    );
+    let shown = String::from_utf8_lossy(&succeeded_output(terminal).stdout).into_owned();
+    assert!(
+        shown.contains("downloading") && shown.contains("MiB"),
+        "{shown:?}"
+    );
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 2 * 1024 * 1024);
+}
