@@ -1,8 +1,9 @@
-//! Progress bars for transfers a person waits on: uploads and downloads over
-//! [`THRESHOLD`], drawn on standard error only when it is a terminal, so
-//! pipes, logs and scripts never see them.
+//! Progress for what a person waits on: uploads and downloads over
+//! [`THRESHOLD`], and backups, restores and migrations, drawn on standard
+//! error only when it is a terminal, so pipes, logs and scripts never see it.
 
 use std::io::IsTerminal;
+use std::time::Duration;
 
 use bytes::Bytes;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -27,6 +28,36 @@ pub fn bar(total: u64, what: &str) -> Option<ProgressBar> {
     let bar = ProgressBar::new(total).with_style(style);
     bar.set_message(what.to_owned());
     Some(bar)
+}
+
+/// A spinner for work of unknown size labelled `what`, counting bytes with
+/// [`ProgressBar::inc`] when `counts_bytes`; `None` when standard error is not
+/// a terminal. Finish it with [`ProgressBar::finish_and_clear`].
+pub fn spinner(what: &str, counts_bytes: bool) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let template = if counts_bytes {
+        "{spinner} {msg} {bytes} {binary_bytes_per_sec} {elapsed}"
+    } else {
+        "{spinner} {msg} {elapsed}"
+    };
+    let style =
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_spinner());
+    let bar = ProgressBar::new_spinner()
+        .with_style(style)
+        .with_message(what.to_owned());
+    // Drawn at once, then kept moving while the work gives no news.
+    bar.tick();
+    bar.enable_steady_tick(Duration::from_millis(120));
+    Some(bar)
+}
+
+/// Clears a bar or spinner, if there is one, before the final message.
+pub fn finish(bar: Option<ProgressBar>) {
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
 }
 
 /// An upload body that advances `bar` as the connection takes each piece.

@@ -359,3 +359,38 @@ async fn progress_only_on_a_terminal() {
     );
     assert_eq!(std::fs::metadata(&file).unwrap().len(), 2 * 1024 * 1024);
 }
+
+/// `snip backup` and `snip restore` show a spinner on a terminal and only
+/// their summary line into a pipe.
+#[test]
+fn backup_progress_only_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("data");
+    let dump = dir.path().join("all.snipdump");
+    let (store, dump) = (store.to_str().unwrap(), dump.to_str().unwrap());
+    let piped = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(["backup", "--store", store, "--out", dump])
+        .output()
+        .unwrap();
+    let message = succeeded(&piped);
+    assert!(
+        message.starts_with("backed up") && message.lines().count() == 1,
+        "{message:?}"
+    );
+
+    let server = Server::start();
+    let terminal = run_cli_on_terminal(
+        &server,
+        dir.path(),
+        &["backup", "--store", store, "--out", dump],
+    );
+    let shown = String::from_utf8_lossy(&succeeded_output(terminal).stdout).into_owned();
+    assert!(shown.contains("backing up"), "{shown:?}");
+    let terminal = run_cli_on_terminal(
+        &server,
+        dir.path(),
+        &["restore", "--store", &format!("{store}2"), dump],
+    );
+    let shown = String::from_utf8_lossy(&succeeded_output(terminal).stdout).into_owned();
+    assert!(shown.contains("restoring"), "{shown:?}");
+}
