@@ -98,6 +98,9 @@ pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) ->
         .env("SNIP_SERVER", &server.url)
         .env("SNIP_CLIENT_DIR", client_dir)
         .env("XDG_CONFIG_HOME", client_dir)
+        // A terminal that can redraw a line: with TERM unset (as under CI) or
+        // dumb, progress is rightly not drawn.
+        .env("TERM", "xterm")
         .env_remove("SNIP_TOKEN")
         .env_remove("SNIP_ADMIN_TOKEN")
         .env_remove("SNIP_PASSWORD")
