@@ -55,10 +55,12 @@ impl ServerArg {
 pub struct PutArgs {
     /// Files to upload, one paste each [default: standard input].
     pub files: Vec<PathBuf>,
-    /// Lifetime: seconds, 30s, 10m, 1h, 1d, 1w, or never [default: the server's].
+    /// Lifetime: seconds, 30s, 10m, 1h, 1d, 1w, or never [default: SNIP_TTL,
+    /// then the config file's ttl, then the server's].
     #[arg(short, long)]
     pub ttl: Option<String>,
-    /// Burn after reading: the first reader destroys it.
+    /// Burn after reading: the first reader destroys it [default: SNIP_BURN,
+    /// then the config file's burn].
     #[arg(short, long)]
     pub burn: bool,
     /// Language for highlighting (e.g. rust, python).
@@ -68,7 +70,8 @@ pub struct PutArgs {
     #[arg(short, long)]
     pub name: Option<String>,
     /// Encrypt on this machine before uploading (lang and name too). The key is
-    /// only in the printed link, after the #; the server never sees it.
+    /// only in the printed link, after the #; the server never sees it
+    /// [default: SNIP_ENCRYPT, then the config file's encrypt].
     #[arg(short, long)]
     pub encrypt: bool,
     /// Also require a password to decrypt (implies --encrypt). Asked on the
