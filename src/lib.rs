@@ -6,7 +6,8 @@
 //! only modules below it.
 //!
 //! - [`config`]: flags, environment variables and the TOML file, parsed by
-//!   clap ([`config::serve`], [`config::tls`]) and mapped onto the settings
+//!   clap ([`config::serve`], [`config::tls`]; completions and the man page
+//!   from the same definitions, [`config::generate`]) and mapped onto the settings
 //!   each layer owns: [`server::ServerConfig`], [`tls::TlsConfig`],
 //!   [`logging::LogFormat`], the `http` limits.
 //! - [`cli`]: the `snip put/get/delete/list/shorten` client, `snip admin`, and

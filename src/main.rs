@@ -40,6 +40,9 @@ fn main() -> ExitCode {
             Some(Command::Backup(args)) => snip::cli::backup::backup(args).await,
             Some(Command::Restore(args)) => snip::cli::backup::restore(args).await,
             Some(Command::Migrate(args)) => snip::cli::backup::migrate(args).await,
+            Some(Command::Config(args)) => snip::cli::settings::show(&args),
+            Some(Command::Completions(args)) => config::generate::completions(&args),
+            Some(Command::Man) => config::generate::man(),
         }
     });
     match result {

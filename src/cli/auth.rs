@@ -8,18 +8,42 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::Args;
 
+use super::settings::{ClientConfig, Setting, Source};
+
 /// The tenant token of user-side commands.
 #[derive(Debug, Clone, Args)]
 pub struct TokenArg {
-    /// Read the API token from this file [default: the SNIP_TOKEN environment variable; none: anonymous].
+    /// Read the API token from this file [default: the SNIP_TOKEN environment
+    /// variable, then the config file's token-file; none: anonymous].
     #[arg(long, value_name = "PATH")]
     pub token_file: Option<PathBuf>,
 }
 
 impl TokenArg {
-    /// The token to send, if any: the file's, else `SNIP_TOKEN`'s.
+    /// The token to send, if any: `--token-file`'s, else `SNIP_TOKEN`'s, else
+    /// that of the config file's `token-file`.
     pub fn token(&self) -> anyhow::Result<Option<String>> {
-        secret(self.token_file.as_deref(), "SNIP_TOKEN")
+        if let Some(token) = secret(self.token_file.as_deref(), "SNIP_TOKEN")? {
+            return Ok(Some(token));
+        }
+        match ClientConfig::load()?.token_file() {
+            Some(path) => secret(Some(path), "SNIP_TOKEN"),
+            None => Ok(None),
+        }
+    }
+
+    /// Where the token would come from (never the token itself), for `snip config`.
+    pub fn source(&self, config: &ClientConfig) -> Setting<String> {
+        let (value, source) = if let Some(path) = &self.token_file {
+            (format!("from {}", path.display()), Source::Flag)
+        } else if std::env::var_os("SNIP_TOKEN").is_some_and(|t| !t.is_empty()) {
+            ("set".to_owned(), Source::Env("SNIP_TOKEN"))
+        } else if let Some(path) = config.token_file() {
+            (format!("from {}", path.display()), config.file_source())
+        } else {
+            ("none (anonymous)".to_owned(), Source::Default)
+        };
+        Setting { value, source }
     }
 }
 

@@ -16,7 +16,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::auth::secret;
 use super::store_args::StoreArgs;
-use super::{base_url, client, send};
+use super::{base_url, client, progress, send};
 use crate::store::transfer::{self, Summary};
 use crate::store::{self, Location, OpenOptions, Store};
 
@@ -69,7 +69,12 @@ pub struct MigrateArgs {
 pub async fn backup(args: BackupArgs) -> anyhow::Result<()> {
     let partial = partial_path(&args.out);
     let result = match &args.store.location {
-        Some(location) => backup_store(location, &args.store.open_options(), &partial).await,
+        Some(location) => {
+            let spinner = progress::spinner("backing up", false);
+            let result = backup_store(location, &args.store.open_options(), &partial).await;
+            progress::finish(spinner);
+            result
+        }
         None => backup_server(&args, &partial).await,
     };
     let summary = result.inspect_err(|_| {
@@ -126,13 +131,23 @@ async fn backup_server(args: &BackupArgs, out: &Path) -> anyhow::Result<Summary>
     let mut file = tokio::fs::File::create(out)
         .await
         .with_context(|| format!("cannot create {}", out.display()))?;
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .context("the server stopped sending the dump")?
-    {
-        file.write_all(&chunk).await?;
+    let spinner = progress::spinner("backing up", true);
+    let received = async {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .context("the server stopped sending the dump")?
+        {
+            file.write_all(&chunk).await?;
+            if let Some(spinner) = &spinner {
+                spinner.inc(chunk.len() as u64);
+            }
+        }
+        anyhow::Ok(())
     }
+    .await;
+    progress::finish(spinner);
+    received?;
     file.sync_all().await?;
     // The server cannot signal a failure half way through a response: check the dump.
     transfer::verify(out).context("the server sent a broken dump (see its log)")
@@ -146,7 +161,9 @@ pub async fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     // Check the dump before even opening the store.
     transfer::verify(&args.dump).with_context(|| format!("{} is refused", args.dump.display()))?;
     let store = open(location, &args.store.open_options()).await?;
+    let spinner = progress::spinner("restoring", false);
     let result = transfer::restore(store.as_ref(), &args.dump).await;
+    progress::finish(spinner);
     store.close().await?;
     let summary =
         result.with_context(|| format!("nothing was restored from {}", args.dump.display()))?;
@@ -173,6 +190,7 @@ pub async fn migrate(args: MigrateArgs) -> anyhow::Result<()> {
         "snip-migrate-{}.snipdump",
         raw.iter().map(|b| format!("{b:02x}")).collect::<String>()
     ));
+    let spinner = progress::spinner("migrating", false);
     let result = async {
         let summary = backup_store(&args.from, &from_options, &dump).await?;
         let target = open(&args.to, &to_options).await?;
@@ -182,6 +200,7 @@ pub async fn migrate(args: MigrateArgs) -> anyhow::Result<()> {
         anyhow::Ok(summary)
     }
     .await;
+    progress::finish(spinner);
     let _ = std::fs::remove_file(&dump);
     let summary = result?;
     eprintln!(

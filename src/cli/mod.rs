@@ -9,7 +9,7 @@
 //! never reaches the server. `get URL#KEY` opens it again.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
@@ -22,20 +22,32 @@ use crate::core::envelope::{self, EnvelopeError, Key};
 pub mod admin;
 pub mod auth;
 pub mod backup;
+mod progress;
+pub mod settings;
 pub mod store_args;
 mod tokens;
 pub mod user;
 
 pub use auth::TokenArg;
+use settings::ClientConfig;
 pub use store_args::StoreArgs;
 pub use user::{ListArgs, ShortenArgs};
 
 /// Where the client sends requests.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArg {
-    /// The snip server to talk to.
-    #[arg(long, env = "SNIP_SERVER", default_value = "http://127.0.0.1:8000")]
-    pub server: String,
+    /// The snip server to talk to; `host:port` means http [default: the
+    /// SNIP_SERVER environment variable, then the config file's server, then
+    /// http://127.0.0.1:8000].
+    #[arg(long)]
+    pub server: Option<String>,
+}
+
+impl ServerArg {
+    /// The server named by the flag, `SNIP_SERVER` or the config file.
+    pub fn url(&self) -> anyhow::Result<String> {
+        Ok(ClientConfig::load()?.server(self.server.as_deref()).value)
+    }
 }
 
 /// `snip put`.
@@ -43,21 +55,24 @@ pub struct ServerArg {
 pub struct PutArgs {
     /// Files to upload, one paste each [default: standard input].
     pub files: Vec<PathBuf>,
-    /// Lifetime: seconds, 30s, 10m, 1h, 1d, 1w, or never [default: the server's].
-    #[arg(long)]
+    /// Lifetime: seconds, 30s, 10m, 1h, 1d, 1w, or never [default: SNIP_TTL,
+    /// then the config file's ttl, then the server's].
+    #[arg(short, long)]
     pub ttl: Option<String>,
-    /// Burn after reading: the first reader destroys it.
-    #[arg(long)]
+    /// Burn after reading: the first reader destroys it [default: SNIP_BURN,
+    /// then the config file's burn].
+    #[arg(short, long)]
     pub burn: bool,
     /// Language for highlighting (e.g. rust, python).
-    #[arg(long)]
+    #[arg(short, long)]
     pub lang: Option<String>,
     /// File name [default: the file's own name].
-    #[arg(long)]
+    #[arg(short, long)]
     pub name: Option<String>,
     /// Encrypt on this machine before uploading (lang and name too). The key is
-    /// only in the printed link, after the #; the server never sees it.
-    #[arg(long)]
+    /// only in the printed link, after the #; the server never sees it
+    /// [default: SNIP_ENCRYPT, then the config file's encrypt].
+    #[arg(short, long)]
     pub encrypt: bool,
     /// Also require a password to decrypt (implies --encrypt). Asked on the
     /// terminal, or taken from the SNIP_PASSWORD environment variable; never
@@ -67,6 +82,10 @@ pub struct PutArgs {
     /// Private: only the tenant's tokens can read it (needs a token).
     #[arg(long)]
     pub private: bool,
+    /// Print a JSON array, one object per paste (url with its #key, id,
+    /// raw_url, delete_token, expires_at, burn, size, file), instead of URLs.
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -80,6 +99,15 @@ pub struct GetArgs {
     /// encrypted. A password, if one is needed, is taken from SNIP_PASSWORD or
     /// asked on the terminal.
     pub url: String,
+    /// Print the paste's metadata as JSON instead of its bytes (never reveals
+    /// a burn paste).
+    #[arg(long)]
+    pub meta: bool,
+    /// Write the paste to FILE (a temporary file renamed into place, so FILE
+    /// is never half-written); `-` writes to standard output even when it is
+    /// a terminal, which binary pastes otherwise are not.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -151,37 +179,31 @@ pub(crate) async fn send_json<T: DeserializeOwned>(
 /// `snip put`: uploads each file (or stdin) and prints one URL per paste.
 pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let base = base_url(&args.server.server)?;
+    let config = ClientConfig::load()?;
+    let base = base_url(&config.server(args.server.server.as_deref()).value)?;
     let token = args.auth.token()?;
-    let inputs: Vec<(Option<String>, Vec<u8>)> = if args.files.is_empty() {
-        let mut body = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut body)
-            .context("cannot read standard input")?;
-        vec![(None, body)]
-    } else {
-        args.files
-            .iter()
-            .map(|path| {
-                let body = std::fs::read(path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-                Ok((name, body))
-            })
-            .collect::<anyhow::Result<_>>()?
-    };
-    let encrypt = args.encrypt || args.password;
+    let ttl = config.ttl(args.ttl.as_deref()).value;
+    let burn = config.burn(args.burn)?.value;
+    let inputs = read_inputs(&args.files)?;
+    // Several links on a terminal are told apart by their files; a pipe gets bare URLs.
+    let labelled = !args.json && inputs.len() > 1 && std::io::stdout().is_terminal();
+    let mut uploaded = Vec::new();
+    let encrypt = config.encrypt(args.encrypt)?.value || args.password;
     let password = if args.password {
         Some(new_password()?)
     } else {
         None
     };
-    for (file_name, body) in inputs {
+    for Input { path, body } in inputs {
+        let file_name = path
+            .as_deref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned());
         let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(ttl) = &args.ttl {
+        if let Some(ttl) = &ttl {
             query.push(("ttl", ttl.clone()));
         }
-        if args.burn {
+        if burn {
             query.push(("burn", "true".into()));
         }
         if args.private {
@@ -209,31 +231,95 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             }
             (body, None)
         };
+        let label = path
+            .as_deref()
+            .and_then(Path::file_name)
+            .map_or("uploading".into(), |n| n.to_string_lossy());
+        let bar = progress::bar(body.len() as u64, &label);
         let request = auth::authorize(client.post(base.clone()), token.as_deref())
             .query(&query)
             .header(reqwest::header::ACCEPT, "application/json")
-            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
-            .body(body);
-        let created: Created<'static> = send_json(request, &base).await?;
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream");
+        let request = match &bar {
+            // A streamed body has no length of its own; the server checks it against its limit.
+            Some(bar) => request
+                .header(reqwest::header::CONTENT_LENGTH, body.len())
+                .body(progress::upload_body(body, bar.clone())),
+            None => request.body(body),
+        };
+        let created = send_json(request, &base).await;
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        let mut created: Created<'static> = created?;
         if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
                 created.id
             );
         }
-        match key {
-            Some(key) => println!("{}#{}", created.url, key.to_fragment()),
-            None => println!("{}", created.url),
+        if let Some(key) = key {
+            created.url = format!("{}#{}", created.url, key.to_fragment()).into();
+        }
+        let file = path.map(|p| p.display().to_string());
+        if args.json {
+            uploaded.push(Uploaded { file, created });
+        } else if labelled {
+            println!("{}\t{}", file.as_deref().unwrap_or("-"), created.url);
+        } else {
+            println!("{}", created.url);
         }
     }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&uploaded)?);
+    }
     Ok(())
+}
+
+/// One paste to upload: a file's bytes (with its path), or standard input's.
+struct Input {
+    path: Option<PathBuf>,
+    body: Vec<u8>,
+}
+
+/// Reads every file, or standard input when there are none, before the first
+/// upload, so an unreadable file fails the command before anything is created.
+fn read_inputs(files: &[PathBuf]) -> anyhow::Result<Vec<Input>> {
+    if files.is_empty() {
+        let mut body = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut body)
+            .context("cannot read standard input")?;
+        return Ok(vec![Input { path: None, body }]);
+    }
+    files
+        .iter()
+        .map(|path| {
+            let body =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            Ok(Input {
+                path: Some(path.clone()),
+                body,
+            })
+        })
+        .collect()
+}
+
+/// What `put --json` prints for each paste: the server's answer (its `url`
+/// with the `#key` of an encrypted paste) and the file it came from.
+#[derive(serde::Serialize)]
+struct Uploaded {
+    /// The file as given on the command line; `null` for standard input.
+    file: Option<String>,
+    #[serde(flatten)]
+    created: Created<'static>,
 }
 
 /// `snip get`: writes the raw bytes to stdout, revealing a burn paste if
 /// needed, and decrypting an encrypted paste with the link's key.
 pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let target = PasteUrl::parse(&args.url, &args.server.server)?;
+    let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
     let token = args.auth.token()?;
     // Ask first (this never burns): a burn paste must not be destroyed by a
     // reader who cannot decrypt it.
@@ -243,6 +329,15 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     )
     .header(reqwest::header::ACCEPT, "application/json");
     let info: PasteInfo = send_json(request, &target.base).await?;
+    if args.meta {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(());
+    }
+    let sink = Sink::new(args.output.as_deref());
+    // Checked before the download too, so a burn paste is not revealed only to be refused.
+    if !info.encrypted && !info.content_type.starts_with("text/") {
+        sink.check_binary(true)?;
+    }
     let key = match (info.encrypted, target.fragment.as_deref()) {
         (true, None) => bail!(
             "the link has no #key: this paste is encrypted, and only the full link \
@@ -269,19 +364,105 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     } else {
         response
     };
-    let bytes = check(response)
-        .await?
-        .bytes()
-        .await
-        .context("the download broke off")?;
+    let bytes = download(check(response).await?).await?;
     let content = match key {
         Some(key) => decrypt(&bytes, &key)?,
-        None => bytes.to_vec(),
+        None => bytes,
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(&content)?;
-    stdout.flush()?;
-    Ok(())
+    sink.check_binary(looks_binary(&content))?;
+    sink.write(&content)
+}
+
+/// Where `snip get` writes the paste.
+enum Sink<'a> {
+    /// Standard output; `forced` by `--output -`, even a terminal and binary.
+    Stdout { forced: bool },
+    /// A file, written whole or not at all.
+    File(&'a Path),
+}
+
+impl<'a> Sink<'a> {
+    fn new(output: Option<&'a Path>) -> Self {
+        match output {
+            None => Self::Stdout { forced: false },
+            Some(path) if path == Path::new("-") => Self::Stdout { forced: true },
+            Some(path) => Self::File(path),
+        }
+    }
+
+    /// Refuses binary content for a terminal, as curl does: it would garble
+    /// the terminal (control sequences) and is rarely what was meant.
+    fn check_binary(&self, binary: bool) -> anyhow::Result<()> {
+        if binary
+            && matches!(self, Self::Stdout { forced: false })
+            && std::io::stdout().is_terminal()
+        {
+            bail!(
+                "this paste is binary and standard output is a terminal; \
+                 save it with -o FILE, or print it anyway with --output -"
+            );
+        }
+        Ok(())
+    }
+
+    fn write(&self, content: &[u8]) -> anyhow::Result<()> {
+        match self {
+            Self::Stdout { .. } => {
+                let mut stdout = std::io::stdout().lock();
+                stdout.write_all(content)?;
+                stdout.flush()?;
+                Ok(())
+            }
+            Self::File(path) => write_atomically(path, content)
+                .with_context(|| format!("cannot write {}", path.display())),
+        }
+    }
+}
+
+/// Text is UTF-8 without NUL bytes; anything else would garble a terminal.
+fn looks_binary(content: &[u8]) -> bool {
+    content.contains(&0) || std::str::from_utf8(content).is_err()
+}
+
+/// Writes `content` to a temporary file beside `path`, then renames it over
+/// `path`, so a reader (or a failed download) never sees a half-written file.
+fn write_atomically(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .unwrap_or(path.as_os_str())
+        .to_string_lossy();
+    let tmp = dir.join(format!(".{name}.snip-{}", std::process::id()));
+    let result = std::fs::File::create_new(&tmp).and_then(|mut file| {
+        file.write_all(content)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Reads the whole answer, with a progress bar when it is large and stderr a terminal.
+async fn download(mut response: reqwest::Response) -> anyhow::Result<Vec<u8>> {
+    let Some(bar) = response
+        .content_length()
+        .and_then(|length| progress::bar(length, "downloading"))
+    else {
+        let bytes = response.bytes().await.context("the download broke off")?;
+        return Ok(bytes.to_vec());
+    };
+    let mut bytes = Vec::new();
+    while let Some(chunk) = response.chunk().await.context("the download broke off")? {
+        bar.inc(chunk.len() as u64);
+        bytes.extend_from_slice(&chunk);
+    }
+    bar.finish_and_clear();
+    Ok(bytes)
 }
 
 /// Opens an envelope, getting a password from `SNIP_PASSWORD` or the terminal
@@ -353,7 +534,7 @@ fn new_password() -> anyhow::Result<String> {
 /// `snip delete`: deletes with `--token` or the remembered token.
 pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let target = PasteUrl::parse(&args.url, &args.server.server)?;
+    let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
     let url = target.endpoint("")?;
     let api_token = args.auth.token()?;
     let token = match args.token {
@@ -361,13 +542,27 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
         None => tokens::recall(url.as_str())?,
     };
     if token.is_none() && api_token.is_none() {
+        // The token is forgotten after a delete: a second one lands here.
+        let meta = client.get(target.endpoint("api/pastes/")?).send().await;
+        if meta.is_ok_and(|r| r.status() == StatusCode::NOT_FOUND) {
+            bail!("{url} is already deleted (or has expired)");
+        }
         bail!("no delete token remembered for {url}; pass --token (or an API token of its tenant)");
     }
     let mut request = auth::authorize(client.delete(url.clone()), api_token.as_deref());
     if let Some(token) = token {
         request = request.header(DELETE_TOKEN_HEADER, token);
     }
-    send(request, &target.base).await?;
+    let response = request
+        .send()
+        .await
+        .with_context(|| format!("cannot reach {}", target.base))?;
+    if response.status() == StatusCode::NOT_FOUND {
+        // Gone either way: the remembered token is of no more use.
+        let _ = tokens::forget(url.as_str());
+        bail!("{url} is already deleted (or has expired)");
+    }
+    check(response).await?;
     if let Err(e) = tokens::forget(url.as_str()) {
         eprintln!("snip: warning: could not update the token file: {e:#}");
     }
@@ -375,7 +570,15 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The server's URL with a trailing `/`; `host:port` without a scheme is taken as `http://`.
 pub(crate) fn base_url(server: &str) -> anyhow::Result<Url> {
+    let with_scheme;
+    let server = if server.contains("://") {
+        server
+    } else {
+        with_scheme = format!("http://{server}");
+        &with_scheme
+    };
     let mut url = Url::parse(server).with_context(|| format!("{server:?} is not a server URL"))?;
     if !url.path().ends_with('/') {
         let path = format!("{}/", url.path());

@@ -61,6 +61,12 @@ pub fn recall(url: &str) -> anyhow::Result<Option<String>> {
     Ok(load()?.1.remove(url))
 }
 
+/// Every paste URL with a remembered token: the pastes this user created and
+/// has not deleted.
+pub fn remembered() -> anyhow::Result<Vec<String>> {
+    Ok(load()?.1.into_keys().collect())
+}
+
 /// Drops a paste URL's token after a delete.
 pub fn forget(url: &str) -> anyhow::Result<()> {
     let (path, mut map) = load()?;

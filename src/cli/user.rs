@@ -1,11 +1,12 @@
-//! `snip list` (the tenant's pastes, through `GET /api/pastes`) and
+//! `snip list` (the tenant's pastes, through `GET /api/pastes`, or with
+//! `--mine` the pastes whose delete tokens this user remembers) and
 //! `snip shorten` (a short link, through `POST /?url=…`).
 
 use anyhow::bail;
 use clap::Args;
 
 use super::auth::{TokenArg, authorize};
-use super::{ServerArg, base_url, client, send_json};
+use super::{ServerArg, base_url, client, send_json, tokens};
 use crate::core::api::{Created, PastePage};
 
 /// `snip list`.
@@ -20,6 +21,13 @@ pub struct ListArgs {
     /// Follow the cursors and print every page, not just the first.
     #[arg(long)]
     pub all: bool,
+    /// The pastes created from this machine by this user and not deleted (from
+    /// the remembered delete tokens; no API token needed), one URL a line.
+    #[arg(long, conflicts_with_all = ["name_prefix", "limit", "all"])]
+    pub mine: bool,
+    /// Print a JSON array: the pastes' metadata (with --mine, objects with a url).
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -32,7 +40,7 @@ pub struct ShortenArgs {
     /// The http or https URL to shorten.
     pub url: String,
     /// Lifetime: seconds, 30s, 10m, 1h, 1d, 1w, or never [default: the server's].
-    #[arg(long)]
+    #[arg(short, long)]
     pub ttl: Option<String>,
     #[command(flatten)]
     pub server: ServerArg,
@@ -40,14 +48,19 @@ pub struct ShortenArgs {
     pub auth: TokenArg,
 }
 
-/// Prints one line per paste: ID, size, creation time, name (`-` when none), tab-separated.
+/// Prints one line per paste: ID, size, creation time, name (`-` when none),
+/// tab-separated; or with `--json` one array of them all.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
+    if args.mine {
+        return list_mine(&args);
+    }
     let client = client()?;
-    let url = base_url(&args.server.server)?.join("api/pastes")?;
+    let url = base_url(&args.server.url()?)?.join("api/pastes")?;
     let Some(token) = args.auth.token()? else {
         bail!("listing needs a tenant token: set SNIP_TOKEN or pass --token-file");
     };
     let mut cursor: Option<String> = None;
+    let mut all = Vec::new();
     loop {
         let mut query: Vec<(&str, String)> = Vec::new();
         if let Some(limit) = args.limit {
@@ -61,21 +74,50 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         }
         let request = authorize(client.get(url.clone()), Some(&token)).query(&query);
         let page: PastePage = send_json(request, &url).await?;
-        for paste in page.pastes {
-            let name = paste.name.as_deref().unwrap_or("-");
-            println!("{}\t{}\t{}\t{name}", paste.id, paste.size, paste.created_at);
+        if args.json {
+            all.extend(page.pastes);
+        } else {
+            for paste in page.pastes {
+                let name = paste.name.as_deref().unwrap_or("-");
+                println!("{}\t{}\t{}\t{name}", paste.id, paste.size, paste.created_at);
+            }
         }
         match page.next_cursor {
             Some(next) if args.all => cursor = Some(next),
-            _ => return Ok(()),
+            _ => break,
         }
     }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&all)?);
+    }
+    Ok(())
+}
+
+/// `list --mine`: the remembered pastes of the server in `--server`.
+fn list_mine(args: &ListArgs) -> anyhow::Result<()> {
+    let base = base_url(&args.server.url()?)?;
+    let mine: Vec<String> = tokens::remembered()?
+        .into_iter()
+        .filter(|url| url.starts_with(base.as_str()))
+        .collect();
+    if args.json {
+        let objects: Vec<_> = mine
+            .iter()
+            .map(|url| serde_json::json!({ "url": url }))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&objects)?);
+    } else {
+        for url in mine {
+            println!("{url}");
+        }
+    }
+    Ok(())
 }
 
 /// Creates a short link and prints its URL.
 pub async fn shorten(args: ShortenArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let base = base_url(&args.server.server)?;
+    let base = base_url(&args.server.url()?)?;
     let token = args.auth.token()?;
     let mut query = vec![("url", args.url.clone())];
     if let Some(ttl) = &args.ttl {

@@ -14,6 +14,7 @@
 //! This is the top of the module graph: it imports the layers, and none of
 //! them imports it.
 
+pub mod generate;
 pub mod serve;
 pub mod tls;
 
@@ -67,6 +68,14 @@ pub enum Command {
     Restore(crate::cli::backup::RestoreArgs),
     /// Copy every live paste, tenant and token from one store to another.
     Migrate(crate::cli::backup::MigrateArgs),
+    /// Show the client's effective settings (server, token, put's defaults)
+    /// and where each came from: flag, SNIP_* variable, config file or default.
+    Config(crate::cli::settings::ConfigArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or
+    /// powershell (e.g. `snip completions bash > ~/.local/share/bash-completion/completions/snip`).
+    Completions(generate::CompletionsArgs),
+    /// Print the man page (roff; e.g. `snip man > ~/.local/share/man/man1/snip.1`).
+    Man,
 }
 
 /// Why the command line or the config file does not make a configuration.
@@ -89,6 +98,12 @@ pub enum ConfigError {
     /// The config file names another config file.
     #[error("config file {}: 'config' cannot be set inside a config file", path.display())]
     NestedConfig { path: PathBuf },
+    /// A key that is no option of `snip serve`.
+    #[error(
+        "config file {}: unknown key '{key}' (the keys are the long options of `snip serve --help`, without the --)",
+        path.display()
+    )]
+    UnknownKey { path: PathBuf, key: String },
     /// A value that is not a boolean, string or integer.
     #[error("config file {}: {key} has an unsupported value {value}", path.display())]
     UnsupportedValue {
@@ -168,6 +183,14 @@ fn flags_from_toml(path: &Path) -> Result<Vec<String>, ConfigError> {
                 path: path.to_owned(),
             });
         }
+        // Checked here, not left to clap, whose complaint would name a flag
+        // the user never typed and not the file.
+        if !is_serve_option(&key) {
+            return Err(ConfigError::UnknownKey {
+                path: path.to_owned(),
+                key,
+            });
+        }
         let env = format!("SNIP_{}", key.to_ascii_uppercase().replace('-', "_"));
         if std::env::var_os(&env).is_some() {
             continue;
@@ -187,6 +210,13 @@ fn flags_from_toml(path: &Path) -> Result<Vec<String>, ConfigError> {
         }
     }
     Ok(flags)
+}
+
+/// Whether `key` is the long name of an option of `snip serve`.
+fn is_serve_option(key: &str) -> bool {
+    Cli::command()
+        .get_arguments()
+        .any(|arg| arg.get_long() == Some(key))
 }
 
 #[cfg(test)]

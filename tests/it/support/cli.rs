@@ -6,8 +6,10 @@ use std::process::{Command, Output, Stdio};
 use super::server::Server;
 
 /// Runs the `snip` CLI against `server` with `stdin` piped in, its own
-/// client directory (remembered delete tokens) and exactly the credentials in
-/// `env`: inherited `SNIP_TOKEN`, `SNIP_ADMIN_TOKEN` and `SNIP_PASSWORD` are removed.
+/// client directory (remembered delete tokens, and the config directory) and
+/// exactly the credentials and defaults in `env`: inherited `SNIP_TOKEN`,
+/// `SNIP_ADMIN_TOKEN`, `SNIP_PASSWORD`, `SNIP_TTL`, `SNIP_BURN` and
+/// `SNIP_ENCRYPT` are removed.
 pub fn run_cli(
     server: &Server,
     client_dir: &Path,
@@ -20,9 +22,14 @@ pub fn run_cli(
         .args(args)
         .env("SNIP_SERVER", &server.url)
         .env("SNIP_CLIENT_DIR", client_dir)
+        // No config file (unless a test writes one there) and no defaults from the environment.
+        .env("XDG_CONFIG_HOME", client_dir)
         .env_remove("SNIP_TOKEN")
         .env_remove("SNIP_ADMIN_TOKEN")
         .env_remove("SNIP_PASSWORD")
+        .env_remove("SNIP_TTL")
+        .env_remove("SNIP_BURN")
+        .env_remove("SNIP_ENCRYPT")
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -70,4 +77,37 @@ pub fn failed(output: &Output) -> String {
         "snip should have failed: {stderr}"
     );
     stderr
+}
+
+/// Runs `snip ARGS` against `server` with a terminal (a pty from util-linux's
+/// `script`) as its standard input, output and error, which come back mixed
+/// in `stdout`, with `\r\n` line ends. For what snip does only on a terminal.
+pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) -> Output {
+    let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_snip"))
+        .chain(args.iter().copied())
+        .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
+        .collect();
+    Command::new("script")
+        .args([
+            "--quiet",
+            "--return",
+            "--command",
+            &quoted.join(" "),
+            "/dev/null",
+        ])
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", client_dir)
+        .env("XDG_CONFIG_HOME", client_dir)
+        // A terminal that can redraw a line: with TERM unset (as under CI) or
+        // dumb, progress is rightly not drawn.
+        .env("TERM", "xterm")
+        .env_remove("SNIP_TOKEN")
+        .env_remove("SNIP_ADMIN_TOKEN")
+        .env_remove("SNIP_PASSWORD")
+        .env_remove("SNIP_TTL")
+        .env_remove("SNIP_BURN")
+        .env_remove("SNIP_ENCRYPT")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }

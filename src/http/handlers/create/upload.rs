@@ -57,7 +57,8 @@ pub async fn read(
         Some(_) => limit.saturating_add(MULTIPART_OVERHEAD),
         None => limit,
     };
-    if content_length(headers).is_some_and(|length| length > allowed) {
+    if let Some(length) = content_length(headers).filter(|&length| length > allowed) {
+        linger(body, length, timeout).await;
         return Err(ApiError::too_large(limit));
     }
     let upload = match boundary {
@@ -78,6 +79,22 @@ pub async fn read(
         return Err(ApiError::too_large(limit));
     }
     Ok(upload)
+}
+
+/// The largest refused body read and thrown away before the 413 (see [`linger`]).
+const LINGER_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads and discards a refused body of `length` bytes, within `timeout`,
+/// before the answer is sent (a lingering close, as nginx does). Closing a
+/// socket with unread bytes makes the kernel reset the connection, and a client
+/// still sending then sees a broken pipe instead of the 413. A body larger than
+/// [`LINGER_BYTES`] is not worth the bandwidth: the connection is closed at once.
+async fn linger(mut body: Body, length: u64, timeout: Duration) {
+    if length > LINGER_BYTES {
+        return;
+    }
+    let drain = async { while let Some(Ok(_)) = body.frame().await {} };
+    let _ = tokio::time::timeout(timeout, drain).await;
 }
 
 /// Room for multipart boundaries and headers on top of the paste size limit.
