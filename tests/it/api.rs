@@ -389,6 +389,11 @@ async fn bad_requests() {
         ("burn=maybe", "x", "burn"),
         ("lang=%3Cscript%3E", "x", "lang"),
         ("name=..", "x", "name"),
+        // A right-to-left override would show `invoice\u{202E}fdp.exe` as
+        // `invoiceexe.pdf`; so would any other invisible format character.
+        ("name=invoice%E2%80%AEfdp.exe", "x", "format characters"),
+        ("name=a%E2%80%8Bb.txt", "x", "format characters"),
+        ("name=%EF%BB%BFa.txt", "x", "format characters"),
         ("tll=1h", "x", "unknown parameter"),
     ] {
         let response = server

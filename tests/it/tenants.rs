@@ -458,10 +458,10 @@ async fn listing() {
         .await;
     assert_eq!(bad.status(), 400);
 
-    // No name holds a control character or passes 255 bytes, so neither may
+    // No name holds a control or format character or passes 255 bytes, so neither may
     // a prefix (a NUL once made PostgreSQL fail the query with a 500).
     let long = "a".repeat(256);
-    for prefix in ["file%00", "%C3%BB%0F", "a%0Ab", long.as_str()] {
+    for prefix in ["file%00", "%C3%BB%0F", "a%0Ab", "a%E2%80%AE", long.as_str()] {
         let bad = request(
             &server,
             Method::GET,
