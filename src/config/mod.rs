@@ -110,6 +110,15 @@ pub enum ConfigError {
     /// `--proxy-protocol` without anyone allowed to send the header.
     #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
     ProxyProtocolWithoutTrustedProxy,
+    /// Both ways of giving the admin token.
+    #[error(
+        "--admin-token and --admin-token-file (or SNIP_ADMIN_TOKEN and SNIP_ADMIN_TOKEN_FILE) \
+         both give the admin token; give only one"
+    )]
+    TwoAdminTokens,
+    /// The admin token file cannot be read or holds no usable token.
+    #[error("admin token file {}: {error}", path.display())]
+    AdminTokenFile { path: PathBuf, error: String },
 }
 
 /// Parses the command line, applying the TOML file named by `--config`.

@@ -2,7 +2,7 @@
 //! ([`ServerConfig`]) and the settings of the layers below it.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
@@ -121,6 +121,11 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<Secret>,
 
+    /// File holding the admin token (surrounding whitespace ignored), so that
+    /// it is not in the command line `ps` shows; instead of --admin-token.
+    #[arg(long, env = "SNIP_ADMIN_TOKEN_FILE")]
+    pub admin_token_file: Option<PathBuf>,
+
     /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
     /// At info every request gets one line (snip::request=warn turns that off).
     #[arg(long, env = "SNIP_LOG", default_value = "info")]
@@ -157,7 +162,7 @@ impl ServeArgs {
             store_options: self.store_options(),
             public_url: self.public_url.clone(),
             limits: self.limits(),
-            auth: self.auth(),
+            auth: self.auth()?,
             ip_limit: self.ip_rate.0.map(|rate| Limit::new(rate, self.ip_burst)),
             tenant_limit: self
                 .tenant_rate
@@ -203,16 +208,37 @@ impl ServeArgs {
     }
 
     /// Who may do what, and whose forwarding headers are believed.
-    fn auth(&self) -> AuthConfig {
-        AuthConfig {
+    fn auth(&self) -> Result<AuthConfig, ConfigError> {
+        Ok(AuthConfig {
             anonymous: self.anonymous,
             proxy: ProxyConfig {
                 trusted: self.trusted_proxy.clone(),
                 headers: self.proxy_headers,
             },
-            admin_token_hash: self.admin_token.as_ref().map(|t| hash_token(&t.0)),
+            admin_token_hash: self.admin_token()?.map(|t| hash_token(&t.0)),
+        })
+    }
+
+    /// The admin token, from --admin-token or --admin-token-file (not both:
+    /// which one wins would be a guess).
+    fn admin_token(&self) -> Result<Option<Secret>, ConfigError> {
+        match (&self.admin_token, &self.admin_token_file) {
+            (Some(_), Some(_)) => Err(ConfigError::TwoAdminTokens),
+            (Some(token), None) => Ok(Some(token.clone())),
+            (None, Some(path)) => read_secret(path).map(Some),
+            (None, None) => Ok(None),
         }
     }
+}
+
+/// Reads a secret from the file at `path`, without surrounding whitespace.
+fn read_secret(path: &Path) -> Result<Secret, ConfigError> {
+    let bad = |error: String| ConfigError::AdminTokenFile {
+        path: path.to_owned(),
+        error,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    text.trim().parse().map_err(bad)
 }
 
 fn parse_id_length(input: &str) -> Result<usize, String> {

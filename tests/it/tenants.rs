@@ -599,3 +599,44 @@ async fn a_paste_cannot_outlive_its_tenant() {
     let (code, answer) = admin(&server, Method::DELETE, "/api/admin/tenants/leaving", None).await;
     assert_eq!(code, 204, "{answer}");
 }
+
+/// Admin requests count against the client's IP bucket before the token is
+/// compared: wrong guesses run into `429`, and past the limit even the right
+/// token gets `429`, so a guesser cannot tell a right guess by its answer.
+#[tokio::test]
+async fn admin_token_guesses_are_rate_limited() {
+    let server = start(&["--ip-rate=1/h", "--ip-burst=3"]);
+    let guess = |token: &'static str| {
+        server
+            .request(Method::GET, "/api/admin/tenants")
+            .bearer_auth(token)
+            .fetch()
+    };
+    assert_eq!(guess("wrong-admin-token-0000").await.status(), 403);
+    assert_eq!(guess("wrong-admin-token-0001").await.status(), 403);
+    assert_eq!(guess(ADMIN).await.status(), 200);
+    let limited = guess("wrong-admin-token-0002").await;
+    assert_eq!(limited.status(), 429);
+    assert!(limited.headers().contains_key("retry-after"));
+    assert_eq!(guess(ADMIN).await.status(), 429);
+}
+
+/// --admin-token-file reads the admin token from a file; giving it together
+/// with --admin-token is refused at startup with a message naming both.
+#[tokio::test]
+async fn admin_token_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("admin-token");
+    std::fs::write(&file, format!("{ADMIN}\n")).unwrap();
+    let flag = format!("--admin-token-file={}", file.display());
+    let server = Server::start_with(&[&flag]);
+    let (code, answer) = admin(&server, Method::GET, "/api/admin/tenants", None).await;
+    assert_eq!(code, 200, "{answer}");
+
+    let both = Server::try_start_with(&[&flag, &format!("--admin-token={ADMIN}")]);
+    let logs = both.err().expect("refused with both admin token flags");
+    assert!(
+        logs.contains("--admin-token and --admin-token-file"),
+        "{logs}"
+    );
+}
