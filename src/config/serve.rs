@@ -15,7 +15,9 @@ use crate::core::paste::hash_token;
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
 use crate::core::{Ttl, id};
-use crate::http::{AnonymousPolicy, AuthConfig, Limit, Limits, ProxyConfig, ProxyHeaders};
+use crate::http::{
+    AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, ProxyConfig, ProxyHeaders,
+};
 use crate::logging::LogFormat;
 use crate::server::ServerConfig;
 use crate::store::{Durability, OpenOptions};
@@ -95,6 +97,12 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_IP_BURST")]
     pub ip_burst: Option<u32>,
 
+    /// IPv6 clients whose addresses share this many leading bits share one
+    /// --ip-rate bucket (64: a subscriber's network; 128: one per address).
+    #[arg(long, env = "SNIP_IPV6_PREFIX", default_value_t = DEFAULT_IPV6_PREFIX,
+          value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub ipv6_prefix: u8,
+
     /// Request rate of tenants that have no rate of their own (or off).
     #[arg(long, env = "SNIP_TENANT_RATE", default_value = "off", value_parser = parse_rate)]
     pub tenant_rate: RateSetting,
@@ -164,6 +172,7 @@ impl ServeArgs {
             limits: self.limits(),
             auth: self.auth()?,
             ip_limit: self.ip_rate.0.map(|rate| Limit::new(rate, self.ip_burst)),
+            ipv6_prefix: self.ipv6_prefix,
             tenant_limit: self
                 .tenant_rate
                 .0

@@ -59,6 +59,8 @@ pub struct ServerConfig {
     pub auth: AuthConfig,
     /// The request rate of anonymous clients, per IP (`None`: unlimited).
     pub ip_limit: Option<Limit>,
+    /// The IPv6 prefix length whose addresses share one anonymous bucket.
+    pub ipv6_prefix: u8,
     /// The request rate of tenants without one of their own (`None`: unlimited).
     pub tenant_limit: Option<Limit>,
     /// Whether every connection starts with a PROXY protocol header from a
@@ -178,6 +180,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         url_follows_proxy: config.public_url.is_none(),
         auth: config.auth.clone(),
         rate_limits: RateLimits::new(config.ip_limit, config.tenant_limit)
+            .with_ipv6_prefix(config.ipv6_prefix)
             .shared_through(store.clone()),
         metrics,
         metrics_on_main: config.metrics_listen.is_none(),

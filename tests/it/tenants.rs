@@ -319,6 +319,41 @@ async fn trusted_proxy_buckets() {
     assert_eq!(get(&direct, "203.0.113.2").await.unwrap().status(), 429);
 }
 
+/// IPv6 clients share a bucket per /64 by default (one subscriber holds a
+/// whole /64), and per address with --ipv6-prefix=128.
+#[tokio::test]
+async fn ipv6_clients_are_limited_per_network() {
+    let get = |server: &Server, forwarded: &str| {
+        client()
+            .get(server.at("/api/pastes/zzzzzzzz"))
+            .header("x-forwarded-for", forwarded)
+            .send()
+    };
+    let flags = [
+        "--trusted-proxy=127.0.0.1/32",
+        "--ip-rate=1/h",
+        "--ip-burst=1",
+    ];
+    let server = start(&flags);
+    assert_ne!(get(&server, "2001:db8::1").await.unwrap().status(), 429);
+    assert_eq!(get(&server, "2001:db8::2").await.unwrap().status(), 429);
+    assert_ne!(get(&server, "2001:db8:0:1::1").await.unwrap().status(), 429);
+
+    let per_address = start(&[flags.as_slice(), &["--ipv6-prefix=128"]].concat());
+    assert_ne!(
+        get(&per_address, "2001:db8::1").await.unwrap().status(),
+        429
+    );
+    assert_ne!(
+        get(&per_address, "2001:db8::2").await.unwrap().status(),
+        429
+    );
+    assert_eq!(
+        get(&per_address, "2001:db8::2").await.unwrap().status(),
+        429
+    );
+}
+
 /// Revoking a token locks it out at once; a non-empty tenant cannot be deleted, an empty one can, and its tokens die.
 #[tokio::test]
 async fn revocation_and_tenant_delete() {
