@@ -183,6 +183,7 @@ impl ServeArgs {
             metrics_listen: self.metrics_listen,
             tls: self.tls.tls_config(&self.data_dir),
             redirect_http: self.tls.redirect_http,
+            hsts: self.tls.hsts.0,
         })
     }
 

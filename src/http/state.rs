@@ -5,6 +5,8 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::http::HeaderValue;
+
 use super::pipeline::caller::AuthConfig;
 use super::pipeline::forwarded::Origin;
 use super::pipeline::ratelimit::RateLimits;
@@ -46,6 +48,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// Whether the main listener serves `/metrics` (not with `--metrics-listen`).
     pub metrics_on_main: bool,
+    /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
+    pub hsts: Option<HeaderValue>,
 }
 
 /// Shared handle to the state.

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
+use axum::http::HeaderValue;
 use axum::response::Response;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -70,6 +71,8 @@ pub struct ServerConfig {
     pub header_timeout: Duration,
     /// How often expired pastes are deleted.
     pub sweep_interval: Duration,
+    /// The `Strict-Transport-Security` max-age of HTTPS answers (`None`: not sent).
+    pub hsts: Option<Duration>,
     /// A separate address for `GET /metrics` (`None`: the main listener answers it).
     pub metrics_listen: Option<SocketAddr>,
     /// HTTPS, or `None` for plain HTTP.
@@ -184,6 +187,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             .shared_through(store.clone()),
         metrics,
         metrics_on_main: config.metrics_listen.is_none(),
+        hsts: tls.as_ref().and(config.hsts).and_then(hsts_header),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {
@@ -324,6 +328,11 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Routed {
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         crate::http::pipeline::hot::route(&self.router, self.peer, request)
     }
+}
+
+/// The `Strict-Transport-Security` value for `max_age`.
+fn hsts_header(max_age: Duration) -> Option<HeaderValue> {
+    HeaderValue::from_str(&format!("max-age={}", max_age.as_secs())).ok()
 }
 
 /// Serves `app` (the API, or a router of its own) on `listener` (over TLS

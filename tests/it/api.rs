@@ -624,3 +624,48 @@ async fn hot_routes_answer_exactly_like_the_router() {
         assert_eq!(answers[0], answers[1], "{path} {headers:?}");
     }
 }
+
+/// Answers chosen by `Accept` say so (`Vary: Accept`), and error answers are
+/// never cached (`Cache-Control: no-store`), on the hot routes and the routed ones.
+#[tokio::test]
+async fn negotiated_answers_vary_and_errors_are_not_cached() {
+    let server = Server::start();
+    let (id, _) = server.create("varies", "").await;
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    for (path, accept) in [
+        (format!("/{id}"), "text/html"),
+        (format!("/{id}"), "*/*"),
+        ("/".to_owned(), "text/html"),
+        ("/".to_owned(), "*/*"),
+    ] {
+        let response = server.get_accepting(&path, accept).await;
+        assert_eq!(response.status(), 200, "{path} {accept}");
+        assert_eq!(
+            header(&response, "vary").as_deref(),
+            Some("Accept"),
+            "{path} {accept}"
+        );
+    }
+    let missing = "/raw/k7m3q9xw2hd4p";
+    for accept in ["text/html", "application/json", "*/*"] {
+        for path in [missing, "/api/pastes/k7m3q9xw2hd4p", "/no/such/route"] {
+            let response = server.get_accepting(path, accept).await;
+            assert_eq!(response.status(), 404, "{path} {accept}");
+            assert_eq!(
+                header(&response, "cache-control").as_deref(),
+                Some("no-store"),
+                "{path} {accept}"
+            );
+            assert_eq!(
+                header(&response, "vary").as_deref(),
+                Some("Accept"),
+                "{path} {accept}"
+            );
+        }
+    }
+}
