@@ -207,4 +207,26 @@ mod tests {
     fn cli_definition() {
         Cli::command().debug_assert();
     }
+
+    /// `/metrics` stays off the main listener unless asked for, and the flag
+    /// takes an explicit value too.
+    #[test]
+    fn metrics_are_not_public_by_default() {
+        let parse = |args: &[&str]| {
+            let matches = Cli::command().try_get_matches_from(args).unwrap();
+            Cli::from_arg_matches(&matches)
+                .unwrap()
+                .serve
+                .metrics_public
+        };
+        if std::env::var_os("SNIP_METRICS_PUBLIC").is_none() {
+            assert!(!parse(&["snip"]));
+        }
+        assert!(parse(&["snip", "--metrics-public"]));
+        assert!(!parse(&[
+            "snip",
+            "--metrics-public",
+            "--metrics-public=false"
+        ]));
+    }
 }

@@ -143,10 +143,17 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
-    /// Serve GET /metrics on this separate address instead of the main one
-    /// (which then answers /metrics with 404) [default: on the main listener].
+    /// Serve GET /metrics on this separate address (e.g. one only the
+    /// monitoring network reaches).
     #[arg(long, env = "SNIP_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+
+    /// Also serve GET /metrics on the main listener, to anyone who can reach
+    /// it. Off by default: metrics tell outsiders the load, the error rates
+    /// and what the server holds.
+    #[arg(long, env = "SNIP_METRICS_PUBLIC", num_args = 0..=1, default_missing_value = "true",
+          default_value_t = false, action = clap::ArgAction::Set)]
+    pub metrics_public: bool,
 
     /// A TOML file with any of these options (keys as the long flags).
     #[arg(long, env = "SNIP_CONFIG")]
@@ -181,6 +188,7 @@ impl ServeArgs {
             header_timeout: self.header_timeout,
             sweep_interval: self.sweep_interval,
             metrics_listen: self.metrics_listen,
+            metrics_public: self.metrics_public,
             tls: self.tls.tls_config(&self.data_dir),
             redirect_http: self.tls.redirect_http,
             hsts: self.tls.hsts.0,

@@ -46,7 +46,7 @@ pub struct AppState {
     pub rate_limits: RateLimits,
     /// Where requests, store operations and paste events are counted.
     pub metrics: Arc<Metrics>,
-    /// Whether the main listener serves `/metrics` (not with `--metrics-listen`).
+    /// Whether the main listener serves `/metrics` (`--metrics-public`).
     pub metrics_on_main: bool,
     /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
     pub hsts: Option<HeaderValue>,

@@ -73,8 +73,10 @@ pub struct ServerConfig {
     pub sweep_interval: Duration,
     /// The `Strict-Transport-Security` max-age of HTTPS answers (`None`: not sent).
     pub hsts: Option<Duration>,
-    /// A separate address for `GET /metrics` (`None`: the main listener answers it).
+    /// A separate address for `GET /metrics`.
     pub metrics_listen: Option<SocketAddr>,
+    /// Whether the main listener answers `GET /metrics` too.
+    pub metrics_public: bool,
     /// HTTPS, or `None` for plain HTTP.
     pub tls: Option<TlsConfig>,
     /// An address for plain HTTP that redirects to the HTTPS public URL.
@@ -186,7 +188,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             .with_ipv6_prefix(config.ipv6_prefix)
             .shared_through(store.clone()),
         metrics,
-        metrics_on_main: config.metrics_listen.is_none(),
+        metrics_on_main: config.metrics_public,
         hsts: tls.as_ref().and(config.hsts).and_then(hsts_header),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
