@@ -675,3 +675,20 @@ async fn admin_token_from_a_file() {
         "{logs}"
     );
 }
+
+/// A name prefix is matched literally on every store: `%`, `_` and `\` are
+/// not patterns, so a prefix with them matches its own paste and no other.
+#[tokio::test]
+async fn name_prefixes_are_literal() {
+    let server = start(&[]);
+    let token = tenant(&server, "literal", json!({})).await;
+    let own = create_as(&server, Some(&token), "x", "name=50%25_off.txt").await;
+    create_as(&server, Some(&token), "x", "name=50xyoff.txt").await;
+    create_as(&server, Some(&token), "x", "name=5").await;
+    assert_eq!(
+        ids(&list(&server, &token, "name_prefix=50%25_").await),
+        [own]
+    );
+    assert!(ids(&list(&server, &token, "name_prefix=50%25%5C").await).is_empty());
+    assert!(ids(&list(&server, &token, "name_prefix=_").await).is_empty());
+}
