@@ -125,6 +125,15 @@ pub enum ConfigError {
     /// `--proxy-protocol` without anyone allowed to send the header.
     #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
     ProxyProtocolWithoutTrustedProxy,
+    /// Both ways of giving the admin token.
+    #[error(
+        "--admin-token and --admin-token-file (or SNIP_ADMIN_TOKEN and SNIP_ADMIN_TOKEN_FILE) \
+         both give the admin token; give only one"
+    )]
+    TwoAdminTokens,
+    /// The admin token file cannot be read or holds no usable token.
+    #[error("admin token file {}: {error}", path.display())]
+    AdminTokenFile { path: PathBuf, error: String },
 }
 
 /// Parses the command line, applying the TOML file named by `--config`.
@@ -227,5 +236,27 @@ mod tests {
     #[test]
     fn cli_definition() {
         Cli::command().debug_assert();
+    }
+
+    /// `/metrics` stays off the main listener unless asked for, and the flag
+    /// takes an explicit value too.
+    #[test]
+    fn metrics_are_not_public_by_default() {
+        let parse = |args: &[&str]| {
+            let matches = Cli::command().try_get_matches_from(args).unwrap();
+            Cli::from_arg_matches(&matches)
+                .unwrap()
+                .serve
+                .metrics_public
+        };
+        if std::env::var_os("SNIP_METRICS_PUBLIC").is_none() {
+            assert!(!parse(&["snip"]));
+        }
+        assert!(parse(&["snip", "--metrics-public"]));
+        assert!(!parse(&[
+            "snip",
+            "--metrics-public",
+            "--metrics-public=false"
+        ]));
     }
 }

@@ -2,7 +2,7 @@
 //! ([`ServerConfig`]) and the settings of the layers below it.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Args;
@@ -15,7 +15,9 @@ use crate::core::paste::hash_token;
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
 use crate::core::{Ttl, id};
-use crate::http::{AnonymousPolicy, AuthConfig, Limit, Limits, ProxyConfig, ProxyHeaders};
+use crate::http::{
+    AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, ProxyConfig, ProxyHeaders,
+};
 use crate::logging::LogFormat;
 use crate::server::ServerConfig;
 use crate::store::{Durability, OpenOptions};
@@ -100,6 +102,12 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_IP_BURST")]
     pub ip_burst: Option<u32>,
 
+    /// IPv6 clients whose addresses share this many leading bits share one
+    /// --ip-rate bucket (64: a subscriber's network; 128: one per address).
+    #[arg(long, env = "SNIP_IPV6_PREFIX", default_value_t = DEFAULT_IPV6_PREFIX,
+          value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub ipv6_prefix: u8,
+
     /// Request rate of tenants that have no rate of their own (or off).
     #[arg(long, env = "SNIP_TENANT_RATE", default_value = "off", value_parser = parse_rate)]
     pub tenant_rate: RateSetting,
@@ -126,6 +134,11 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<Secret>,
 
+    /// File holding the admin token (surrounding whitespace ignored), so that
+    /// it is not in the command line `ps` shows; instead of --admin-token.
+    #[arg(long, env = "SNIP_ADMIN_TOKEN_FILE")]
+    pub admin_token_file: Option<PathBuf>,
+
     /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
     /// At info every request gets one line (snip::request=warn turns that off).
     #[arg(long, env = "SNIP_LOG", default_value = "info")]
@@ -135,10 +148,17 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
-    /// Serve GET /metrics on this separate address instead of the main one
-    /// (which then answers /metrics with 404) [default: on the main listener].
+    /// Serve GET /metrics on this separate address (e.g. one only the
+    /// monitoring network reaches).
     #[arg(long, env = "SNIP_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+
+    /// Also serve GET /metrics on the main listener, to anyone who can reach
+    /// it. Off by default: metrics tell outsiders the load, the error rates
+    /// and what the server holds.
+    #[arg(long, env = "SNIP_METRICS_PUBLIC", num_args = 0..=1, default_missing_value = "true",
+          default_value_t = false, action = clap::ArgAction::Set)]
+    pub metrics_public: bool,
 
     /// A TOML file with any of these options (keys as the long flags).
     #[arg(long, env = "SNIP_CONFIG")]
@@ -162,8 +182,9 @@ impl ServeArgs {
             store_options: self.store_options(),
             public_url: self.public_url.clone(),
             limits: self.limits(),
-            auth: self.auth(),
+            auth: self.auth()?,
             ip_limit: self.ip_rate.0.map(|rate| Limit::new(rate, self.ip_burst)),
+            ipv6_prefix: self.ipv6_prefix,
             tenant_limit: self
                 .tenant_rate
                 .0
@@ -172,8 +193,10 @@ impl ServeArgs {
             header_timeout: self.header_timeout,
             sweep_interval: self.sweep_interval,
             metrics_listen: self.metrics_listen,
+            metrics_public: self.metrics_public,
             tls: self.tls.tls_config(&self.data_dir),
             redirect_http: self.tls.redirect_http,
+            hsts: self.tls.hsts.0,
         })
     }
 
@@ -211,16 +234,37 @@ impl ServeArgs {
     }
 
     /// Who may do what, and whose forwarding headers are believed.
-    fn auth(&self) -> AuthConfig {
-        AuthConfig {
+    fn auth(&self) -> Result<AuthConfig, ConfigError> {
+        Ok(AuthConfig {
             anonymous: self.anonymous,
             proxy: ProxyConfig {
                 trusted: self.trusted_proxy.clone(),
                 headers: self.proxy_headers,
             },
-            admin_token_hash: self.admin_token.as_ref().map(|t| hash_token(&t.0)),
+            admin_token_hash: self.admin_token()?.map(|t| hash_token(&t.0)),
+        })
+    }
+
+    /// The admin token, from --admin-token or --admin-token-file (not both:
+    /// which one wins would be a guess).
+    fn admin_token(&self) -> Result<Option<Secret>, ConfigError> {
+        match (&self.admin_token, &self.admin_token_file) {
+            (Some(_), Some(_)) => Err(ConfigError::TwoAdminTokens),
+            (Some(token), None) => Ok(Some(token.clone())),
+            (None, Some(path)) => read_secret(path).map(Some),
+            (None, None) => Ok(None),
         }
     }
+}
+
+/// Reads a secret from the file at `path`, without surrounding whitespace.
+fn read_secret(path: &Path) -> Result<Secret, ConfigError> {
+    let bad = |error: String| ConfigError::AdminTokenFile {
+        path: path.to_owned(),
+        error,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    text.trim().parse().map_err(bad)
 }
 
 fn parse_id_length(input: &str) -> Result<usize, String> {

@@ -44,6 +44,12 @@ pub struct TlsArgs {
     #[arg(long, env = "SNIP_ACME_CA_ROOT", requires = "acme_domain")]
     pub acme_ca_root: Option<PathBuf>,
 
+    /// Strict-Transport-Security max-age of every HTTPS answer, so browsers
+    /// come back only over HTTPS (off: not sent). Sent only when snip serves
+    /// HTTPS itself; behind a proxy, the proxy that terminates TLS sends it.
+    #[arg(long, env = "SNIP_HSTS", default_value = "365d", value_parser = parse_interval)]
+    pub hsts: Interval,
+
     /// Also listen for plain HTTP on this address and redirect it (308) to the HTTPS public URL.
     #[arg(long, env = "SNIP_REDIRECT_HTTP", requires = "tls_source")]
     pub redirect_http: Option<SocketAddr>,

@@ -14,11 +14,54 @@ use super::random::OsRandom;
 pub const MAX_NAME_BYTES: usize = 255;
 
 /// Whether `text` could be (the start of) a paste name: at most
-/// [`MAX_NAME_BYTES`] and no control characters. Checked when a paste is
-/// created, and on a listing's name prefix, which otherwise could match nothing.
+/// [`MAX_NAME_BYTES`], no control characters and no format characters
+/// ([`is_format_char`]). Checked when a paste is created, and on a listing's
+/// name prefix, which otherwise could match nothing.
 pub fn is_name_text(text: &str) -> bool {
-    text.len() <= MAX_NAME_BYTES && !text.chars().any(char::is_control)
+    text.len() <= MAX_NAME_BYTES && !text.chars().any(|c| c.is_control() || is_format_char(c))
 }
+
+/// Whether `c` is in Unicode's general category Cf (format): invisible
+/// characters such as bidi overrides (U+202E) that make a download name like
+/// `invoice\u{202E}fdp.exe` display as `invoiceexe.pdf`.
+pub fn is_format_char(c: char) -> bool {
+    FORMAT_CHARS
+        .binary_search_by(|&(first, last)| {
+            if last < c {
+                std::cmp::Ordering::Less
+            } else if first > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// The ranges of category Cf (Unicode 15.1), sorted.
+const FORMAT_CHARS: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{180E}', '\u{180E}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{2064}'),
+    ('\u{2066}', '\u{206F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+];
 
 /// Seconds since the Unix epoch; the only clock unit stored anywhere.
 pub type UnixTime = u64;

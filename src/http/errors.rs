@@ -177,6 +177,8 @@ impl From<StoreError> for ApiError {
             StoreError::NoSuchTenant => {
                 Self::new(StatusCode::NOT_FOUND, "no_such_tenant", "no such tenant")
             }
+            // The answer a request with that token gets from now on.
+            StoreError::OwnerGone => Self::unauthorized("unknown or revoked token"),
             e @ StoreError::TenantNotEmpty(_) => {
                 Self::new(StatusCode::CONFLICT, "tenant_not_empty", e.to_string())
             }

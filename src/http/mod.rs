@@ -26,7 +26,7 @@ pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{ProxyConfig, ProxyHeaders};
 pub use pipeline::hot::{App, Connection};
-pub use pipeline::ratelimit::{Limit, RateLimits};
+pub use pipeline::ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
 pub use state::{AppState, InflightBytes, Limits, Readiness, SharedState};
 
 /// Builds the service: every route with its per-route middleware

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use axum::http::HeaderValue;
+
 use super::pipeline::caller::AuthConfig;
 use super::pipeline::forwarded::Origin;
 use super::pipeline::ratelimit::RateLimits;
@@ -47,12 +49,14 @@ pub struct AppState {
     pub rate_limits: RateLimits,
     /// Where requests, store operations and paste events are counted.
     pub metrics: Arc<Metrics>,
-    /// Whether the main listener serves `/metrics` (not with `--metrics-listen`).
+    /// Whether the main listener serves `/metrics` (`--metrics-public`).
     pub metrics_on_main: bool,
     /// What the last readiness check found, for `/readyz`.
     pub readiness: Readiness,
     /// The bytes of paste bodies being received, bounded.
     pub inflight: InflightBytes,
+    /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
+    pub hsts: Option<HeaderValue>,
 }
 
 /// The bytes of request bodies being received across the server, bounded so

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
+use axum::http::HeaderValue;
 use axum::response::Response;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -60,6 +61,8 @@ pub struct ServerConfig {
     pub auth: AuthConfig,
     /// The request rate of anonymous clients, per IP (`None`: unlimited).
     pub ip_limit: Option<Limit>,
+    /// The IPv6 prefix length whose addresses share one anonymous bucket.
+    pub ipv6_prefix: u8,
     /// The request rate of tenants without one of their own (`None`: unlimited).
     pub tenant_limit: Option<Limit>,
     /// Whether every connection starts with a PROXY protocol header from a
@@ -69,8 +72,12 @@ pub struct ServerConfig {
     pub header_timeout: Duration,
     /// How often expired pastes are deleted.
     pub sweep_interval: Duration,
-    /// A separate address for `GET /metrics` (`None`: the main listener answers it).
+    /// The `Strict-Transport-Security` max-age of HTTPS answers (`None`: not sent).
+    pub hsts: Option<Duration>,
+    /// A separate address for `GET /metrics`.
     pub metrics_listen: Option<SocketAddr>,
+    /// Whether the main listener answers `GET /metrics` too.
+    pub metrics_public: bool,
     /// HTTPS, or `None` for plain HTTP.
     pub tls: Option<TlsConfig>,
     /// An address for plain HTTP that redirects to the HTTPS public URL.
@@ -179,11 +186,13 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         url_follows_proxy: config.public_url.is_none(),
         auth: config.auth.clone(),
         rate_limits: RateLimits::new(config.ip_limit, config.tenant_limit)
+            .with_ipv6_prefix(config.ipv6_prefix)
             .shared_through(store.clone()),
         metrics,
-        metrics_on_main: config.metrics_listen.is_none(),
+        metrics_on_main: config.metrics_public,
         readiness: Readiness::default(),
         inflight: InflightBytes::new(config.limits.max_inflight_bytes),
+        hsts: tls.as_ref().and(config.hsts).and_then(hsts_header),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {
@@ -328,6 +337,11 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Routed {
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         crate::http::pipeline::hot::route(&self.router, self.peer, request)
     }
+}
+
+/// The `Strict-Transport-Security` value for `max_age`.
+fn hsts_header(max_age: Duration) -> Option<HeaderValue> {
+    HeaderValue::from_str(&format!("max-age={}", max_age.as_secs())).ok()
 }
 
 /// Serves `app` (the API, or a router of its own) on `listener` (over TLS

@@ -28,6 +28,10 @@ pub enum StoreError {
     /// The tenant does not exist.
     #[error("no such tenant")]
     NoSuchTenant,
+    /// A paste's owner was deleted before the paste was written (its
+    /// creator's token was good when the request began).
+    #[error("the paste's owner no longer exists")]
+    OwnerGone,
     /// The tenant still owns pastes and cannot be deleted.
     #[error("the tenant still owns {0} pastes; delete them first")]
     TenantNotEmpty(u64),

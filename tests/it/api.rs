@@ -389,6 +389,11 @@ async fn bad_requests() {
         ("burn=maybe", "x", "burn"),
         ("lang=%3Cscript%3E", "x", "lang"),
         ("name=..", "x", "name"),
+        // A right-to-left override would show `invoice\u{202E}fdp.exe` as
+        // `invoiceexe.pdf`; so would any other invisible format character.
+        ("name=invoice%E2%80%AEfdp.exe", "x", "format characters"),
+        ("name=a%E2%80%8Bb.txt", "x", "format characters"),
+        ("name=%EF%BB%BFa.txt", "x", "format characters"),
         ("tll=1h", "x", "unknown parameter"),
     ] {
         let response = server
@@ -617,5 +622,50 @@ async fn hot_routes_answer_exactly_like_the_router() {
         // Both spellings found the paste (a mistyped or unknown ID is 404).
         assert_ne!(answers[0].0, StatusCode::NOT_FOUND, "{path} {headers:?}");
         assert_eq!(answers[0], answers[1], "{path} {headers:?}");
+    }
+}
+
+/// Answers chosen by `Accept` say so (`Vary: Accept`), and error answers are
+/// never cached (`Cache-Control: no-store`), on the hot routes and the routed ones.
+#[tokio::test]
+async fn negotiated_answers_vary_and_errors_are_not_cached() {
+    let server = Server::start();
+    let (id, _) = server.create("varies", "").await;
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    for (path, accept) in [
+        (format!("/{id}"), "text/html"),
+        (format!("/{id}"), "*/*"),
+        ("/".to_owned(), "text/html"),
+        ("/".to_owned(), "*/*"),
+    ] {
+        let response = server.get_accepting(&path, accept).await;
+        assert_eq!(response.status(), 200, "{path} {accept}");
+        assert_eq!(
+            header(&response, "vary").as_deref(),
+            Some("Accept"),
+            "{path} {accept}"
+        );
+    }
+    let missing = "/raw/k7m3q9xw2hd4p";
+    for accept in ["text/html", "application/json", "*/*"] {
+        for path in [missing, "/api/pastes/k7m3q9xw2hd4p", "/no/such/route"] {
+            let response = server.get_accepting(path, accept).await;
+            assert_eq!(response.status(), 404, "{path} {accept}");
+            assert_eq!(
+                header(&response, "cache-control").as_deref(),
+                Some("no-store"),
+                "{path} {accept}"
+            );
+            assert_eq!(
+                header(&response, "vary").as_deref(),
+                Some("Accept"),
+                "{path} {accept}"
+            );
+        }
     }
 }

@@ -185,3 +185,45 @@ async fn deletes_and_burns_survive_kill9() {
         "a burned paste could be revealed twice"
     );
 }
+
+/// The data dir and what the store writes in it (the version file, body
+/// segments, body files and their directories) are its user's alone:
+/// directories 0700, files 0600, whatever the umask.
+#[tokio::test]
+async fn the_data_dir_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    if crate::support::postgres::skip_on_postgres("the embedded store's data dir") {
+        return;
+    }
+    let server = Server::start();
+    let http = client();
+    create_json(&http, &server.url, "small", "").await;
+    create_json(&http, &server.url, vec![b'x'; 100 << 10], "").await;
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let data = &server.data_dir;
+    assert_eq!(mode(data), 0o700, "{}", data.display());
+    let mut checked = 0;
+    let mut pending = vec![data.join("body-log"), data.join("bodies")];
+    let mut files = vec![data.join("FORMAT")];
+    while let Some(dir) = pending.pop() {
+        assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+        checked += 1;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    // body-log, bodies and one shard; FORMAT, a segment and a body file.
+    assert!(
+        checked >= 3 && files.len() >= 3,
+        "{checked} dirs, {files:?}"
+    );
+    for file in files {
+        assert_eq!(mode(&file), 0o600, "{}", file.display());
+    }
+}

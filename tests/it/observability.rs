@@ -141,10 +141,13 @@ async fn rate_limit_rejections_are_counted() {
     );
 }
 
-/// With --metrics-listen, /metrics moves to that address and the main listener answers 404.
+/// /metrics is not public unless --metrics-public says so: without it the
+/// main listener answers 404 (the other operator routes stay), and
+/// --metrics-listen serves it on an address of its own.
 #[tokio::test]
 async fn metrics_on_a_separate_listener() {
-    let server = Server::start_with(&["--metrics-listen=127.0.0.1:0"]);
+    let server = Server::start_with(&["--metrics-listen=127.0.0.1:0", "--metrics-public=false"]);
+    assert_eq!(server.status("/healthz").await, 200);
     let url = format!("http://{}", server.logged_value("metrics on http://"));
     server.create("counted", "").await;
     let text = scrape(&url).await;

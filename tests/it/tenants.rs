@@ -319,6 +319,41 @@ async fn trusted_proxy_buckets() {
     assert_eq!(get(&direct, "203.0.113.2").await.unwrap().status(), 429);
 }
 
+/// IPv6 clients share a bucket per /64 by default (one subscriber holds a
+/// whole /64), and per address with --ipv6-prefix=128.
+#[tokio::test]
+async fn ipv6_clients_are_limited_per_network() {
+    let get = |server: &Server, forwarded: &str| {
+        client()
+            .get(server.at("/api/pastes/zzzzzzzz"))
+            .header("x-forwarded-for", forwarded)
+            .send()
+    };
+    let flags = [
+        "--trusted-proxy=127.0.0.1/32",
+        "--ip-rate=1/h",
+        "--ip-burst=1",
+    ];
+    let server = start(&flags);
+    assert_ne!(get(&server, "2001:db8::1").await.unwrap().status(), 429);
+    assert_eq!(get(&server, "2001:db8::2").await.unwrap().status(), 429);
+    assert_ne!(get(&server, "2001:db8:0:1::1").await.unwrap().status(), 429);
+
+    let per_address = start(&[flags.as_slice(), &["--ipv6-prefix=128"]].concat());
+    assert_ne!(
+        get(&per_address, "2001:db8::1").await.unwrap().status(),
+        429
+    );
+    assert_ne!(
+        get(&per_address, "2001:db8::2").await.unwrap().status(),
+        429
+    );
+    assert_eq!(
+        get(&per_address, "2001:db8::2").await.unwrap().status(),
+        429
+    );
+}
+
 /// Revoking a token locks it out at once; a non-empty tenant cannot be deleted, an empty one can, and its tokens die.
 #[tokio::test]
 async fn revocation_and_tenant_delete() {
@@ -458,10 +493,10 @@ async fn listing() {
         .await;
     assert_eq!(bad.status(), 400);
 
-    // No name holds a control character or passes 255 bytes, so neither may
+    // No name holds a control or format character or passes 255 bytes, so neither may
     // a prefix (a NUL once made PostgreSQL fail the query with a 500).
     let long = "a".repeat(256);
-    for prefix in ["file%00", "%C3%BB%0F", "a%0Ab", long.as_str()] {
+    for prefix in ["file%00", "%C3%BB%0F", "a%0Ab", "a%E2%80%AE", long.as_str()] {
         let bad = request(
             &server,
             Method::GET,
@@ -550,4 +585,110 @@ async fn oversized_burst_and_rate_are_refused() {
         .fetch()
         .await;
     assert_eq!(update.status(), 400);
+}
+
+/// A create whose token was checked before its tenant was deleted, and whose
+/// body arrives after, is refused like a revoked token, and stores nothing: a
+/// tenant re-created under the same name finds no paste.
+#[tokio::test]
+async fn a_paste_cannot_outlive_its_tenant() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(&[]);
+    let token = tenant(&server, "leaving", json!({})).await;
+    let body = "written after the delete";
+    let mut stream = tokio::net::TcpStream::connect(server.url.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let head = format!(
+        "POST /?visibility=private HTTP/1.1\r\nHost: snip\r\nAuthorization: Bearer {token}\r\n\
+         Accept: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // hyper sends `100 Continue` when the handler first reads the body: by
+    // then the token has been checked.
+    let mut interim = Vec::new();
+    while !interim.ends_with(b"\r\n\r\n") {
+        let mut byte = [0u8; 1];
+        assert_eq!(
+            stream.read(&mut byte).await.unwrap(),
+            1,
+            "connection closed"
+        );
+        interim.push(byte[0]);
+    }
+    assert!(
+        interim.starts_with(b"HTTP/1.1 100"),
+        "{}",
+        String::from_utf8_lossy(&interim)
+    );
+    let (code, answer) = admin(&server, Method::DELETE, "/api/admin/tenants/leaving", None).await;
+    assert_eq!(code, 204, "{answer}");
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let (status, answer) = crate::support::http::read_response(&mut stream).await;
+    assert_eq!(status, 401, "{answer}");
+    assert!(answer.contains("unknown or revoked token"), "{answer}");
+
+    let again = tenant(&server, "leaving", json!({})).await;
+    assert!(ids(&list(&server, &again, "").await).is_empty());
+    let (code, answer) = admin(&server, Method::DELETE, "/api/admin/tenants/leaving", None).await;
+    assert_eq!(code, 204, "{answer}");
+}
+
+/// Admin requests count against the client's IP bucket before the token is
+/// compared: wrong guesses run into `429`, and past the limit even the right
+/// token gets `429`, so a guesser cannot tell a right guess by its answer.
+#[tokio::test]
+async fn admin_token_guesses_are_rate_limited() {
+    let server = start(&["--ip-rate=1/h", "--ip-burst=3"]);
+    let guess = |token: &'static str| {
+        server
+            .request(Method::GET, "/api/admin/tenants")
+            .bearer_auth(token)
+            .fetch()
+    };
+    assert_eq!(guess("wrong-admin-token-0000").await.status(), 403);
+    assert_eq!(guess("wrong-admin-token-0001").await.status(), 403);
+    assert_eq!(guess(ADMIN).await.status(), 200);
+    let limited = guess("wrong-admin-token-0002").await;
+    assert_eq!(limited.status(), 429);
+    assert!(limited.headers().contains_key("retry-after"));
+    assert_eq!(guess(ADMIN).await.status(), 429);
+}
+
+/// --admin-token-file reads the admin token from a file; giving it together
+/// with --admin-token is refused at startup with a message naming both.
+#[tokio::test]
+async fn admin_token_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("admin-token");
+    std::fs::write(&file, format!("{ADMIN}\n")).unwrap();
+    let flag = format!("--admin-token-file={}", file.display());
+    let server = Server::start_with(&[&flag]);
+    let (code, answer) = admin(&server, Method::GET, "/api/admin/tenants", None).await;
+    assert_eq!(code, 200, "{answer}");
+
+    let both = Server::try_start_with(&[&flag, &format!("--admin-token={ADMIN}")]);
+    let logs = both.err().expect("refused with both admin token flags");
+    assert!(
+        logs.contains("--admin-token and --admin-token-file"),
+        "{logs}"
+    );
+}
+
+/// A name prefix is matched literally on every store: `%`, `_` and `\` are
+/// not patterns, so a prefix with them matches its own paste and no other.
+#[tokio::test]
+async fn name_prefixes_are_literal() {
+    let server = start(&[]);
+    let token = tenant(&server, "literal", json!({})).await;
+    let own = create_as(&server, Some(&token), "x", "name=50%25_off.txt").await;
+    create_as(&server, Some(&token), "x", "name=50xyoff.txt").await;
+    create_as(&server, Some(&token), "x", "name=5").await;
+    assert_eq!(
+        ids(&list(&server, &token, "name_prefix=50%25_").await),
+        [own]
+    );
+    assert!(ids(&list(&server, &token, "name_prefix=50%25%5C").await).is_empty());
+    assert!(ids(&list(&server, &token, "name_prefix=_").await).is_empty());
 }

@@ -459,3 +459,38 @@ async fn metrics_count_handshakes_and_certificate_expiry() {
         "expiry {expiry} is not in the future"
     );
 }
+
+/// When snip serves HTTPS itself every answer carries HSTS (a year unless
+/// --hsts says otherwise, none with --hsts=off); plain HTTP never does.
+#[tokio::test]
+async fn hsts_only_over_native_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = TestCa::new();
+    let hsts = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get("strict-transport-security")
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    let https = https_client(&ca.pem).build().unwrap();
+    let default = start_tls(dir.path(), &ca.leaf("one"), &[]);
+    let answer = https.get(default.at("/healthz")).fetch().await;
+    assert_eq!(hsts(&answer).as_deref(), Some("max-age=31536000"));
+    let error = https.get(default.at("/no/such/route")).fetch().await;
+    assert_eq!(hsts(&error).as_deref(), Some("max-age=31536000"));
+
+    let other = tempfile::tempdir().unwrap();
+    let day = start_tls(other.path(), &ca.leaf("one"), &["--hsts=1d"]);
+    let answer = https.get(day.at("/healthz")).fetch().await;
+    assert_eq!(hsts(&answer).as_deref(), Some("max-age=86400"));
+
+    let third = tempfile::tempdir().unwrap();
+    let off = start_tls(third.path(), &ca.leaf("one"), &["--hsts=off"]);
+    assert_eq!(hsts(&https.get(off.at("/healthz")).fetch().await), None);
+
+    let plain = Server::start();
+    assert_eq!(
+        hsts(&client().get(plain.at("/healthz")).fetch().await),
+        None
+    );
+}

@@ -67,10 +67,24 @@ class PastePage {
     }
   }
 
-  /** A delete link (#delete=TOKEN): remember the token, then drop it from the address bar. */
+  /**
+   * A delete link (#delete=TOKEN): remember the token, then drop it from the
+   * address bar. A token this browser already holds for the paste is never
+   * replaced: anyone can craft a link with a wrong one, and taking it would
+   * cost the paste's creator their Delete button.
+   */
   takeDeleteLink() {
     if (!this.fragment.deleteToken) return;
-    remember(this.id, this.fragment.deleteToken, this.article.dataset.expires || null);
+    const held = tokenFor(this.id);
+    if (held === null) {
+      remember(this.id, this.fragment.deleteToken, this.article.dataset.expires || null);
+    } else if (held !== this.fragment.deleteToken) {
+      say(
+        this.status,
+        'This link carries a different delete token than the one this browser saved for the paste; the saved one is kept.',
+        'error',
+      );
+    }
     this.fragment.deleteToken = null;
     history.replaceState(history.state, '', buildFragment(this.fragment) || location.pathname);
   }

@@ -528,6 +528,26 @@ describe('more ways in', () => {
     await context.close();
   });
 
+  test('a delete link never replaces the token this browser holds', async () => {
+    const created = await apiCreate(server, 'keep my token');
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${created.id}#delete=${created.delete_token}`);
+    await page.waitForSelector('#delete:not([hidden])');
+    // Elsewhere first: a change of fragment alone would not load the page again.
+    await page.goto(`${server.url}/new`);
+    await page.goto(`${server.url}/${created.id}#delete=forged0000000000000000000000000000`);
+    await page.waitForSelector('#status:not([hidden])');
+    assert.match(await page.textContent('#status'), /saved one is kept/);
+    assert.equal(new URL(page.url()).hash, '', 'the forged token leaves the address bar');
+    const held = await page.evaluate((id) => JSON.parse(localStorage.getItem('snip.tokens'))[id].token, created.id);
+    assert.equal(held, created.delete_token);
+    await page.click('#delete');
+    await page.click('#delete');
+    await page.waitForSelector('text=Deleted');
+    assert.equal((await fetch(`${server.url}/raw/${created.id}`)).status, 404);
+    await context.close();
+  });
+
   test('a dropped text file goes into the editor, named', async () => {
     const { page, context } = await newPage();
     await page.goto(`${server.url}/new`);

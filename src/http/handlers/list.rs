@@ -56,7 +56,7 @@ fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
                 // refuse a NUL in a text parameter, which would be a 500.
                 if !paste::is_name_text(&value) {
                     return Err(ApiError::bad_request(
-                        "name_prefix must be at most 255 bytes without control characters",
+                        "name_prefix must be at most 255 bytes without control or invisible format characters (such as U+202E)",
                     ));
                 }
                 query.name_prefix = Some(value.into_owned()).filter(|p| !p.is_empty());

@@ -14,8 +14,8 @@ use crate::http::errors::ApiError;
 use crate::http::state::{Readiness, SharedState};
 use crate::metrics;
 
-/// The operator routes; `/metrics` only when it is served on the main
-/// listener (not with `--metrics-listen`, where the main listener answers 404).
+/// The operator routes; `/metrics` only when the main listener serves it
+/// (`--metrics-public`; otherwise it answers 404 there).
 pub fn routes(metrics_on_main: bool) -> Router<SharedState> {
     let router = Router::new()
         .route("/healthz", get(healthz))

@@ -19,7 +19,7 @@ use crate::http::errors::ApiError;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::pipeline::forwarded::Origin;
-use crate::http::render::negotiate::{Accepts, accepts};
+use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
 use crate::http::render::pages;
 use crate::http::state::SharedState;
 use crate::store::Paste;
@@ -121,14 +121,14 @@ pub async fn answer_view(
     let wants = accepts(headers);
     if paste.meta.burn {
         return match wants {
-            Accepts::Html => Ok(page(pages::burn_interstitial(&paste.meta))),
+            Accepts::Html => Ok(vary_by_accept(page(pages::burn_interstitial(&paste.meta)))),
             _ => Err(burn_conflict(state, &read.origin, &paste.meta)),
         };
     }
-    match wants {
-        Accepts::Html => Ok(page(pages::view(&paste.meta, &paste.body))),
-        _ => Ok(raw_response(paste, headers, Disposition::Inline)),
-    }
+    Ok(vary_by_accept(match wants {
+        Accepts::Html => page(pages::view(&paste.meta, &paste.body)),
+        _ => raw_response(paste, headers, Disposition::Inline),
+    }))
 }
 
 /// `GET /raw/{id}`: always the raw bytes.

@@ -332,15 +332,46 @@ async fn caller(state: &SharedState, headers: &HeaderMap) -> Result<Caller, ApiE
 /// A request that carries the admin token. As an admin handler's first
 /// argument it checks the token before any other part of the request is
 /// read, so an unauthorised caller learns nothing from a bad body or path.
+///
+/// Every request to an enabled admin API counts against its client's IP
+/// bucket before the token is compared, so guessing the admin token is as
+/// limited as anything else. Counting only wrong guesses would not do: a
+/// guesser past the limit would still tell a right guess by its answer.
 #[derive(Debug, Clone, Copy)]
 pub struct AdminCaller;
 
 impl FromRequestParts<SharedState> for AdminCaller {
-    type Rejection = ApiError;
+    type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Self, ApiError> {
-        check_admin(state, &parts.headers).map(|()| Self)
+    async fn from_request_parts(parts: &mut Parts, state: &SharedState) -> Result<Self, Response> {
+        if state.auth.admin_token_hash.is_some() {
+            let verdict = state
+                .rate_limits
+                .check_ip_anywhere(client_of_parts(state, parts))
+                .await
+                .map_err(|e| ApiError::from(e).into_response())?;
+            if let Verdict::Limited { limit, retry_after } = verdict {
+                state.metrics.rate_limited(Bucket::Ip);
+                return Err(limited(limit, retry_after));
+            }
+        }
+        check_admin(state, &parts.headers)
+            .map(|()| Self)
+            .map_err(IntoResponse::into_response)
     }
+}
+
+/// The client's IP of a request whose parts are all that is left: the origin
+/// the response layer decided, else the peer.
+fn client_of_parts(state: &SharedState, parts: &Parts) -> IpAddr {
+    if let Some(origin) = parts.extensions.get::<forwarded::Origin>() {
+        return origin.client;
+    }
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
+    forwarded::resolve(peer, &parts.headers, &state.auth.proxy).client
 }
 
 /// Checks the admin token of a request, in constant time.

@@ -112,7 +112,12 @@ impl Exchange {
     /// Finishes `response` (error rendering, security headers), records it
     /// in the metrics and logs the request line.
     pub fn end(self, state: &SharedState, response: Response) -> Response {
-        let response = finish(self.wants, response);
+        let mut response = finish(self.wants, response);
+        if let Some(hsts) = &state.hsts {
+            response
+                .headers_mut()
+                .insert(header::STRICT_TRANSPORT_SECURITY, hsts.clone());
+        }
         self.probe.finish(state, &response);
         response
     }

@@ -1,5 +1,7 @@
 //! Request rate limits: one bucket per tenant, one per client IP for anonymous
-//! requests (GCRA via `governor`).
+//! requests (GCRA via `governor`). An IPv6 client's bucket is its network
+//! (a /64 unless configured otherwise), since one subscriber usually holds a
+//! whole /64 and could otherwise take a fresh bucket per address.
 //!
 //! A tenant's bucket is rebuilt when its configured rate changes, so an admin's
 //! change applies to the next request. With the embedded store limits live in
@@ -74,10 +76,16 @@ impl Limit {
     }
 }
 
+/// The IPv6 prefix length that shares a bucket unless configured otherwise:
+/// what ISPs hand one subscriber.
+pub const DEFAULT_IPV6_PREFIX: u8 = 64;
+
 /// All the buckets of a server.
 pub struct RateLimits {
     clock: DefaultClock,
     per_ip: Option<(Limit, KeyedLimiter)>,
+    /// The length of the IPv6 prefix that shares one bucket.
+    ipv6_prefix: u8,
     tenant_default: Option<Limit>,
     tenants: Mutex<HashMap<String, (Limit, Arc<DirectLimiter>)>>,
     /// The store, when its buckets are shared by all instances.
@@ -90,9 +98,31 @@ impl RateLimits {
         Self {
             clock: DefaultClock::default(),
             per_ip: per_ip.map(|l| (l, RateLimiter::keyed(l.quota()).with_middleware())),
+            ipv6_prefix: DEFAULT_IPV6_PREFIX,
             tenant_default,
             tenants: Mutex::new(HashMap::new()),
             shared: None,
+        }
+    }
+
+    /// Gives all IPv6 clients whose first `bits` bits agree one bucket (at
+    /// most 128: one per address).
+    pub fn with_ipv6_prefix(mut self, bits: u8) -> Self {
+        self.ipv6_prefix = bits.min(128);
+        self
+    }
+
+    /// The key of `ip`'s bucket: an IPv4 address (IPv4-mapped IPv6 ones
+    /// included) as it is, an IPv6 address cut to its network.
+    fn bucket_of(&self, ip: IpAddr) -> IpAddr {
+        match ip.to_canonical() {
+            IpAddr::V6(v6) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.ipv6_prefix))
+                    .unwrap_or(0);
+                IpAddr::V6((u128::from(v6) & mask).into())
+            }
+            v4 => v4,
         }
     }
 
@@ -111,7 +141,7 @@ impl RateLimits {
     pub async fn check_ip_anywhere(&self, ip: IpAddr) -> Result<Verdict, StoreError> {
         match (self.shared(), &self.per_ip) {
             (Some(rates), Some((limit, _))) => {
-                shared_verdict(rates, &format!("ip:{ip}"), *limit).await
+                shared_verdict(rates, &format!("ip:{}", self.bucket_of(ip)), *limit).await
             }
             _ => Ok(self.check_ip(ip)),
         }
@@ -147,7 +177,9 @@ impl RateLimits {
         };
         self.verdict(
             limit.burst,
-            limiter.check_key(&ip).map(|s| s.remaining_burst_capacity()),
+            limiter
+                .check_key(&self.bucket_of(ip))
+                .map(|s| s.remaining_burst_capacity()),
         )
     }
 
@@ -253,6 +285,53 @@ mod tests {
         assert!(matches!(
             limits.check_tenant("u", None),
             Verdict::Allowed { .. }
+        ));
+    }
+
+    /// IPv6 clients share a bucket per /64 (or the configured prefix); IPv4
+    /// clients, IPv4-mapped ones included, have one each.
+    #[test]
+    fn ipv6_networks_share_a_bucket() {
+        let limit = Limit::new(Rate::parse("1/h").unwrap(), Some(1));
+        let ip = |text: &str| -> IpAddr { text.parse().unwrap() };
+        let limits = RateLimits::new(Some(limit), None);
+        assert!(matches!(
+            limits.check_ip(ip("2001:db8::1")),
+            Verdict::Allowed { .. }
+        ));
+        assert!(matches!(
+            limits.check_ip(ip("2001:db8::ffff:2")),
+            Verdict::Limited { .. }
+        ));
+        assert!(matches!(
+            limits.check_ip(ip("2001:db8:0:1::1")),
+            Verdict::Allowed { .. }
+        ));
+        assert!(matches!(
+            limits.check_ip(ip("::ffff:10.0.0.1")),
+            Verdict::Allowed { .. }
+        ));
+        assert!(matches!(
+            limits.check_ip(ip("::ffff:10.0.0.2")),
+            Verdict::Allowed { .. }
+        ));
+        let per_address = RateLimits::new(Some(limit), None).with_ipv6_prefix(128);
+        assert!(matches!(
+            per_address.check_ip(ip("2001:db8::1")),
+            Verdict::Allowed { .. }
+        ));
+        assert!(matches!(
+            per_address.check_ip(ip("2001:db8::2")),
+            Verdict::Allowed { .. }
+        ));
+        let everyone = RateLimits::new(Some(limit), None).with_ipv6_prefix(0);
+        assert!(matches!(
+            everyone.check_ip(ip("2001:db8::1")),
+            Verdict::Allowed { .. }
+        ));
+        assert!(matches!(
+            everyone.check_ip(ip("3fff::1")),
+            Verdict::Limited { .. }
         ));
     }
 

@@ -52,5 +52,14 @@ pub fn render_for(wants: Accepts, response: Response) -> Response {
         Accepts::Other => body,
     };
     parts.headers.remove(header::CONTENT_LENGTH);
+    // An error is about this moment (a rate limit, an outage, a paste not
+    // yet or no longer there): no cache may keep it, and its form follows
+    // the request's Accept.
+    parts
+        .headers
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    parts
+        .headers
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
     Response::from_parts(parts, new_body)
 }

@@ -1,6 +1,7 @@
 //! Content negotiation: who is asking, a browser, a JSON client, or `curl`?
 
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::Response;
 
 /// The representation a client prefers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,15 @@ pub fn accepts(headers: &HeaderMap) -> Accepts {
     } else {
         Accepts::Other
     }
+}
+
+/// Marks an answer chosen by the request's `Accept` (a page for browsers,
+/// text or bytes for others), so that caches keep the variants apart.
+pub fn vary_by_accept(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
+    response
 }
 
 #[cfg(test)]

@@ -105,11 +105,37 @@ impl Accounts {
         all
     }
 
-    /// Deletes the tenant and all its tokens in one batch.
-    pub fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
+    /// Runs `reserve` (a new paste's reservation of its owner's quota) only
+    /// if `owner` exists, under the lock [`Self::delete_tenant`] takes. So
+    /// either the reservation comes first and the delete sees a paste, or the
+    /// delete does and the paste is refused: none outlives its owner.
+    pub fn while_tenant_exists(
+        &self,
+        owner: &str,
+        reserve: impl FnOnce() -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let state = self.read();
+        if !state.tenants.contains_key(owner) {
+            return Err(StoreError::OwnerGone);
+        }
+        reserve()
+    }
+
+    /// Deletes the tenant and all its tokens in one batch, unless `pastes`
+    /// (counted under the lock, see [`Self::while_tenant_exists`]) says it
+    /// still owns some.
+    pub fn delete_tenant(
+        &self,
+        name: &str,
+        pastes: impl FnOnce() -> u64,
+    ) -> Result<bool, StoreError> {
         let mut state = self.write();
         if !state.tenants.contains_key(name) {
             return Ok(false);
+        }
+        let owned = pastes();
+        if owned > 0 {
+            return Err(StoreError::TenantNotEmpty(owned));
         }
         let hashes: Vec<[u8; 32]> = state
             .tokens

@@ -14,6 +14,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::store::StoreError;
@@ -38,6 +39,24 @@ pub(super) fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError
     StoreError::backend_caused(format!("{what} {}", path.display()), e)
 }
 
+/// Creates `dir` and its missing parents readable by snip's user alone
+/// (0700): pastes are private to whoever holds their links, not to every
+/// user of the machine.
+pub(super) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+/// Options that create a file readable by snip's user alone (0600), for the
+/// same reason as [`create_private_dir`].
+pub(super) fn private_file() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options.mode(0o600);
+    options
+}
+
 /// `fsync` of a directory, so the entries created in it survive a power loss.
 pub(super) fn sync_dir(dir: &Path) -> Result<(), StoreError> {
     File::open(dir)
@@ -49,7 +68,7 @@ impl BodyFiles {
     /// Creates `<data_dir>/bodies` if needed.
     pub fn open(data_dir: &Path, fsync: bool) -> Result<Self, StoreError> {
         let dir = data_dir.join("bodies");
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("cannot create directory", &dir, e))?;
+        create_private_dir(&dir).map_err(|e| io_error("cannot create directory", &dir, e))?;
         if fsync {
             sync_dir(data_dir)?;
         }
@@ -86,9 +105,8 @@ impl BodyFiles {
     pub fn write(&self, id: &str, body: &[u8]) -> Result<(), StoreError> {
         let path = self.path(id)?;
         let shard = path.parent().unwrap_or(&self.dir).to_path_buf();
-        std::fs::create_dir_all(&shard)
-            .map_err(|e| io_error("cannot create directory", &shard, e))?;
-        let mut file = match OpenOptions::new().write(true).create_new(true).open(&path) {
+        create_private_dir(&shard).map_err(|e| io_error("cannot create directory", &shard, e))?;
+        let mut file = match private_file().write(true).create_new(true).open(&path) {
             Ok(file) => file,
             Err(e) if e.kind() == ErrorKind::AlreadyExists => return Err(StoreError::IdTaken),
             Err(e) => return Err(io_error("cannot create body file", &path, e)),

@@ -40,13 +40,13 @@
 //! [`BodyLog::read_cached`], which never waits for the disk.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak, mpsc};
 
-use super::body_files::{io_error, sync_dir};
+use super::body_files::{create_private_dir, io_error, private_file, sync_dir};
 use super::lock;
 use crate::store::StoreError;
 
@@ -243,7 +243,7 @@ impl DropBehind {
 /// numbered above every known one, so a file already there is the leftover
 /// of a start that failed half-way, which no paste refers to.
 fn open_segment(path: PathBuf, create: bool) -> Result<Arc<Segment>, StoreError> {
-    let file = OpenOptions::new()
+    let file = private_file()
         .read(true)
         .write(true)
         .create(create)
@@ -281,7 +281,7 @@ impl BodyLog {
         page_cache: Arc<dyn PageCache>,
     ) -> Result<Self, StoreError> {
         let dir = data_dir.join("body-log");
-        std::fs::create_dir_all(&dir).map_err(|e| io_error("cannot create directory", &dir, e))?;
+        create_private_dir(&dir).map_err(|e| io_error("cannot create directory", &dir, e))?;
         let mut segments = BTreeMap::new();
         let entries =
             std::fs::read_dir(&dir).map_err(|e| io_error("cannot list directory", &dir, e))?;

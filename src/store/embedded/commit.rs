@@ -32,7 +32,12 @@ impl Inner {
         limits: PutLimits,
     ) -> Result<Staged, StoreError> {
         let reserved = meta_codec::encode(&meta).and_then(|encoded| {
-            self.reserve(&meta, limits)?;
+            match &meta.owner {
+                Some(owner) => self
+                    .accounts
+                    .while_tenant_exists(owner, || self.reserve(&meta, limits))?,
+                None => self.reserve(&meta, limits)?,
+            }
             Ok(encoded)
         });
         match reserved {

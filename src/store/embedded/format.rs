@@ -8,7 +8,7 @@
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use super::body_files::{io_error, sync_dir};
+use super::body_files::{io_error, private_file, sync_dir};
 use crate::store::StoreError;
 
 /// The name of the version file in the data dir.
@@ -43,10 +43,15 @@ fn check(file: PathBuf, found: &str) -> Result<(), StoreError> {
 /// Writes the version file whole or not at all: a temporary file renamed.
 fn record(dir: &Path, file: &Path, fsync: bool) -> Result<(), StoreError> {
     let partial = dir.join(format!("{FILE_NAME}.partial"));
-    let written = std::fs::File::create(&partial).and_then(|mut f| {
-        writeln!(f, "{CURRENT}")?;
-        if fsync { f.sync_all() } else { Ok(()) }
-    });
+    let written = private_file()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&partial)
+        .and_then(|mut f| {
+            writeln!(f, "{CURRENT}")?;
+            if fsync { f.sync_all() } else { Ok(()) }
+        });
     written.map_err(|e| io_error("cannot write", &partial, e))?;
     std::fs::rename(&partial, file).map_err(|e| io_error("cannot create", file, e))?;
     if fsync {

@@ -275,11 +275,10 @@ impl Store for EmbeddedStore {
     }
 
     async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
-        let pastes = self.inner.owner_usage(name).pastes;
-        if pastes > 0 {
-            return Err(StoreError::TenantNotEmpty(pastes));
-        }
-        let deleted = self.inner.accounts.delete_tenant(name)?;
+        let deleted = self
+            .inner
+            .accounts
+            .delete_tenant(name, || self.inner.owner_usage(name).pastes)?;
         self.durable().await?;
         Ok(deleted)
     }

@@ -11,7 +11,7 @@ use fjall::config::{BloomConstructionPolicy, FilterPolicy, FilterPolicyEntry, Pi
 use fjall::{Database, KeyspaceCreateOptions, PersistMode};
 
 use super::accounts::Accounts;
-use super::body_files::BodyFiles;
+use super::body_files::{self, BodyFiles};
 use super::body_log::{BodyLog, Kernel, PageCache};
 use super::combiner::Combiner;
 use super::format;
@@ -70,7 +70,7 @@ impl EmbeddedStore {
         options: EmbeddedOptions,
         page_cache: Arc<dyn PageCache>,
     ) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|e| {
+        body_files::create_private_dir(dir).map_err(|e| {
             StoreError::backend_caused(format!("cannot create data dir {}", dir.display()), e)
         })?;
         let fsync = options.durability == Durability::Fsync;

@@ -31,7 +31,25 @@ fn open(dir: &Path) -> EmbeddedStore {
         max_bytes: None,
         cache_bytes: 1 << 20,
     };
-    EmbeddedStore::open(dir, options).unwrap()
+    let store = EmbeddedStore::open(dir, options).unwrap();
+    // The owners the tests' pastes name: a paste of an unknown owner is refused.
+    for name in ["a", "b"] {
+        if store.inner.accounts.tenant(name).is_none() {
+            store.inner.accounts.create_tenant(tenant(name)).unwrap();
+        }
+    }
+    store
+}
+
+fn tenant(name: &str) -> crate::core::tenant::Tenant {
+    crate::core::tenant::Tenant {
+        name: name.into(),
+        created_at: 1,
+        max_bytes: None,
+        max_paste_bytes: None,
+        rate: None,
+        burst: None,
+    }
 }
 
 fn new_id() -> String {
@@ -586,4 +604,36 @@ async fn the_data_dir_records_its_format() {
         refused.err()
     );
     assert!(!unknown.join("fjall").exists());
+}
+
+/// A paste and its owner's deletion are ordered: a paste of a deleted tenant
+/// is refused, and a tenant with a paste cannot be deleted.
+#[tokio::test]
+async fn no_paste_outlives_its_owner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    assert!(store.delete_tenant("b").await.unwrap());
+    let refused = store
+        .put(
+            meta(&new_id(), 1, Some("b")),
+            Bytes::from_static(b"x"),
+            PutLimits::default(),
+        )
+        .await;
+    assert!(matches!(refused, Err(StoreError::OwnerGone)), "{refused:?}");
+    assert_eq!(store.stored_pastes(), 0);
+    assert_eq!(store.owner_usage("b").await.unwrap(), Usage::default());
+    store
+        .put(
+            meta(&new_id(), 1, Some("a")),
+            Bytes::from_static(b"x"),
+            PutLimits::default(),
+        )
+        .await
+        .unwrap();
+    let kept = store.delete_tenant("a").await;
+    assert!(
+        matches!(kept, Err(StoreError::TenantNotEmpty(1))),
+        "{kept:?}"
+    );
 }

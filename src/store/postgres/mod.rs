@@ -172,6 +172,21 @@ impl PostgresStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
         if let Some(owner) = &meta.owner {
+            // The owner's row stays locked until the commit, so a concurrent
+            // delete of the tenant waits and then sees this paste; one that
+            // committed first leaves no row, and the paste is refused.
+            let stmt = tx
+                .prepare_cached("SELECT 1 FROM tenants WHERE name = $1 FOR SHARE")
+                .await
+                .map_err(db_error)?;
+            if tx
+                .query_opt(&stmt, &[owner])
+                .await
+                .map_err(db_error)?
+                .is_none()
+            {
+                return Err(StoreError::OwnerGone);
+            }
             let quota = limits.owner_max_bytes.unwrap_or(u64::MAX);
             if meta.size > quota {
                 return Err(StoreError::QuotaExceeded { limit: quota });

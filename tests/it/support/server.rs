@@ -112,6 +112,9 @@ impl Server {
             .arg(format!("--data-dir={}", data_dir.display()))
             // Tests send bursts from one IP; rate-limit tests turn limits on explicitly.
             .arg("--ip-rate=off")
+            // Tests scrape /metrics from the main listener; the one that
+            // checks the default passes --metrics-public=false.
+            .arg("--metrics-public")
             .args(&args)
             .env_remove("SNIP_CONFIG")
             .env("SNIP_LOG", "info")

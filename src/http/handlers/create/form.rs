@@ -9,7 +9,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::options::resolve_ttl;
 use crate::core::Ttl;
 use crate::http::pipeline::forwarded::Origin;
-use crate::http::render::negotiate::{Accepts, accepts};
+use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
 use crate::http::render::pages;
 use crate::http::state::SharedState;
 
@@ -30,17 +30,17 @@ pub async fn form(
         response
             .headers_mut()
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        return response;
+        return vary_by_accept(response);
     }
     let url = state.base_url(&origin);
-    format!(
+    let usage = format!(
         "snip: a pastebin\n\n\
          create:  cat file | curl --data-binary @- {url}/\n\
          options: {url}/?ttl=1h&burn=true&lang=rust&name=main.rs\n\
          read:    curl {url}/ID\n\
          delete:  curl -X DELETE -H 'X-Delete-Token: TOKEN' {url}/ID\n"
-    )
-    .into_response()
+    );
+    vary_by_accept(usage.into_response())
 }
 
 /// The lifetimes the form offers (those the server allows), and the one

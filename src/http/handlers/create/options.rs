@@ -121,13 +121,13 @@ fn validate_lang(lang: &str) -> Result<String, ApiError> {
     }
 }
 
-/// A file name: the last path component, without control characters.
+/// A file name: the last path component, without control or format characters.
 pub fn validate_name(name: &str) -> Result<String, ApiError> {
     // Keep only the last path component: a name is a file name, never a path.
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
     if base.is_empty() || base == "." || base == ".." || !paste::is_name_text(base) {
         return Err(ApiError::bad_request(
-            "name must be a file name of at most 255 bytes without control characters",
+            "name must be a file name of at most 255 bytes without control or invisible format characters (such as U+202E)",
         ));
     }
     Ok(base.to_owned())
