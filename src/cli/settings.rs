@@ -3,7 +3,8 @@
 //! (`$XDG_CONFIG_HOME/snip/config.toml`, else `~/.config/snip/config.toml`),
 //! the default. `snip config` prints them with their sources.
 //!
-//! The file holds `server`, `token-file`, `ttl`, `burn` and `encrypt`; an
+//! The file holds `server`, `token-file`, `admin-token-file`, `ttl`, `burn`
+//! and `encrypt`; an
 //! unknown key is an error naming the file and the key, so a typo is not
 //! silently ignored.
 
@@ -73,6 +74,7 @@ pub enum SettingsError {
 struct FileSettings {
     server: Option<String>,
     token_file: Option<PathBuf>,
+    admin_token_file: Option<PathBuf>,
     ttl: Option<String>,
     burn: Option<bool>,
     encrypt: Option<bool>,
@@ -151,6 +153,12 @@ impl ClientConfig {
     /// [`super::auth::TokenArg`] checks first.
     pub fn token_file(&self) -> Option<&Path> {
         self.file.token_file.as_deref()
+    }
+
+    /// The file's `admin-token-file`: below `--admin-token-file` and
+    /// `SNIP_ADMIN_TOKEN`, which [`super::auth::admin_token`] checks first.
+    pub fn admin_token_file(&self) -> Option<&Path> {
+        self.file.admin_token_file.as_deref()
     }
 
     /// Where the file's token file came from, for `snip config`.
