@@ -48,6 +48,16 @@ pub enum StoreError {
     /// The backend failed (I/O, engine error).
     #[error("storage backend error: {0}")]
     Backend(BackendError),
+    /// Another process (another snip) has the data dir open.
+    #[error(
+        "another snip is using {}: a data dir serves one process at a time; \
+         stop that one, or give this one another --data-dir",
+        dir.display()
+    )]
+    InUse {
+        /// The data dir.
+        dir: std::path::PathBuf,
+    },
     /// The data dir is in a format this snip does not read (written by
     /// another version); nothing in it was changed.
     #[error(
