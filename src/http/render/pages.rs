@@ -75,12 +75,18 @@ fn head(out: &mut String, page: Page, title: &str) {
          <script type=\"module\" src=\"{js}\"></script></head>\
          <body data-page=\"{page}\"><a class=\"skip\" href=\"#main\">Skip to content</a>\
          <header class=\"top\"><a class=\"brand\" href=\"/\">snip</a>\
-         <a class=\"new-link\" href=\"/new\">New paste</a></header><main id=\"main\">",
+         <a class=\"new-link\" href=\"/new\">New paste</a>{THEME}</header><main id=\"main\">",
         css = assets::SNIP_CSS,
         icon = assets::ICON_SVG,
         js = assets::APP_JS,
     );
 }
+
+/// The theme switch: shown by the script, which remembers the choice ("auto"
+/// follows the system's `prefers-color-scheme`).
+const THEME: &str = "<label class=\"theme\" hidden><span class=\"sr-only\">Theme</span>\
+     <select id=\"theme\"><option value=\"auto\">Auto</option>\
+     <option value=\"light\">Light</option><option value=\"dark\">Dark</option></select></label>";
 
 fn foot(out: &mut String) {
     let _ = writeln!(
@@ -165,7 +171,8 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8]) {
         );
     }
     out.push_str(
-        "<button type=\"button\" id=\"copy\" hidden>Copy</button>\
+        "<button type=\"button\" id=\"wrap\" aria-pressed=\"false\" hidden>Wrap</button>\
+         <button type=\"button\" id=\"copy\" hidden>Copy</button>\
          <button type=\"button\" id=\"clone\" hidden>New paste from this</button>\
          <button type=\"button\" class=\"danger\" id=\"delete\" hidden>Delete</button></nav></div>",
     );
@@ -448,7 +455,8 @@ pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
          <div class=\"url-row\"><label for=\"result-url\" class=\"sr-only\">Link</label>\
          <input id=\"result-url\" readonly><button type=\"button\" class=\"primary\" id=\"copy-url\">Copy</button>\
          <a class=\"btn\" id=\"open-url\">Open</a></div>\
-         <p id=\"result-note\" class=\"hint\"></p>\
+         <div class=\"share\"><ul class=\"summary\" id=\"result-summary\"></ul>\
+         <canvas id=\"qr\" role=\"img\" aria-label=\"QR code of the link\" hidden></canvas></div>\
          <details><summary>Delete link</summary>\
          <p class=\"hint\">Anyone with this link can delete the paste. This browser also remembers it, \
          so the paste shows a Delete button here.</p>\
