@@ -457,6 +457,13 @@ describe('error pages', () => {
     const { page, context } = await newPage();
     const gone = await page.goto(`${server.url}/2222222222222`);
     assert.equal(gone.status(), 404);
+    // A path that is no route at all gets a page for people, not API hints.
+    const nowhere = await page.goto(`${server.url}/no/such/page`);
+    assert.equal(nowhere.status(), 404);
+    assert.equal(await page.textContent('h1'), 'Page not found');
+    assert.doesNotMatch(await page.textContent('main'), /POST|GET \//);
+    await page.click('text=Create a new paste');
+    await page.waitForURL(`${server.url}/`);
     await context.close();
   });
 });
@@ -600,6 +607,17 @@ describe('more ways in', () => {
     await page.click('#reveal button');
     await page.waitForSelector('#code .lc');
     assert.equal(await page.textContent('#code .lc'), 'no script needed');
+    await context.close();
+  });
+});
+
+describe('size limits', () => {
+  test('a file over the limit is refused in KiB/MiB that tell the two apart', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(17_000_000) });
+    await page.waitForSelector('#form-status[data-kind=error]');
+    assert.equal(await page.textContent('#form-status'), 'big.bin is 16.2 MiB; this server takes at most 16 MiB.');
     await context.close();
   });
 });
