@@ -775,9 +775,9 @@ describe('share panel', () => {
       assert.match(summary[1], /^Burns after reading/);
       assert.match(summary[2], /^End-to-end encrypted/);
       assert.match(summary[3], /anyone with the link/);
+      await shot(page, `share-${colorScheme}`, `share-${colorScheme}`);
       await page.click('#copy-url');
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
-      await shot(page, `share-${colorScheme}`, `share-${colorScheme}`);
       await context.close();
     }
     const { page, context } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
