@@ -17,6 +17,9 @@ const INLINE_MEDIA = ['audio/mpeg', 'audio/ogg', 'audio/wav', 'audio/webm', 'vid
 
 export const CLONE_KEY = 'snip.clone';
 
+/** The largest Markdown paste shown rendered. */
+const MAX_MARKDOWN_BYTES = 1024 * 1024;
+
 function essence(type) {
   return (type || '').split(';')[0].trim().toLowerCase();
 }
@@ -157,13 +160,20 @@ class PastePage {
     enableLineLinks(pre);
     this.refreshWrap();
     // A cut-off view has only part of the text: render the whole Markdown.
-    if (this.isMarkdown(language)) {
+    const size = Number(this.article.dataset.size) || 0;
+    if (this.isMarkdown(size)) {
       await this.showMarkdown(pre, $('#truncated') ? await (await fetch(rawUrl)).text() : codeText(pre));
     }
   }
 
-  isMarkdown(language) {
-    return (resolveLanguage(this.meta.lang) || languageForFileName(this.meta.name) || language) === 'markdown';
+  /**
+   * Rendered only when the paste says it is Markdown (its language or file
+   * name): a detected guess is not reason enough to change how text looks.
+   * A very large one stays source: rendering it would stall the tab.
+   */
+  isMarkdown(size) {
+    const declared = resolveLanguage(this.meta.lang) || languageForFileName(this.meta.name);
+    return declared === 'markdown' && size <= MAX_MARKDOWN_BYTES;
   }
 
   /** Markdown: rendered (sanitised) by default, with a Rendered/Source toggle. */
@@ -285,7 +295,7 @@ class PastePage {
     enableLineLinks(pre);
     this.setupActions({ text: async () => text, bytes });
     this.refreshWrap();
-    if (this.isMarkdown(language)) await this.showMarkdown(pre, text);
+    if (this.isMarkdown(bytes.length)) await this.showMarkdown(pre, text);
   }
 
   /** Burn after reading: nothing is read until the reader asks. */

@@ -857,6 +857,17 @@ describe('markdown', () => {
     await context.close();
   });
 
+  test('text that only looks like Markdown stays source', async () => {
+    const { id } = await apiCreate(server, MARKDOWN);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    await page.waitForLoadState('networkidle');
+    assert.equal(await page.$$eval('#rendered, #show-source', (n) => n.length), 0);
+    assert.equal(await page.textContent('.meta .lang'), 'Markdown (detected)');
+    await context.close();
+  });
+
   test('an encrypted Markdown paste is decrypted, then rendered', async () => {
     const { page, context } = await newPage();
     const link = await createInUi(page, MARKDOWN, { encrypt: true, name: 'NOTES.md' });

@@ -132,7 +132,8 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8]) {
     let id = meta.id.as_str(); // IDs are from a fixed alphabet: nothing to escape.
     let _ = write!(
         out,
-        "<article class=\"paste\" id=\"paste\" data-id=\"{id}\""
+        "<article class=\"paste\" id=\"paste\" data-id=\"{id}\" data-size=\"{}\"",
+        meta.size
     );
     for (key, value) in [
         ("lang", meta.lang.as_deref()),
