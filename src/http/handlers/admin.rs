@@ -120,7 +120,10 @@ fn body_too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         "too_large",
-        format!("an admin request body is at most {ADMIN_BODY_MAX} bytes"),
+        format!(
+            "an admin request body is at most {}",
+            crate::core::units::format_size(ADMIN_BODY_MAX as u64)
+        ),
     )
 }
 
