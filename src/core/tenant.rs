@@ -161,6 +161,48 @@ impl TokenRecord {
     }
 }
 
+/// How long a browser session lasts after sign-in.
+pub const SESSION_SECS: u64 = 30 * 24 * 3600;
+
+/// A browser session, as stored: never the cookie value itself, only its
+/// hash, and the hash of the token it was opened with, so that every request
+/// resolves that token as a bearer request would (a revoked or expired token,
+/// or a deleted tenant, ends its sessions with no extra bookkeeping).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    /// SHA-256 of the cookie value.
+    pub hash: [u8; 32],
+    /// SHA-256 of the token the session was opened with.
+    pub token_hash: [u8; 32],
+    /// Sign-in time.
+    pub created_at: UnixTime,
+    /// After this the session is refused.
+    pub expires_at: UnixTime,
+}
+
+impl SessionRecord {
+    /// Opens a session for the token whose hash is `token_hash`; returns the
+    /// cookie value (32 random bytes, base64url) and its record.
+    pub fn generate(token_hash: [u8; 32], now: UnixTime) -> Result<(String, Self), getrandom::Error> {
+        use base64::Engine as _;
+        let mut raw = [0u8; 32];
+        getrandom::fill(&mut raw)?;
+        let secret = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw);
+        let record = Self {
+            hash: hash_token(&secret),
+            token_hash,
+            created_at: now,
+            expires_at: now + SESSION_SECS,
+        };
+        Ok((secret, record))
+    }
+
+    /// Whether the session is past its expiry at `now`.
+    pub fn is_expired(&self, now: UnixTime) -> bool {
+        self.expires_at <= now
+    }
+}
+
 /// The public ID of a token hash.
 pub fn token_id(hash: &[u8; 32]) -> String {
     format!("tok_{}", hex(&hash[..6]))

@@ -15,7 +15,7 @@ use bytes::Bytes;
 use super::{
     ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport, Usage,
 };
-use crate::core::tenant::{Tenant, TokenRecord};
+use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::metrics::{Metrics, StoreOp};
 
@@ -178,6 +178,20 @@ impl Store for MeteredStore {
 
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
         self.timed(StoreOp::Admin, self.inner.tokens(tenant)).await
+    }
+
+    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
+        self.timed(StoreOp::Admin, self.inner.create_session(record))
+            .await
+    }
+
+    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
+        self.timed(StoreOp::Token, self.inner.session(hash)).await
+    }
+
+    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.delete_session(hash))
+            .await
     }
 
     async fn scan(

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use bytes::Bytes;
 
-use crate::core::tenant::{Tenant, TokenRecord};
+use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod cursor;
@@ -171,6 +171,16 @@ pub trait Store: Send + Sync + 'static {
 
     /// The tokens of a tenant.
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError>;
+
+    /// Stores a new browser session.
+    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError>;
+
+    /// Finds a session by the hash of its cookie value (expired ones included:
+    /// the caller checks expiry and its token).
+    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError>;
+
+    /// Deletes a session (sign-out); `false` if there was none.
+    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError>;
 
     /// Up to `limit` live pastes' metadata in ID order, starting after the ID
     /// `after`: how backups and migrations walk a store while it serves.

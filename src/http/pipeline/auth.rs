@@ -1,5 +1,5 @@
 //! Authentication: deciding who is calling, the tenant behind a bearer token
-//! or an anonymous client known by its IP (resolved, honouring trusted
+//! or a browser's session cookie ([`SESSION_COOKIE`]), or an anonymous client known by its IP (resolved, honouring trusted
 //! proxies, by the response layer, [`super::finish::FinishLayer`]), and the
 //! rate limit that applies to them; and the admin token's check.
 //!
@@ -9,6 +9,14 @@
 //! route, leaves their [`Caller`] in the request's extensions. A request with
 //! a bad token is refused (`401`), never downgraded to anonymous, so a
 //! revoked token cannot keep reading.
+//!
+//! A session resolves to its token through the same lookup a bearer token
+//! takes, so revoking the token (or deleting its tenant) ends every session
+//! opened with it at the next request, on every instance. Any request that
+//! is not a `GET` or `HEAD` and carries the cookie must come from the
+//! server's own pages (`Sec-Fetch-Site: same-origin`, or an `Origin` equal to
+//! the server's): a cookie is sent by the browser on its own, a bearer token
+//! is not, so only the cookie needs this guard against cross-site requests.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -19,7 +27,7 @@ use std::time::Duration;
 
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 use tower::Service;
@@ -28,6 +36,7 @@ use super::caller::{AnonymousPolicy, Caller};
 use super::forwarded;
 use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
+use crate::core::tenant::Tenant;
 use crate::http::errors::ApiError;
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;
@@ -168,7 +177,14 @@ async fn authenticate<S>(
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    let (caller, verdict) = match decide(&state, client, request.headers()).await {
+    let origin = request.extensions().get::<forwarded::Origin>().cloned();
+    let asked = Asked {
+        client,
+        base_url: origin.as_ref().map(|o| state.base_url(o).into_owned()),
+        method: request.method(),
+        headers: request.headers(),
+    };
+    let (caller, verdict) = match decide(&state, &asked).await {
         Ok(admitted) => admitted,
         Err(refusal) => return refusal,
     };
@@ -188,17 +204,31 @@ pub type Decision = Result<(Caller, Verdict), Response>;
 /// decision needs the store (a token, or buckets shared through it): then
 /// [`decide`]. Either way the request is counted against its bucket once.
 pub fn decide_now(state: &SharedState, client: IpAddr, headers: &HeaderMap) -> Option<Decision> {
-    if headers.contains_key(header::AUTHORIZATION) {
+    if headers.contains_key(header::AUTHORIZATION) || session_cookie(headers).is_some() {
         return None;
     }
     let verdict = state.rate_limits.check_ip_here(client)?;
     Some(admit(state, Caller::Anonymous, Ok(verdict)).map_err(IntoResponse::into_response))
 }
 
-/// Decides any request from `client`: looks up its token, then checks the
+/// What [`decide`] looks at in a request.
+pub struct Asked<'a> {
+    /// The client's IP, whose bucket anonymous and failed requests count against.
+    pub client: IpAddr,
+    /// The server's own origin as this request sees it (`scheme://host`), for
+    /// the cross-site check of cookie requests; the `Host` header's without it.
+    pub base_url: Option<String>,
+    /// The request's method.
+    pub method: &'a Method,
+    /// The request's headers.
+    pub headers: &'a HeaderMap,
+}
+
+/// Decides any request: looks up its token or session, then checks the
 /// caller's bucket wherever it lives.
-pub async fn decide(state: &SharedState, client: IpAddr, headers: &HeaderMap) -> Decision {
-    let caller = match caller(state, headers).await {
+pub async fn decide(state: &SharedState, asked: &Asked<'_>) -> Decision {
+    let client = asked.client;
+    let caller = match caller(state, asked).await {
         Ok(caller) => caller,
         Err(e) => {
             // A bad token counts against the client's IP like an anonymous
@@ -305,13 +335,23 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     }
 }
 
-async fn caller(state: &SharedState, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let Some(token) = bearer(headers)? else {
+async fn caller(state: &SharedState, asked: &Asked<'_>) -> Result<Caller, ApiError> {
+    if let Some(token) = bearer(asked.headers)? {
+        return token_caller(state, &hash_token(token)).await;
+    }
+    let Some(session) = session_cookie(asked.headers) else {
         return Ok(Caller::Anonymous);
     };
+    check_same_origin(asked)?;
+    session_caller(state, session).await
+}
+
+/// The tenant behind the token whose hash is `hash`, as every bearer request
+/// and every session resolves it.
+async fn token_caller(state: &SharedState, hash: &[u8; 32]) -> Result<Caller, ApiError> {
     let record = state
         .store
-        .token(&hash_token(token))
+        .token(hash)
         .await?
         .ok_or_else(|| ApiError::unauthorized("unknown or revoked token"))?;
     if record.is_expired(paste::now()) {
@@ -327,6 +367,95 @@ async fn caller(state: &SharedState, headers: &HeaderMap) -> Result<Caller, ApiE
         token_id: record.id,
         read_only: record.read_only,
     })
+}
+
+/// The name of the browser session cookie.
+pub const SESSION_COOKIE: &str = "snip_session";
+
+/// The value of the session cookie a request carries, if any.
+pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value.trim())
+        .filter(|value| !value.is_empty())
+}
+
+/// Why a session cookie was refused.
+const SESSION_ENDED: &str =
+    "this browser session has ended (signed out, expired, or its token was revoked); sign in again";
+
+/// The tenant of the session whose cookie value is `session`: its token,
+/// looked up as a bearer token would be, so revoking it ends the session.
+async fn session_caller(state: &SharedState, session: &str) -> Result<Caller, ApiError> {
+    let record = state
+        .store
+        .session(&hash_token(session))
+        .await?
+        .filter(|record| !record.is_expired(paste::now()))
+        .ok_or_else(|| ApiError::unauthorized(SESSION_ENDED))?;
+    token_caller(state, &record.token_hash)
+        .await
+        .map_err(|e| match e.status {
+            StatusCode::UNAUTHORIZED => ApiError::unauthorized(SESSION_ENDED),
+            _ => e,
+        })
+}
+
+/// The signed-in tenant of a browser page request (`GET`): `None` without a
+/// session cookie, `401` for a cookie whose session has ended.
+pub async fn page_tenant(
+    state: &SharedState,
+    headers: &HeaderMap,
+) -> Result<Option<(Tenant, bool)>, ApiError> {
+    let Some(session) = session_cookie(headers) else {
+        return Ok(None);
+    };
+    match session_caller(state, session).await? {
+        Caller::Tenant {
+            tenant, read_only, ..
+        } => Ok(Some((tenant, read_only))),
+        Caller::Anonymous => Ok(None),
+    }
+}
+
+/// Refuses a state-changing request with a session cookie that does not come
+/// from the server's own pages (`403`).
+fn check_same_origin(asked: &Asked<'_>) -> Result<(), ApiError> {
+    if matches!(*asked.method, Method::GET | Method::HEAD) {
+        return Ok(());
+    }
+    let headers = asked.headers;
+    if let Some(site) = headers.get("sec-fetch-site") {
+        return if site.as_bytes() == b"same-origin" {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(
+                "a request with a session cookie must come from this server's own pages (Sec-Fetch-Site is not same-origin)",
+            ))
+        };
+    }
+    let own = |origin: &str| {
+        asked.base_url.as_deref() == Some(origin)
+            || headers
+                .get(header::HOST)
+                .and_then(|host| host.to_str().ok())
+                .zip(origin.split_once("://"))
+                .is_some_and(|(host, (_, rest))| rest == host)
+    };
+    match headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
+        Some(origin) if own(origin) => Ok(()),
+        Some(_) => Err(ApiError::forbidden(
+            "a request with a session cookie must come from this server's own pages (its Origin is another site)",
+        )),
+        None => Err(ApiError::forbidden(
+            "a request with a session cookie must come from this server's own pages (it has neither Origin nor Sec-Fetch-Site)",
+        )),
+    }
 }
 
 /// A request that carries the admin token. As an admin handler's first

@@ -178,7 +178,15 @@ fn serve(
             Some(decision) => decision,
             // Boxed, like a create: most requests are decided at once, and
             // every request's future would otherwise carry this one's size.
-            None => Box::pin(auth::decide(&state, origin.client, request.headers())).await,
+            None => {
+                let asked = auth::Asked {
+                    client: origin.client,
+                    base_url: Some(state.base_url(&origin).into_owned()),
+                    method: request.method(),
+                    headers: request.headers(),
+                };
+                Box::pin(auth::decide(&state, &asked)).await
+            }
         };
         let response = match decision {
             Ok((caller, verdict)) => {

@@ -1,10 +1,13 @@
-//! Tenants and tokens in the embedded store.
+//! Tenants, tokens and browser sessions in the embedded store.
 //!
 //! Both are few and read on every authenticated request, so they live in
 //! memory (loaded at open) and are written through to two keyspaces
 //! (`tenants`: name → JSON, `tokens`: hash → JSON). Only one process opens the
 //! data dir, so the in-memory copy is authoritative: a revocation or a quota
 //! change is visible to the next request, without a restart.
+//!
+//! Sessions (`sessions`: cookie hash → JSON) may be many and are read only by
+//! browser requests, so they are read from their keyspace, not kept in memory.
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -14,13 +17,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::super::StoreError;
-use crate::core::tenant::{Tenant, TokenRecord};
+use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 
 /// The in-memory, write-through view of tenants and tokens.
 pub struct Accounts {
     db: Database,
     tenants_ks: Keyspace,
     tokens_ks: Keyspace,
+    sessions_ks: Keyspace,
     /// Held only for map operations and the one write batch that goes with them.
     state: RwLock<State>,
 }
@@ -50,6 +54,7 @@ impl Accounts {
     pub fn open(db: &Database) -> Result<Self, StoreError> {
         let tenants_ks = db.keyspace("tenants", KeyspaceCreateOptions::default)?;
         let tokens_ks = db.keyspace("tokens", KeyspaceCreateOptions::default)?;
+        let sessions_ks = db.keyspace("sessions", KeyspaceCreateOptions::default)?;
         let mut state = State::default();
         for tenant in load::<Tenant>(&tenants_ks, "tenant")? {
             state.tenants.insert(tenant.name.clone(), tenant);
@@ -61,6 +66,7 @@ impl Accounts {
             db: db.clone(),
             tenants_ks,
             tokens_ks,
+            sessions_ks,
             state: RwLock::new(state),
         })
     }
@@ -191,5 +197,28 @@ impl Accounts {
             .collect();
         all.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
         all
+    }
+
+    pub fn create_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
+        self.sessions_ks
+            .insert(record.hash.as_slice(), encode(record)?)?;
+        Ok(())
+    }
+
+    pub fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
+        let Some(value) = self.sessions_ks.get(hash.as_slice())? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&value)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("session: {e}")))
+    }
+
+    pub fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
+        if self.sessions_ks.get(hash.as_slice())?.is_none() {
+            return Ok(false);
+        }
+        self.sessions_ks.remove(hash.as_slice())?;
+        Ok(true)
     }
 }

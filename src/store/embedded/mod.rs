@@ -4,7 +4,7 @@
 //! - `meta`:   ID → [`PasteMeta`] and where its body is (`meta_codec`);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
-//! - `tenants`, `tokens`: see `accounts`.
+//! - `tenants`, `tokens`, `sessions`: see `accounts`.
 //!
 //! Bodies are appended to segment files (`body_log`); bodies of 64 KiB or
 //! more are files of their own (`body_files`).
@@ -47,7 +47,7 @@ use super::{
     BackendError, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
     Usage,
 };
-use crate::core::tenant::{Tenant, TokenRecord};
+use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod accounts;
@@ -300,6 +300,21 @@ impl Store for EmbeddedStore {
 
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
         Ok(self.inner.accounts.tokens(tenant))
+    }
+
+    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
+        self.inner.accounts.create_session(&record)?;
+        self.durable().await
+    }
+
+    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
+        self.inner.accounts.session(hash)
+    }
+
+    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
+        let deleted = self.inner.accounts.delete_session(hash)?;
+        self.durable().await?;
+        Ok(deleted)
     }
 
     fn shared_rates(&self) -> Option<&dyn RateStore> {

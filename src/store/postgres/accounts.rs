@@ -1,4 +1,4 @@
-//! Tenants and tokens in PostgreSQL.
+//! Tenants, tokens and browser sessions in PostgreSQL.
 //!
 //! Unlike the embedded store, nothing is cached: every authenticated request
 //! reads its token and tenant (two primary-key lookups), so a revocation or a
@@ -11,7 +11,7 @@ use tokio_postgres::types::ToSql;
 
 use super::rows::{to_i64, to_u64};
 use super::{StoreError, db_error};
-use crate::core::tenant::{Rate, Tenant, TokenRecord};
+use crate::core::tenant::{Rate, SessionRecord, Tenant, TokenRecord};
 
 const TENANT_COLUMNS: &str =
     "name, created_at, max_bytes, max_paste_bytes, rate_count, rate_per_secs, burst";
@@ -225,4 +225,67 @@ pub async fn tokens(client: &ClientWrapper, tenant: &str) -> Result<Vec<TokenRec
         .await
         .map_err(db_error)?;
     rows.iter().map(token_from_row).collect()
+}
+
+/// Stores a session; a token revoked meanwhile makes the reference fail, and
+/// the session is refused as if its token were unknown.
+pub async fn create_session(
+    client: &ClientWrapper,
+    record: &SessionRecord,
+) -> Result<(), StoreError> {
+    let result = client
+        .execute(
+            "INSERT INTO sessions (hash, token_hash, created_at, expires_at)
+             VALUES ($1, $2, $3, $4)",
+            &[
+                &record.hash.as_slice(),
+                &record.token_hash.as_slice(),
+                &to_i64(record.created_at),
+                &to_i64(record.expires_at),
+            ],
+        )
+        .await;
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => Err(StoreError::NoSuchTenant),
+        Err(e) => Err(db_error(e)),
+    }
+}
+
+pub async fn session(
+    client: &ClientWrapper,
+    hash: &[u8; 32],
+) -> Result<Option<SessionRecord>, StoreError> {
+    let stmt = client
+        .prepare_cached(
+            "SELECT hash, token_hash, created_at, expires_at FROM sessions WHERE hash = $1",
+        )
+        .await
+        .map_err(db_error)?;
+    let Some(row) = client
+        .query_opt(&stmt, &[&hash.as_slice()])
+        .await
+        .map_err(db_error)?
+    else {
+        return Ok(None);
+    };
+    let bytes = |i: usize| -> Result<[u8; 32], StoreError> {
+        row.get::<_, Vec<u8>>(i)
+            .try_into()
+            .map_err(|_| StoreError::Corrupt("a session hash is not 32 bytes".into()))
+    };
+    Ok(Some(SessionRecord {
+        hash: bytes(0)?,
+        token_hash: bytes(1)?,
+        created_at: to_u64(row.get(2)),
+        expires_at: to_u64(row.get(3)),
+    }))
+}
+
+pub async fn delete_session(client: &ClientWrapper, hash: &[u8; 32]) -> Result<bool, StoreError> {
+    let deleted = client
+        .execute("DELETE FROM sessions WHERE hash = $1", &[&hash.as_slice()])
+        .await
+        .map_err(db_error)?;
+    Ok(deleted > 0)
 }

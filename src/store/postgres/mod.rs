@@ -36,7 +36,7 @@ use super::{
     GcraOutcome, ListCursor, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError,
     SweepReport, Usage,
 };
-use crate::core::tenant::{Tenant, TokenRecord};
+use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
 mod accounts;
@@ -505,6 +505,18 @@ impl Store for PostgresStore {
 
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
         accounts::tokens(&*self.client().await?, tenant).await
+    }
+
+    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
+        accounts::create_session(&*self.client().await?, &record).await
+    }
+
+    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
+        accounts::session(&*self.client().await?, hash).await
+    }
+
+    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
+        accounts::delete_session(&*self.client().await?, hash).await
     }
 
     fn cached(&self, _id: &PasteId, _now: UnixTime) -> Option<Paste> {
