@@ -183,7 +183,10 @@ pub struct SessionRecord {
 impl SessionRecord {
     /// Opens a session for the token whose hash is `token_hash`; returns the
     /// cookie value (32 random bytes, base64url) and its record.
-    pub fn generate(token_hash: [u8; 32], now: UnixTime) -> Result<(String, Self), getrandom::Error> {
+    pub fn generate(
+        token_hash: [u8; 32],
+        now: UnixTime,
+    ) -> Result<(String, Self), getrandom::Error> {
         use base64::Engine as _;
         let mut raw = [0u8; 32];
         getrandom::fill(&mut raw)?;

@@ -21,7 +21,7 @@ pub mod pipeline;
 pub mod render;
 pub mod state;
 
-use handlers::{admin, create, delete, list, meta, ops, read};
+use handlers::{admin, create, delete, list, meta, my, ops, read, session};
 pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{ProxyConfig, ProxyHeaders};
@@ -39,8 +39,7 @@ pub fn make_app(state: SharedState) -> App {
 fn make_router(state: SharedState) -> Router {
     // Every route that touches pastes knows its caller and is rate limited.
     let pastes = Router::new()
-        .route("/", get(create::form).post(create::create))
-        .route("/new", get(create::form))
+        .route("/", post(create::create))
         .route("/api/pastes", get(list::list))
         .route("/api/pastes/{id}", get(meta::metadata))
         .route("/raw/{id}", get(read::raw))
@@ -50,6 +49,13 @@ fn make_router(state: SharedState) -> Router {
         .route_layer(pipeline::auth::AuthLayer::new(state.clone()));
     Router::new()
         .merge(pastes)
+        // Pages that work for anonymous browsers under any policy (they
+        // offer sign-in), and resolve a session themselves.
+        .route("/", get(create::form))
+        .route("/new", get(create::form))
+        .route("/signin", get(session::form).post(session::signin))
+        .route("/signout", post(session::signout))
+        .route("/my", get(my::my))
         .merge(admin::routes())
         .merge(ops::routes(state.metrics_on_main))
         .route("/assets/{file}", get(render::assets::serve))

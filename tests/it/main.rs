@@ -29,6 +29,7 @@ mod outage;
 mod proxy;
 mod proxy_protocol;
 mod refused_start;
+mod sessions;
 mod tenants;
 mod tls;
 mod vectors;

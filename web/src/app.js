@@ -1,6 +1,7 @@
 // snip's web GUI entry point. Every page works without it; this module
 // enhances the page named by <body data-page>.
 
+import { initMy } from './my.js';
 import { initNew } from './new.js';
 import { initTheme } from './theme.js';
 import { initView } from './view.js';
@@ -10,4 +11,5 @@ initTheme();
 const page = document.body.dataset.page;
 if (page === 'new') initNew();
 else if (page === 'view') initView();
+else if (page === 'my') initMy();
 else localiseTimes();

@@ -14,7 +14,7 @@ const MAX_EDITOR_FILE = 2 * 1024 * 1024;
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-sh|x-yaml|toml|sql|x-httpd-php)|image\/svg\+xml$)/;
 
 /** One line each: when it expires, whether it burns, is encrypted, and who can read it. */
-export function summary(json, encrypted, withPassword) {
+export function summary(json, encrypted, withPassword, visibility = 'unlisted') {
   const lines = [];
   if (json.expires_at) {
     const { absolute, relative } = localTime(new Date(json.expires_at));
@@ -30,7 +30,11 @@ export function summary(json, encrypted, withPassword) {
   } else {
     lines.push('Not encrypted: the server stores it as sent.');
   }
-  lines.push('Unlisted, not private: anyone with the link can read it.');
+  lines.push(
+    visibility === 'private'
+      ? 'Private: only your tenant (its tokens and signed-in browsers) can read it.'
+      : 'Unlisted, not private: anyone with the link can read it.',
+  );
   return lines;
 }
 
@@ -310,6 +314,8 @@ class Editor {
     const ttl = $('#ttl').value;
     if (ttl) params.set('ttl', ttl);
     if ($('#burn').checked) params.set('burn', 'true');
+    const visibility = $('#visibility')?.value || 'unlisted';
+    if (visibility !== 'unlisted') params.set('visibility', visibility);
     const content = this.attachment ? this.attachment.bytes : new TextEncoder().encode(text);
     if (content.length > this.maxSize) {
       say(this.status, `The paste is ${formatBytes(content.length)}; this server takes at most ${formatBytes(this.maxSize)}.`, 'error');
@@ -349,7 +355,7 @@ class Editor {
       }
       remember(json.id, json.delete_token, json.expires_at);
       const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
-      this.showResult(json, link, encrypted, Boolean(password && encrypted));
+      this.showResult(json, link, encrypted, Boolean(password && encrypted), visibility);
     } catch (error) {
       say(this.status, `Could not create the paste: ${error.message || error}`, 'error');
     } finally {
@@ -357,7 +363,7 @@ class Editor {
     }
   }
 
-  showResult(json, link, encrypted, withPassword) {
+  showResult(json, link, encrypted, withPassword, visibility) {
     say(this.status, '');
     show(this.form, false);
     const result = $('#result');
@@ -366,7 +372,7 @@ class Editor {
     url.value = link;
     $('#open-url').href = link;
     $('#delete-url').value = `${json.url}#delete=${encodeURIComponent(json.delete_token)}`;
-    $('#result-summary').replaceChildren(...summary(json, encrypted, withPassword).map((line) => el('li', {}, line)));
+    $('#result-summary').replaceChildren(...summary(json, encrypted, withPassword, visibility).map((line) => el('li', {}, line)));
     this.drawQr(link);
     const copy = $('#copy-url');
     copy.onclick = async () => flash(copy, (await copyText(link)) ? 'Copied' : 'Copy failed');

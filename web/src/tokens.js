@@ -48,3 +48,13 @@ export function forget(id) {
   delete all[id];
   save(all);
 }
+
+/** Every remembered paste that has not expired, newest first: {id, token, created, expires}. */
+export function remembered() {
+  const now = Date.now();
+  return Object.entries(load())
+    .filter(([, entry]) => entry && typeof entry.token === 'string')
+    .filter(([, entry]) => !entry.expires || Date.parse(entry.expires) >= now)
+    .map(([id, entry]) => ({ id, token: entry.token, created: entry.created || null, expires: entry.expires || null }))
+    .sort((a, b) => ((a.created || '') < (b.created || '') ? 1 : -1));
+}

@@ -1,6 +1,7 @@
 //! The handlers, one module per feature: creating ([`create`]), reading
 //! ([`read`]), deleting ([`delete`]), metadata ([`meta`]) and listing
-//! ([`list`]) pastes; the admin API ([`admin`], [`backup`]); the operator
+//! ([`list`]) pastes; browser sessions ([`session`]) and "My pastes"
+//! ([`my`]); the admin API ([`admin`], [`backup`]); the operator
 //! routes ([`ops`]) and the API description they serve ([`openapi`]).
 //!
 //! Handlers talk to storage only through the [`crate::store::Store`] trait
@@ -13,6 +14,8 @@ pub mod create;
 pub mod delete;
 pub mod list;
 pub mod meta;
+pub mod my;
 pub mod openapi;
 pub mod ops;
 pub mod read;
+pub mod session;

@@ -20,7 +20,7 @@ use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
-use crate::http::render::pages;
+use crate::http::render::pages::{self, Account};
 use crate::http::state::SharedState;
 use crate::store::Paste;
 
@@ -121,12 +121,19 @@ pub async fn answer_view(
     let wants = accepts(headers);
     if paste.meta.burn {
         return match wants {
-            Accepts::Html => Ok(vary_by_accept(page(pages::burn_interstitial(&paste.meta)))),
+            Accepts::Html => Ok(vary_by_accept(page(pages::burn_interstitial(
+                &paste.meta,
+                Account::of(&read.caller),
+            )))),
             _ => Err(burn_conflict(state, &read.origin, &paste.meta)),
         };
     }
     Ok(vary_by_accept(match wants {
-        Accepts::Html => page(pages::view(&paste.meta, &paste.body)),
+        Accepts::Html => page(pages::view(
+            &paste.meta,
+            &paste.body,
+            Account::of(&read.caller),
+        )),
         _ => raw_response(paste, headers, Disposition::Inline),
     }))
 }
@@ -190,7 +197,7 @@ pub async fn reveal(
     }
     .ok_or_else(ApiError::not_found)?;
     let mut response = match accepts(&headers) {
-        Accepts::Html => page(pages::view(&paste.meta, &paste.body)),
+        Accepts::Html => page(pages::view(&paste.meta, &paste.body, Account::of(&caller))),
         _ => raw_response(paste, &HeaderMap::new(), Disposition::Inline),
     };
     response

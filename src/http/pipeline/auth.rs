@@ -305,7 +305,7 @@ pub fn with_rate_headers(mut response: Response, verdict: Verdict) -> Response {
 }
 
 /// `429` with `Retry-After` (whole seconds, at least 1) and the bucket's size.
-fn limited(limit: u32, retry_after: Duration) -> Response {
+pub fn limited(limit: u32, retry_after: Duration) -> Response {
     let mut response = ApiError::rate_limited(retry_after).into_response();
     let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
     let headers = response.headers_mut();
@@ -425,7 +425,7 @@ pub async fn page_tenant(
 
 /// Refuses a state-changing request with a session cookie that does not come
 /// from the server's own pages (`403`).
-fn check_same_origin(asked: &Asked<'_>) -> Result<(), ApiError> {
+pub fn check_same_origin(asked: &Asked<'_>) -> Result<(), ApiError> {
     if matches!(*asked.method, Method::GET | Method::HEAD) {
         return Ok(());
     }

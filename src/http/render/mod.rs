@@ -3,6 +3,7 @@
 //! embedded web assets they use ([`assets`]), and error answers in the
 //! client's representation ([`error_answer`]).
 
+pub mod account;
 pub mod assets;
 pub mod error_answer;
 pub mod negotiate;

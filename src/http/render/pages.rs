@@ -1,5 +1,6 @@
 //! Server-rendered HTML pages: the paste view, the burn interstitial, the
-//! new-paste form and error pages.
+//! new-paste form and error pages, and the header every page shares (the
+//! sign-in and "My pastes" pages are in [`super::account`]).
 //!
 //! Every page works without JavaScript: the view carries the escaped text with
 //! numbered line anchors, the form posts to `/`. The one script
@@ -49,13 +50,52 @@ pub fn escape(text: &str) -> String {
 
 /// Which script behaviour a page gets (`<body data-page>`).
 #[derive(Clone, Copy)]
-enum Page {
+pub(super) enum Page {
     View,
     New,
     Error,
+    Signin,
+    My,
 }
 
-fn head(out: &mut String, page: Page, title: &str) {
+/// Who the header says is signed in.
+#[derive(Clone, Copy)]
+pub enum Account<'a> {
+    /// Nothing about accounts (error pages, which do not know the caller).
+    Hidden,
+    /// No session: a "Sign in" link.
+    SignedOut,
+    /// A session of this tenant: its name and a "Sign out" button.
+    SignedIn(&'a str),
+}
+
+impl<'a> Account<'a> {
+    /// The header's account of a request by `caller`.
+    pub fn of(caller: &'a crate::http::pipeline::caller::Caller) -> Self {
+        caller.tenant_name().map_or(Self::SignedOut, Self::SignedIn)
+    }
+}
+
+fn account_nav(out: &mut String, account: Account<'_>) {
+    match account {
+        Account::Hidden => {}
+        Account::SignedOut => out.push_str(
+            "<nav class=\"account\" aria-label=\"Account\"><a href=\"/my\">My pastes</a>\
+             <a href=\"/signin\" id=\"signin-link\">Sign in</a></nav>",
+        ),
+        Account::SignedIn(name) => {
+            out.push_str("<nav class=\"account\" aria-label=\"Account\"><span class=\"tenant\" id=\"tenant-name\">");
+            escape_into(out, name);
+            out.push_str(
+                "</span><a href=\"/my\">My pastes</a>\
+                 <form method=\"post\" action=\"/signout\" class=\"signout\">\
+                 <button type=\"submit\" id=\"signout\">Sign out</button></form></nav>",
+            );
+        }
+    }
+}
+
+pub(super) fn head(out: &mut String, page: Page, title: &str, account: Account<'_>) {
     out.push_str(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -67,6 +107,8 @@ fn head(out: &mut String, page: Page, title: &str) {
         Page::View => "view",
         Page::New => "new",
         Page::Error => "error",
+        Page::Signin => "signin",
+        Page::My => "my",
     };
     let _ = write!(
         out,
@@ -75,11 +117,14 @@ fn head(out: &mut String, page: Page, title: &str) {
          <script type=\"module\" src=\"{js}\"></script></head>\
          <body data-page=\"{page}\"><a class=\"skip\" href=\"#main\">Skip to content</a>\
          <header class=\"top\"><a class=\"brand\" href=\"/\">snip</a>\
-         <a class=\"new-link\" href=\"/new\">New paste</a>{THEME}</header><main id=\"main\">",
+         <a class=\"new-link\" href=\"/new\">New paste</a>",
         css = assets::SNIP_CSS,
         icon = assets::ICON_SVG,
         js = assets::APP_JS,
     );
+    account_nav(out, account);
+    out.push_str(THEME);
+    out.push_str("</header><main id=\"main\">");
 }
 
 /// The theme switch: shown by the script, which remembers the choice ("auto"
@@ -88,7 +133,13 @@ const THEME: &str = "<label class=\"theme\" hidden><span class=\"sr-only\">Theme
      <select id=\"theme\"><option value=\"auto\">Auto</option>\
      <option value=\"light\">Light</option><option value=\"dark\">Dark</option></select></label>";
 
-fn foot(out: &mut String) {
+/// The visibility choice of a signed-in tenant's form: a private paste is
+/// readable only with the tenant's token or session.
+const VISIBILITY: &str = "<label>Visibility <select name=\"visibility\" id=\"visibility\">\
+     <option value=\"unlisted\" selected>Unlisted (anyone with the link)</option>\
+     <option value=\"private\">Private (only me)</option></select></label>";
+
+pub(super) fn foot(out: &mut String) {
     let _ = writeln!(
         out,
         "</main><footer>snip · <a href=\"{}\">third-party licences</a></footer></body></html>",
@@ -107,28 +158,28 @@ enum Shell {
 
 /// The paste view: escaped text with line anchors, media inline, or a download
 /// link; encrypted pastes are decrypted by the script.
-pub fn view(meta: &PasteMeta, body: &[u8]) -> String {
+pub fn view(meta: &PasteMeta, body: &[u8], account: Account<'_>) -> String {
     let shown = body.len().min(VIEW_MAX_BYTES);
     let mut out = String::with_capacity(2048 + shown + shown / 4);
-    paste_page(&mut out, meta, Shell::Open, body);
+    paste_page(&mut out, meta, Shell::Open, body, account);
     out
 }
 
 /// The interstitial shown for burn pastes: reading happens only on the
 /// button's `POST` (the script does it with `fetch` and shows the result).
-pub fn burn_interstitial(meta: &PasteMeta) -> String {
+pub fn burn_interstitial(meta: &PasteMeta, account: Account<'_>) -> String {
     let mut out = String::with_capacity(4096);
-    paste_page(&mut out, meta, Shell::Burn, &[]);
+    paste_page(&mut out, meta, Shell::Burn, &[], account);
     out
 }
 
-fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8]) {
+fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8], account: Account<'_>) {
     let title = match (&meta.name, meta.encrypted) {
         (Some(name), false) => name.as_str(),
         (_, true) => "Encrypted paste",
         (None, false) => meta.id.as_str(),
     };
-    head(out, Page::View, title);
+    head(out, Page::View, title, account);
     let id = meta.id.as_str(); // IDs are from a fixed alphabet: nothing to escape.
     let _ = write!(
         out,
@@ -376,7 +427,7 @@ pub fn error_page(error: &ApiError) -> String {
         _ => (error.status.canonical_reason().unwrap_or("Error"), ""),
     };
     let mut out = String::with_capacity(2048);
-    head(&mut out, Page::Error, heading);
+    head(&mut out, Page::Error, heading, Account::Hidden);
     out.push_str("<section class=\"error-page\"><h1>");
     escape_into(&mut out, heading);
     out.push_str("</h1>");
@@ -403,12 +454,25 @@ pub struct NewPasteOptions<'a> {
     pub default_ttl: &'a str,
     /// The largest paste, in bytes.
     pub max_paste_bytes: u64,
+    /// Who is signed in.
+    pub account: Account<'a>,
+    /// Whether the caller may create (else the page says who may, instead of the form).
+    pub may_create: bool,
 }
 
 /// The new-paste form; works without JavaScript (a multipart POST to `/`).
 pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
     let mut out = String::with_capacity(6144);
-    head(&mut out, Page::New, "New paste");
+    head(&mut out, Page::New, "New paste", options.account);
+    if !options.may_create {
+        out.push_str(
+            "<section class=\"closed\" id=\"signin-needed\"><h1>New paste</h1>\
+             <p>This server takes pastes from signed-in users.</p>\
+             <p><a class=\"btn primary\" href=\"/signin?next=/new\">Sign in with an API token</a></p></section>",
+        );
+        foot(&mut out);
+        return out;
+    }
     let _ = write!(
         out,
         "<h1 class=\"sr-only\">New paste</h1>\
@@ -440,7 +504,7 @@ pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
     let _ = write!(
         out,
         "</select></label>\
-         <label><input type=\"checkbox\" name=\"burn\" id=\"burn\" value=\"true\"> Burn after reading</label>\
+         <label><input type=\"checkbox\" name=\"burn\" id=\"burn\" value=\"true\"> Burn after reading</label>{visibility}\
          <label class=\"js-only\" hidden><input type=\"checkbox\" id=\"encrypt\"> Encrypt</label>\
          <label class=\"password\" hidden><span class=\"sr-only\">Password (optional)</span>\
          <input type=\"password\" id=\"password\" placeholder=\"Password (optional)\" autocomplete=\"new-password\" size=\"18\"></label>\
@@ -465,6 +529,11 @@ pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
          <input id=\"delete-url\" readonly><button type=\"button\" id=\"copy-delete\">Copy</button></div></details>\
          <p><button type=\"button\" id=\"another\">New paste</button></p></section>",
         max = format_size(options.max_paste_bytes),
+        visibility = if matches!(options.account, Account::SignedIn(_)) {
+            VISIBILITY
+        } else {
+            ""
+        },
     );
     foot(&mut out);
     out

@@ -247,7 +247,9 @@ pub async fn create_session(
         .await;
     match result {
         Ok(_) => Ok(()),
-        Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => Err(StoreError::NoSuchTenant),
+        Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
+            Err(StoreError::NoSuchTenant)
+        }
         Err(e) => Err(db_error(e)),
     }
 }

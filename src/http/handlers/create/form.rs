@@ -1,5 +1,7 @@
 //! `GET /` and `GET /new`: the new-paste form for browsers, a usage text for
-//! everyone else.
+//! everyone else. The form knows the browser's session: a signed-in tenant
+//! may choose visibility, and where anonymous browsers may not create, the
+//! page offers sign-in instead of the form.
 
 use axum::Extension;
 use axum::extract::State;
@@ -8,9 +10,13 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::options::resolve_ttl;
 use crate::core::Ttl;
+use crate::http::handlers::my::ended;
+use crate::http::handlers::session::is_secure;
+use crate::http::pipeline::auth;
+use crate::http::pipeline::caller::AnonymousPolicy;
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
-use crate::http::render::pages;
+use crate::http::render::pages::{self, Account};
 use crate::http::state::SharedState;
 
 /// `GET /` and `GET /new`: the new-paste form for browsers, usage for everyone else.
@@ -20,11 +26,24 @@ pub async fn form(
     headers: HeaderMap,
 ) -> Response {
     if accepts(&headers) == Accepts::Html {
+        let tenant = match auth::page_tenant(&state, &headers).await {
+            Ok(tenant) => tenant,
+            Err(e) => return ended(e, is_secure(&state, &origin)),
+        };
         let (choices, default) = ttl_choices(&state);
+        let (account, may_create) = match &tenant {
+            Some((tenant, read_only)) => (Account::SignedIn(&tenant.name), !read_only),
+            None => (
+                Account::SignedOut,
+                state.auth.anonymous == AnonymousPolicy::Allowed,
+            ),
+        };
         let mut response = Html(pages::new_paste(&pages::NewPasteOptions {
             ttl_choices: &choices,
             default_ttl: &default,
             max_paste_bytes: state.limits.max_paste_bytes,
+            account,
+            may_create,
         }))
         .into_response();
         response

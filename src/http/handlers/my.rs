@@ -1,0 +1,72 @@
+//! `GET /my`: "My pastes". A signed-in tenant's pastes, a page at a time
+//! through the listing's cursor; for an anonymous browser, a page its script
+//! fills from the delete tokens it remembers.
+
+use axum::Extension;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{Html, IntoResponse, Response};
+
+use super::session::{clear_cookie, is_secure};
+use crate::core::paste;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::auth;
+use crate::http::pipeline::forwarded::Origin;
+use crate::http::render::account;
+use crate::http::render::pages::Account;
+use crate::http::state::SharedState;
+use crate::store::ListQuery;
+
+/// Pastes per page.
+const PAGE: usize = 50;
+
+/// `GET /my`.
+pub async fn my(
+    State(state): State<SharedState>,
+    Extension(origin): Extension<Origin>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let tenant = match auth::page_tenant(&state, &headers).await {
+        Ok(tenant) => tenant,
+        Err(e) => return ended(e, is_secure(&state, &origin)),
+    };
+    let Some((tenant, _)) = tenant else {
+        return html(account::my_local(Account::SignedOut));
+    };
+    let cursor = form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
+        .find(|(key, _)| key == "cursor")
+        .map(|(_, value)| value.into_owned());
+    let query = ListQuery {
+        cursor,
+        limit: PAGE,
+        name_prefix: None,
+    };
+    match state.store.list(&tenant.name, &query, paste::now()).await {
+        Ok(page) => html(account::my_pastes(
+            &tenant.name,
+            &page.pastes,
+            page.next_cursor.as_deref(),
+        )),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
+/// The answer to a page request whose session has ended: `401`, and the
+/// stale cookie removed so the next page is an anonymous one.
+pub fn ended(error: ApiError, secure: bool) -> Response {
+    let mut response = error.into_response();
+    if let Ok(cookie) = HeaderValue::from_str(&clear_cookie(secure)) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+fn html(page: String) -> Response {
+    let mut response = Html(page).into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    response
+}

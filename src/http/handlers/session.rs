@@ -1,0 +1,211 @@
+//! Browser sessions: `GET /signin` (the form), `POST /signin` (an API token
+//! exchanged for the `snip_session` cookie) and `POST /signout`.
+//!
+//! A token is checked exactly as a bearer token is (its hash looked up, its
+//! expiry and tenant checked). Every attempt counts against the client's IP
+//! bucket before the check, as admin requests do, so guessing tokens here is
+//! no faster than through the API. Both posts must come from the server's own
+//! pages (the cross-site check of [`auth::check_same_origin`]): otherwise
+//! another site could sign a browser into its own tenant, or out.
+
+use axum::Extension;
+use axum::extract::{RawQuery, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+
+use crate::core::paste::{self, hash_token};
+use crate::core::tenant::SESSION_SECS;
+use crate::core::tenant::SessionRecord;
+use crate::http::errors::ApiError;
+use crate::http::pipeline::auth::{self, Asked, SESSION_COOKIE};
+use crate::http::pipeline::forwarded::Origin;
+use crate::http::pipeline::ratelimit::Verdict;
+use crate::http::render::account;
+use crate::http::state::SharedState;
+use crate::metrics::Bucket;
+
+/// Where a sign-in goes without a `next`.
+const DEFAULT_NEXT: &str = "/my";
+
+/// The largest sign-in form body: a token and a path.
+const MAX_FORM_BYTES: usize = 8 * 1024;
+
+/// `GET /signin`: the form.
+pub async fn form(RawQuery(raw): RawQuery) -> Response {
+    let next = field(raw.as_deref().unwrap_or(""), "next");
+    page(StatusCode::OK, None, local_path(next.as_deref()))
+}
+
+/// `POST /signin`: checks the token, opens a session and sets its cookie,
+/// then `303` to `next`.
+pub async fn signin(
+    State(state): State<SharedState>,
+    Extension(origin): Extension<Origin>,
+    request: Request,
+) -> Result<Response, Response> {
+    check_form_post(&state, &origin, request.method(), request.headers())?;
+    let secure = is_secure(&state, &origin);
+    let body = axum::body::to_bytes(request.into_body(), MAX_FORM_BYTES)
+        .await
+        .map_err(|_| ApiError::bad_request("the sign-in form is too large").into_response())?;
+    let body = String::from_utf8_lossy(&body);
+    let next = local_path(field(&body, "next").as_deref()).to_owned();
+    count_attempt(&state, origin.client).await?;
+    let token = field(&body, "token").unwrap_or_default();
+    let token_hash = hash_token(token.trim());
+    let refused = |message: &str| page(StatusCode::UNAUTHORIZED, Some(message), &next);
+    let Some(record) = state.store.token(&token_hash).await.map_err(store_error)? else {
+        return Err(refused("That token is unknown or has been revoked."));
+    };
+    if record.is_expired(paste::now()) {
+        return Err(refused("That token has expired."));
+    }
+    let (secret, session) = SessionRecord::generate(token_hash, paste::now())
+        .map_err(|_| ApiError::internal().into_response())?;
+    state
+        .store
+        .create_session(session)
+        .await
+        .map_err(store_error)?;
+    let cookie = format!(
+        "{SESSION_COOKIE}={secret}; Max-Age={SESSION_SECS}; Path=/; HttpOnly; SameSite=Strict{}",
+        if secure { "; Secure" } else { "" }
+    );
+    Ok(see_other(&next, &cookie))
+}
+
+/// `POST /signout`: deletes the session (on every instance, as the store is
+/// shared) and clears the cookie, then `303` to `/`.
+pub async fn signout(
+    State(state): State<SharedState>,
+    Extension(origin): Extension<Origin>,
+    method: Method,
+    headers: HeaderMap,
+) -> Result<Response, Response> {
+    check_form_post(&state, &origin, &method, &headers)?;
+    if let Some(session) = auth::session_cookie(&headers) {
+        state
+            .store
+            .delete_session(&hash_token(session))
+            .await
+            .map_err(store_error)?;
+    }
+    Ok(see_other("/", &clear_cookie(is_secure(&state, &origin))))
+}
+
+/// The `Set-Cookie` value that removes the session cookie.
+pub fn clear_cookie(secure: bool) -> String {
+    format!(
+        "{SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict{}",
+        if secure { "; Secure" } else { "" }
+    )
+}
+
+/// Whether the browser reached the server over HTTPS (directly, through a
+/// trusted proxy, or as `--public-url` says): then the cookie is `Secure`.
+pub fn is_secure(state: &SharedState, origin: &Origin) -> bool {
+    state.base_url(origin).starts_with("https://")
+}
+
+/// Refuses a sign-in or sign-out post from another site (`403`).
+fn check_form_post(
+    state: &SharedState,
+    origin: &Origin,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Result<(), Response> {
+    let asked = Asked {
+        client: origin.client,
+        base_url: Some(state.base_url(origin).into_owned()),
+        method,
+        headers,
+    };
+    auth::check_same_origin(&asked).map_err(IntoResponse::into_response)
+}
+
+/// Counts a sign-in attempt against the client's IP bucket: `429` over it.
+async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Result<(), Response> {
+    let verdict = state
+        .rate_limits
+        .check_ip_anywhere(client)
+        .await
+        .map_err(store_error)?;
+    if let Verdict::Limited { limit, retry_after } = verdict {
+        state.metrics.rate_limited(Bucket::Ip);
+        return Err(auth::limited(limit, retry_after));
+    }
+    Ok(())
+}
+
+fn store_error(e: crate::store::StoreError) -> Response {
+    ApiError::from(e).into_response()
+}
+
+/// The sign-in page with `status`.
+fn page(status: StatusCode, error: Option<&str>, next: &str) -> Response {
+    let mut response = (status, Html(account::signin(error, next))).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `303 See Other` to the local path `to`, setting `cookie`.
+fn see_other(to: &str, cookie: &str) -> Response {
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    let headers = response.headers_mut();
+    if let Ok(location) = HeaderValue::from_str(to) {
+        headers.insert(header::LOCATION, location);
+    }
+    if let Ok(cookie) = HeaderValue::from_str(cookie) {
+        headers.insert(header::SET_COOKIE, cookie);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The value of `name` in a URL-encoded form or query.
+fn field(encoded: &str, name: &str) -> Option<String> {
+    form_urlencoded::parse(encoded.as_bytes())
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.into_owned())
+}
+
+/// `next` if it is a path on this server, else [`DEFAULT_NEXT`]: a sign-in
+/// never sends the browser to another site (`//host` and `/\host` are
+/// other sites to a browser).
+fn local_path(next: Option<&str>) -> &str {
+    match next {
+        Some(path)
+            if path.starts_with('/')
+                && !path.starts_with("//")
+                && !path.starts_with("/\\")
+                && path.len() <= 2048
+                && path.bytes().all(|b| b.is_ascii_graphic()) =>
+        {
+            path
+        }
+        _ => DEFAULT_NEXT,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_stays_local() {
+        assert_eq!(local_path(Some("/new")), "/new");
+        assert_eq!(local_path(Some("/my?cursor=x")), "/my?cursor=x");
+        for foreign in [
+            "//evil.example",
+            "/\\evil.example",
+            "https://evil.example",
+            "my",
+            "",
+        ] {
+            assert_eq!(local_path(Some(foreign)), DEFAULT_NEXT, "{foreign}");
+        }
+        assert_eq!(local_path(None), DEFAULT_NEXT);
+    }
+}

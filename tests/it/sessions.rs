@@ -1,0 +1,382 @@
+//! Browser sessions: signing in with an API token (a `snip_session` cookie),
+//! what the cookie may do, the cross-site check of cookie requests, signing
+//! out, and revocation ending sessions (on PostgreSQL across instances).
+
+use reqwest::{Method, RequestBuilder, Response};
+use serde_json::json;
+
+use crate::support::postgres::skip_unless_postgres;
+use crate::support::tenants::{ADMIN, admin, start, tenant, token};
+use crate::support::{Fetch, Server};
+
+const HTML: &str = "text/html,application/xhtml+xml,*/*;q=0.8";
+
+/// A request as the server's own pages send it: with the cookie, `Origin`
+/// and `Sec-Fetch-Site: same-origin`.
+fn same_origin(server: &Server, method: Method, path: &str, cookie: &str) -> RequestBuilder {
+    server
+        .request(method, path)
+        .header("cookie", format!("snip_session={cookie}"))
+        .header("origin", &server.url)
+        .header("sec-fetch-site", "same-origin")
+}
+
+/// `POST /signin` from the server's own sign-in page.
+async fn post_signin(server: &Server, token: &str, next: &str) -> Response {
+    server
+        .request(Method::POST, "/signin")
+        .header("origin", &server.url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "token={}&next={}",
+            urlencode(token),
+            urlencode(next)
+        ))
+        .fetch()
+        .await
+}
+
+fn urlencode(text: &str) -> String {
+    form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// Signs in with `token`; returns the cookie value.
+async fn signin(server: &Server, token: &str) -> String {
+    let response = post_signin(server, token, "/my").await;
+    assert_eq!(response.status(), 303);
+    session_of(&response).expect("a session cookie")
+}
+
+/// The `snip_session` value a response sets.
+fn session_of(response: &Response) -> Option<String> {
+    let cookie = response.headers().get("set-cookie")?.to_str().ok()?;
+    let value = cookie.strip_prefix("snip_session=")?.split(';').next()?;
+    Some(value.to_owned()).filter(|v| !v.is_empty())
+}
+
+/// A page with the session cookie: (status, body).
+async fn page(server: &Server, path: &str, cookie: &str) -> (u16, String) {
+    let response = server
+        .request(Method::GET, path)
+        .header("accept", HTML)
+        .header("cookie", format!("snip_session={cookie}"))
+        .fetch()
+        .await;
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+/// Creates a paste through the form as the signed-in browser; returns its ID.
+async fn form_create(server: &Server, cookie: &str, text: &str, visibility: &str) -> String {
+    let boundary = "snip-test-boundary";
+    let field = |name: &str, value: &str| {
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+        )
+    };
+    let body = format!(
+        "{}{}--{boundary}--\r\n",
+        field("content", text),
+        field("visibility", visibility)
+    );
+    let response = same_origin(server, Method::POST, "/", cookie)
+        .header("accept", "application/json")
+        .header(
+            "content-type",
+            format!("multipart/form-data; boundary={boundary}"),
+        )
+        .body(body)
+        .fetch()
+        .await;
+    assert_eq!(response.status(), 201);
+    let json: serde_json::Value = response.json().await.unwrap();
+    json["id"].as_str().unwrap().to_owned()
+}
+
+/// With anonymous creation off the form page offers sign-in; a token signs
+/// in (an HttpOnly, SameSite=Strict cookie, never the token), after which
+/// the form offers visibility, creates private pastes the session can read,
+/// and "My pastes" lists them.
+#[tokio::test]
+async fn signin_opens_a_session_for_pages() {
+    let server = start(&["--anonymous=off"]);
+    let secret = tenant(&server, "ann", json!({})).await;
+    let anonymous = server.get_accepting("/new", HTML).await;
+    assert_eq!(anonymous.status(), 200);
+    let body = anonymous.text().await.unwrap();
+    assert!(body.contains("This server takes pastes from signed-in users"));
+    assert!(!body.contains("id=\"content\""), "no form: {body}");
+
+    let response = post_signin(&server, &secret, "/new").await;
+    assert_eq!(response.status(), 303);
+    assert_eq!(response.headers()["location"], "/new");
+    let set = response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(set.contains(part), "{set}");
+    }
+    assert!(!set.contains("Secure"), "plain HTTP: {set}");
+    assert!(!set.contains(&secret));
+    let cookie = session_of(&response).unwrap();
+    assert_eq!(cookie.len(), 43, "32 bytes in base64url: {cookie}");
+
+    let (status, form) = page(&server, "/new", &cookie).await;
+    assert_eq!(status, 200);
+    assert!(form.contains("id=\"visibility\""), "{form}");
+    assert!(form.contains("id=\"tenant-name\">ann<"), "{form}");
+    assert!(!form.contains(&secret) && !form.contains(&cookie));
+
+    let private = form_create(&server, &cookie, "only ann", "private").await;
+    let unlisted = form_create(&server, &cookie, "anyone with the link", "unlisted").await;
+    let (status, view) = page(&server, &format!("/{private}"), &cookie).await;
+    assert_eq!(status, 200);
+    assert!(view.contains("only ann"));
+    assert_eq!(
+        server
+            .get_accepting(&format!("/raw/{private}"), "*/*")
+            .await
+            .status(),
+        401,
+        "anonymous is off"
+    );
+
+    let (status, my) = page(&server, "/my", &cookie).await;
+    assert_eq!(status, 200);
+    assert!(my.contains(&format!("data-id=\"{private}\"")), "{my}");
+    assert!(my.contains(&format!("data-id=\"{unlisted}\"")), "{my}");
+    assert!(my.contains("<td>private</td>") && my.contains("<td>unlisted</td>"));
+}
+
+/// "My pastes" pages through a long listing with the listing's cursor.
+#[tokio::test]
+async fn my_pastes_pages_through_the_listing() {
+    let server = start(&[]);
+    let secret = tenant(&server, "many", json!({})).await;
+    let cookie = signin(&server, &secret).await;
+    let mut ids = Vec::new();
+    for n in 0..55 {
+        ids.push(form_create(&server, &cookie, &format!("paste {n}"), "unlisted").await);
+    }
+    let (_, first) = page(&server, "/my", &cookie).await;
+    assert_eq!(first.matches("<tr data-id=").count(), 50);
+    let next = first
+        .split("id=\"my-next\" href=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("an Older pastes link")
+        .replace("&amp;", "&");
+    let (status, second) = page(&server, &next, &cookie).await;
+    assert_eq!(status, 200);
+    assert_eq!(second.matches("<tr data-id=").count(), 5);
+    assert!(second.contains(&format!("data-id=\"{}\"", ids[0])));
+    assert!(!second.contains("my-next"));
+}
+
+/// A wrong token at sign-in is 401 (the page again, with the reason), a post
+/// from another site or without Origin is 403, and `next` never leaves the site.
+#[tokio::test]
+async fn signin_refusals() {
+    let server = start(&[]);
+    let secret = tenant(&server, "bob", json!({})).await;
+    let wrong = post_signin(
+        &server,
+        "snip_0000000000000000000000000000000000000000",
+        "/my",
+    )
+    .await;
+    assert_eq!(wrong.status(), 401);
+    assert!(wrong.headers().get("set-cookie").is_none());
+    assert!(
+        wrong
+            .text()
+            .await
+            .unwrap()
+            .contains("unknown or has been revoked")
+    );
+
+    let foreign = server
+        .request(Method::POST, "/signin")
+        .header("origin", "https://evil.example")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={}", urlencode(&secret)))
+        .fetch()
+        .await;
+    assert_eq!(foreign.status(), 403);
+    let bare = server
+        .request(Method::POST, "/signin")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={}", urlencode(&secret)))
+        .fetch()
+        .await;
+    assert_eq!(bare.status(), 403);
+
+    let away = post_signin(&server, &secret, "//evil.example/x").await;
+    assert_eq!(away.status(), 303);
+    assert_eq!(away.headers()["location"], "/my");
+}
+
+/// Sign-in attempts count against the client's IP bucket, like bad bearer tokens.
+#[tokio::test]
+async fn signin_attempts_are_rate_limited() {
+    let server = start(&["--ip-rate=1/h", "--ip-burst=2"]);
+    let guess = "snip_0000000000000000000000000000000000000000";
+    assert_eq!(post_signin(&server, guess, "/my").await.status(), 401);
+    assert_eq!(post_signin(&server, guess, "/my").await.status(), 401);
+    assert_eq!(post_signin(&server, guess, "/my").await.status(), 429);
+}
+
+/// A state-changing request with the cookie must come from the server's own
+/// pages: no Origin, a foreign Origin or a cross-site Sec-Fetch-Site is 403;
+/// the same request from the server's pages deletes. Bearer clients need no Origin.
+#[tokio::test]
+async fn cookie_requests_are_checked_for_cross_site() {
+    let server = start(&[]);
+    let secret = tenant(&server, "carol", json!({})).await;
+    let cookie = signin(&server, &secret).await;
+    let id = form_create(&server, &cookie, "to delete", "unlisted").await;
+    let with_cookie = |method: Method| {
+        server
+            .request(method, &format!("/{id}"))
+            .header("accept", "application/json")
+            .header("cookie", format!("snip_session={cookie}"))
+    };
+    let bare = with_cookie(Method::DELETE).fetch().await;
+    assert_eq!(bare.status(), 403);
+    assert!(
+        bare.text()
+            .await
+            .unwrap()
+            .contains("neither Origin nor Sec-Fetch-Site")
+    );
+    let foreign = with_cookie(Method::DELETE)
+        .header("origin", "https://evil.example")
+        .fetch()
+        .await;
+    assert_eq!(foreign.status(), 403);
+    let cross = with_cookie(Method::DELETE)
+        .header("origin", &server.url)
+        .header("sec-fetch-site", "cross-site")
+        .fetch()
+        .await;
+    assert_eq!(cross.status(), 403);
+    let create = server
+        .request(Method::POST, "/")
+        .header("cookie", format!("snip_session={cookie}"))
+        .header("origin", "https://evil.example")
+        .body("forged")
+        .fetch()
+        .await;
+    assert_eq!(create.status(), 403, "the create route checks it too");
+
+    let own = with_cookie(Method::DELETE)
+        .header("origin", &server.url)
+        .fetch()
+        .await;
+    assert_eq!(own.status(), 204);
+    let bearer = server
+        .request(Method::POST, "/")
+        .bearer_auth(&secret)
+        .body("api client")
+        .fetch()
+        .await;
+    assert_eq!(bearer.status(), 201);
+}
+
+/// A forged cookie is 401 on API routes and pages (which also clear it); the
+/// hot routes refuse it too.
+#[tokio::test]
+async fn forged_cookies_are_refused() {
+    let server = start(&[]);
+    let (id, _) = server.create("public", "").await;
+    let forged = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let (status, _) = page(&server, "/my", forged).await;
+    assert_eq!(status, 401);
+    let response = server
+        .request(Method::GET, "/my")
+        .header("cookie", format!("snip_session={forged}"))
+        .header("accept", HTML)
+        .fetch()
+        .await;
+    let clear = response.headers()["set-cookie"].to_str().unwrap();
+    assert!(
+        clear.starts_with("snip_session=;") && clear.contains("Max-Age=0"),
+        "{clear}"
+    );
+    let (status, _) = page(&server, &format!("/raw/{id}"), forged).await;
+    assert_eq!(status, 401);
+    let (status, _) = page(&server, "/api/pastes", forged).await;
+    assert_eq!(status, 401);
+}
+
+/// Signing out deletes the session: the old cookie is refused afterwards.
+#[tokio::test]
+async fn signout_ends_the_session() {
+    let server = start(&[]);
+    let secret = tenant(&server, "dave", json!({})).await;
+    let cookie = signin(&server, &secret).await;
+    let foreign = server
+        .request(Method::POST, "/signout")
+        .header("cookie", format!("snip_session={cookie}"))
+        .header("origin", "https://evil.example")
+        .fetch()
+        .await;
+    assert_eq!(
+        foreign.status(),
+        403,
+        "another site cannot sign a browser out"
+    );
+    assert_eq!(page(&server, "/my", &cookie).await.0, 200);
+    let out = same_origin(&server, Method::POST, "/signout", &cookie)
+        .fetch()
+        .await;
+    assert_eq!(out.status(), 303);
+    assert_eq!(out.headers()["location"], "/");
+    assert!(
+        out.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+    assert_eq!(page(&server, "/my", &cookie).await.0, 401);
+}
+
+/// Revoking the token a session was opened with ends the session at once.
+#[tokio::test]
+async fn revoking_the_token_ends_its_sessions() {
+    let server = start(&[]);
+    tenant(&server, "erin", json!({})).await;
+    let (id, secret) = token(&server, "erin", json!({})).await;
+    let cookie = signin(&server, &secret).await;
+    assert_eq!(page(&server, "/api/pastes", &cookie).await.0, 200);
+    let (code, _) = admin(
+        &server,
+        Method::DELETE,
+        &format!("/api/admin/tokens/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(code, 204);
+    assert_eq!(page(&server, "/api/pastes", &cookie).await.0, 401);
+    assert_eq!(page(&server, "/my", &cookie).await.0, 401);
+}
+
+/// On PostgreSQL, a session opened on one instance is honoured by the other,
+/// and revoking its token through the other ends it on both at once.
+#[tokio::test]
+async fn revocation_ends_sessions_on_every_instance() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
+        return;
+    }
+    let admin_flag = format!("--admin-token={ADMIN}");
+    let (a, b) = Server::start_pair(&[admin_flag.as_str()]);
+    tenant(&a, "fran", json!({})).await;
+    let (id, secret) = token(&a, "fran", json!({})).await;
+    let cookie = signin(&a, &secret).await;
+    assert_eq!(page(&b, "/my", &cookie).await.0, 200);
+    let (code, _) = admin(&b, Method::DELETE, &format!("/api/admin/tokens/{id}"), None).await;
+    assert_eq!(code, 204);
+    assert_eq!(page(&a, "/my", &cookie).await.0, 401);
+    assert_eq!(page(&b, "/my", &cookie).await.0, 401);
+}
