@@ -43,14 +43,17 @@ pub async fn signin(
     Extension(origin): Extension<Origin>,
     request: Request,
 ) -> Result<Response, Response> {
-    check_form_post(&state, &origin, request.method(), request.headers())?;
+    check_form_post(&state, &origin, request.method(), request.headers())
+        .map_err(IntoResponse::into_response)?;
     let secure = is_secure(&state, &origin);
     let body = axum::body::to_bytes(request.into_body(), MAX_FORM_BYTES)
         .await
         .map_err(|_| ApiError::bad_request("the sign-in form is too large").into_response())?;
     let body = String::from_utf8_lossy(&body);
     let next = local_path(field(&body, "next").as_deref()).to_owned();
-    count_attempt(&state, origin.client).await?;
+    if let Some(refusal) = count_attempt(&state, origin.client).await {
+        return Err(refusal);
+    }
     let token = field(&body, "token").unwrap_or_default();
     let token_hash = hash_token(token.trim());
     let refused = |message: &str| page(StatusCode::UNAUTHORIZED, Some(message), &next);
@@ -82,7 +85,7 @@ pub async fn signout(
     method: Method,
     headers: HeaderMap,
 ) -> Result<Response, Response> {
-    check_form_post(&state, &origin, &method, &headers)?;
+    check_form_post(&state, &origin, &method, &headers).map_err(IntoResponse::into_response)?;
     if let Some(session) = auth::session_cookie(&headers) {
         state
             .store
@@ -113,28 +116,27 @@ fn check_form_post(
     origin: &Origin,
     method: &Method,
     headers: &HeaderMap,
-) -> Result<(), Response> {
+) -> Result<(), ApiError> {
     let asked = Asked {
         client: origin.client,
         base_url: Some(state.base_url(origin).into_owned()),
         method,
         headers,
     };
-    auth::check_same_origin(&asked).map_err(IntoResponse::into_response)
+    auth::check_same_origin(&asked)
 }
 
-/// Counts a sign-in attempt against the client's IP bucket: `429` over it.
-async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Result<(), Response> {
-    let verdict = state
-        .rate_limits
-        .check_ip_anywhere(client)
-        .await
-        .map_err(store_error)?;
-    if let Verdict::Limited { limit, retry_after } = verdict {
-        state.metrics.rate_limited(Bucket::Ip);
-        return Err(auth::limited(limit, retry_after));
+/// Counts a sign-in attempt against the client's IP bucket; the refusal
+/// (`429` over it, `503` when shared buckets cannot be read), if any.
+async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<Response> {
+    match state.rate_limits.check_ip_anywhere(client).await {
+        Ok(Verdict::Limited { limit, retry_after }) => {
+            state.metrics.rate_limited(Bucket::Ip);
+            Some(auth::limited(limit, retry_after))
+        }
+        Ok(_) => None,
+        Err(e) => Some(store_error(e)),
     }
-    Ok(())
 }
 
 fn store_error(e: crate::store::StoreError) -> Response {
