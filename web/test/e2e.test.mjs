@@ -58,8 +58,8 @@ after(async () => {
 afterEach(() => {
   const pages = opened;
   opened = [];
-  const origin = new URL(server.url).origin;
   for (const record of pages) {
+    const origin = new URL(record.server || server.url).origin;
     const foreign = record.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('blob:') && !u.startsWith('data:'));
     assert.deepEqual(foreign, [], 'a request left the origin');
     assert.deepEqual(record.dialogs, [], 'a dialog opened');
@@ -67,18 +67,23 @@ afterEach(() => {
   }
 });
 
-/** A fresh page (own context) that records requests, errors and dialogs. */
-async function newPage(options = {}) {
+/**
+ * A fresh page (own context) that records requests, errors and dialogs;
+ * `on` is the server it may talk to (the shared one by default), and console
+ * errors matching a pattern pushed to `record.expectErrors` are expected.
+ */
+async function newPage(options = {}, on = server) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 720 }, ...options });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url }).catch(() => {});
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: on.url }).catch(() => {});
   const page = await context.newPage();
-  const record = { requests: [], errors: [], dialogs: [], expectErrors: [] };
+  const record = { requests: [], errors: [], dialogs: [], expectErrors: [], server: on.url };
   page.on('request', (request) => record.requests.push(request.url()));
   page.on('console', (message) => {
     if (message.type() !== 'error') return;
     const text = message.text();
     // Chromium logs every non-2xx fetch/navigation; tests that expect one say so.
     if (/Failed to load resource: the server responded with a status of (404|403)/.test(text)) return;
+    if (record.expectErrors.some((pattern) => pattern.test(text))) return;
     record.errors.push(text);
   });
   page.on('pageerror', (error) => record.errors.push(`pageerror: ${error.message}`));
@@ -932,6 +937,129 @@ describe('hostile names', () => {
     assert.equal(await page.textContent('.title'), NAME);
     assert.equal(await page.$$eval('main img', (n) => n.length), 0);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    await context.close();
+  });
+});
+
+describe('tenants in the browser', () => {
+  const ADMIN = 'admin-token-for-e2e-0123456789abcdef';
+  let closed;
+
+  before(async () => {
+    closed = await startServer(['--anonymous=off', `--admin-token=${ADMIN}`]);
+  });
+
+  after(async () => {
+    await closed?.stop();
+  });
+
+  /** Creates a tenant on the closed server; returns its first token's {id, token}. */
+  async function makeTenant(name) {
+    const response = await fetch(`${closed.url}/api/admin/tenants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    assert.equal(response.status, 201);
+    return (await response.json()).token;
+  }
+
+  /** Signs in through the page the new-paste page links to. */
+  async function signIn(page, token) {
+    await page.goto(`${closed.url}/new`);
+    assert.match(await page.textContent('#signin-needed'), /This server takes pastes from signed-in users/);
+    assert.equal(await page.$('#content'), null, 'no form for anonymous browsers');
+    await page.click('text=Sign in with an API token');
+    await page.waitForURL(/\/signin\?next=/);
+    assert.equal(await page.getAttribute('#token', 'type'), 'password');
+    await page.fill('#token', token);
+    await page.click('#signin button[type=submit]');
+    await page.waitForURL(`${closed.url}/new`);
+    await page.waitForSelector('#content');
+  }
+
+  test('sign in, create a private paste, find it in My pastes, delete it, sign out', async () => {
+    const { token } = await makeTenant('ann');
+    const { page, context, record } = await newPage({}, closed);
+    record.expectErrors.push(/status of 401/);
+    await page.goto(`${closed.url}/signin`);
+    await page.fill('#token', 'snip_0000000000000000000000000000000000000000');
+    await page.click('#signin button[type=submit]');
+    assert.match(await page.textContent('#signin-error'), /unknown or has been revoked/);
+
+    await signIn(page, token);
+    assert.equal(await page.textContent('#tenant-name'), 'ann');
+    await page.fill('#content', 'for ann only');
+    await page.selectOption('#visibility', 'private');
+    await page.click('#new button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    assert.match(await page.textContent('#result-summary'), /Private: only your tenant/);
+    const link = await page.inputValue('#result-url');
+    const id = new URL(link).pathname.slice(1);
+    await page.goto(link);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'for ann only');
+    const meta = await fetch(`${closed.url}/api/pastes/${id}`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal((await meta.json()).visibility, 'private');
+
+    // Neither the token nor the session is visible to the page's scripts.
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + document.cookie);
+    assert.ok(!stored.includes(token), 'the token is not in localStorage');
+    assert.doesNotMatch(stored, /snip_session/);
+    assert.ok(!(await page.content()).includes(token));
+
+    await page.click('header >> text=My pastes');
+    await page.waitForURL(`${closed.url}/my`);
+    const row = page.locator(`#my-pastes tr[data-id="${id}"]`);
+    assert.match(await row.textContent(), /private/);
+    await shot(page, 'my-pastes');
+    await row.locator('button.delete').click();
+    await row.locator('text=Click again to delete').click();
+    await page.waitForSelector(`#my-pastes tr[data-id="${id}"]`, { state: 'detached' });
+    assert.match(await page.textContent('#my-status'), /Deleted/);
+    assert.equal((await fetch(`${closed.url}/api/pastes/${id}`, { headers: { authorization: `Bearer ${token}` } })).status, 404);
+
+    await page.click('#signout');
+    await page.waitForURL(`${closed.url}/`);
+    await page.waitForSelector('#signin-link');
+    await page.goto(`${closed.url}/my`);
+    await page.waitForSelector('section.my[data-signed-in="false"]');
+    await context.close();
+  });
+
+  test('revoking the token ends the browser session at the next page', async () => {
+    const { id, token } = await makeTenant('bert');
+    const { page, context, record } = await newPage({}, closed);
+    record.expectErrors.push(/status of 401/);
+    await signIn(page, token);
+    const revoked = await fetch(`${closed.url}/api/admin/tokens/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    assert.equal(revoked.status, 204);
+    const response = await page.goto(`${closed.url}/my`);
+    assert.equal(response.status(), 401);
+    assert.match(await page.textContent('main'), /session has ended/);
+    // The stale cookie was cleared with that answer: the next page is anonymous.
+    await page.goto(`${closed.url}/new`);
+    await page.waitForSelector('#signin-needed');
+    await context.close();
+  });
+
+  test("an anonymous browser's My pastes lists the pastes it created and deletes them", async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'made here');
+    const id = new URL(link).pathname.slice(1);
+    await page.click('header >> text=My pastes');
+    await page.waitForURL(`${server.url}/my`);
+    const row = page.locator(`#my-local tr[data-id="${id}"]`);
+    await row.waitFor();
+    await row.locator('button.delete').click();
+    await row.locator('text=Click again to delete').click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await fetch(`${server.url}/api/pastes/${id}`)).status, 404);
+    await page.reload();
+    await page.waitForSelector('#my-local-empty:not([hidden])');
     await context.close();
   });
 });

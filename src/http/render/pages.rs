@@ -419,6 +419,10 @@ pub fn error_page(error: &ApiError) -> String {
             "Page not found",
             "There is no page at this address. Check the link you followed, or start a new paste.",
         ),
+        401 => (
+            "Sign in needed",
+            "This server needs a signed-in tenant here. <a href=\"/signin\">Sign in</a> with an API token.",
+        ),
         413 => ("Too large", "The paste is larger than this server accepts."),
         429 => (
             "Slow down",
