@@ -469,11 +469,18 @@ pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
     let mut out = String::with_capacity(6144);
     head(&mut out, Page::New, "New paste", options.account);
     if !options.may_create {
-        out.push_str(
-            "<section class=\"closed\" id=\"signin-needed\"><h1>New paste</h1>\
-             <p>This server takes pastes from signed-in users.</p>\
-             <p><a class=\"btn primary\" href=\"/signin?next=/new\">Sign in with an API token</a></p></section>",
-        );
+        out.push_str(match options.account {
+            Account::SignedIn(_) => {
+                "<section class=\"closed\" id=\"read-only\"><h1>New paste</h1>\
+                 <p>This browser signed in with a read-only token: it can read and list \
+                 the tenant's pastes, not create them.</p></section>"
+            }
+            _ => {
+                "<section class=\"closed\" id=\"signin-needed\"><h1>New paste</h1>\
+                 <p>This server takes pastes from signed-in users.</p>\
+                 <p><a class=\"btn primary\" href=\"/signin?next=/new\">Sign in with an API token</a></p></section>"
+            }
+        });
         foot(&mut out);
         return out;
     }
