@@ -147,6 +147,15 @@ async fn signin_opens_a_session_for_pages() {
     assert!(my.contains(&format!("data-id=\"{private}\"")), "{my}");
     assert!(my.contains(&format!("data-id=\"{unlisted}\"")), "{my}");
     assert!(my.contains("<td>private</td>") && my.contains("<td>unlisted</td>"));
+
+    // Even where anonymous clients get nothing, an ended session says so.
+    let out = same_origin(&server, Method::POST, "/signout", &cookie)
+        .fetch()
+        .await;
+    assert_eq!(out.status(), 303);
+    let (status, body) = page(&server, "/api/pastes", &cookie).await;
+    assert_eq!(status, 401);
+    assert!(body.contains("session has ended"), "{body}");
 }
 
 /// "My pastes" pages through a long listing with the listing's cursor.
@@ -293,8 +302,8 @@ async fn cookie_requests_are_checked_for_cross_site() {
     assert_eq!(bearer.status(), 201);
 }
 
-/// A forged cookie is 401 on API routes and pages (which also clear it); the
-/// hot routes refuse it too.
+/// A forged cookie is 401 on pages, API routes and the hot routes, and each
+/// such answer clears it.
 #[tokio::test]
 async fn forged_cookies_are_refused() {
     let server = start(&[]);
@@ -313,8 +322,18 @@ async fn forged_cookies_are_refused() {
         clear.starts_with("snip_session=;") && clear.contains("Max-Age=0"),
         "{clear}"
     );
-    let (status, _) = page(&server, &format!("/raw/{id}"), forged).await;
-    assert_eq!(status, 401);
+    let raw = server
+        .request(Method::GET, &format!("/raw/{id}"))
+        .header("cookie", format!("snip_session={forged}"))
+        .fetch()
+        .await;
+    assert_eq!(raw.status(), 401, "the hot routes refuse it too");
+    assert!(
+        raw.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
     let (status, _) = page(&server, "/api/pastes", forged).await;
     assert_eq!(status, 401);
 }
@@ -388,6 +407,9 @@ async fn revocation_ends_sessions_on_every_instance() {
     assert_eq!(code, 204);
     assert_eq!(page(&a, "/my", &cookie).await.0, 401);
     assert_eq!(page(&b, "/my", &cookie).await.0, 401);
+    let (status, body) = page(&a, "/api/pastes", &cookie).await;
+    assert_eq!(status, 401);
+    assert!(body.contains("session has ended"), "{body}");
 }
 
 /// Behind an https `--public-url` the cookie is `Secure`, and the own origin

@@ -98,10 +98,7 @@ pub async fn signout(
 
 /// The `Set-Cookie` value that removes the session cookie.
 pub fn clear_cookie(secure: bool) -> String {
-    format!(
-        "{SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict{}",
-        if secure { "; Secure" } else { "" }
-    )
+    auth::clear_session_cookie(secure)
 }
 
 /// Whether the browser reached the server over HTTPS (directly, through a

@@ -233,9 +233,15 @@ pub async fn decide(state: &SharedState, asked: &Asked<'_>) -> Decision {
         Err(e) => {
             // A bad token counts against the client's IP like an anonymous
             // request, so guessing tokens is as limited as anything else.
+            // The client's own refusal is the answer, unless its bucket is
+            // over the rate or unreadable (not the anonymous policy's 401,
+            // which would hide why the credential failed).
             let verdict = state.rate_limits.check_ip_anywhere(client).await;
             return Err(match admit(state, Caller::Anonymous, verdict) {
-                Ok(_) => e.into_response(),
+                Err(Refusal::Error(policy)) if policy.status == StatusCode::UNAUTHORIZED => {
+                    ended_session(asked, e.into_response())
+                }
+                Ok(_) => ended_session(asked, e.into_response()),
                 Err(refusal) => refusal.into_response(),
             });
         }
@@ -383,6 +389,32 @@ pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
         .find(|(name, _)| *name == SESSION_COOKIE)
         .map(|(_, value)| value.trim())
         .filter(|value| !value.is_empty())
+}
+
+/// The `Set-Cookie` value that removes the session cookie.
+pub fn clear_session_cookie(secure: bool) -> String {
+    format!(
+        "{SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict{}",
+        if secure { "; Secure" } else { "" }
+    )
+}
+
+/// A `401` to a request that relied on its session cookie also removes the
+/// cookie, so a browser whose session ended is anonymous from the next
+/// request on instead of refused everywhere.
+fn ended_session(asked: &Asked<'_>, mut response: Response) -> Response {
+    let by_cookie = !asked.headers.contains_key(header::AUTHORIZATION)
+        && session_cookie(asked.headers).is_some();
+    if by_cookie && response.status() == StatusCode::UNAUTHORIZED {
+        let secure = asked
+            .base_url
+            .as_deref()
+            .is_some_and(|url| url.starts_with("https://"));
+        if let Ok(cookie) = HeaderValue::from_str(&clear_session_cookie(secure)) {
+            response.headers_mut().insert(header::SET_COOKIE, cookie);
+        }
+    }
+    response
 }
 
 /// Why a session cookie was refused.
