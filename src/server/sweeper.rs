@@ -1,9 +1,9 @@
 //! The background sweeper: deletes expired pastes so their space is reclaimed.
 //!
 //! Expired pastes are already invisible (stores check expiry on every read);
-//! the sweeper only gives the space back. It sleeps between rounds, so an idle
-//! server burns no CPU, and sweeps in bounded batches so one round never holds
-//! the store for long.
+//! the sweeper only gives the space back, and that of ended browser sessions.
+//! It sleeps between rounds, so an idle server burns no CPU, and sweeps in
+//! bounded batches so one round never holds the store for long.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,6 +20,7 @@ const BATCH: usize = 1000;
 pub async fn run(store: Arc<dyn Store>, interval: Duration, mut stop: watch::Receiver<bool>) {
     loop {
         sweep_all(store.as_ref()).await;
+        purge_sessions(store.as_ref()).await;
         tokio::select! {
             () = tokio::time::sleep(interval) => {}
             _ = stop.changed() => return,
@@ -47,5 +48,14 @@ async fn sweep_all(store: &dyn Store) {
                 return;
             }
         }
+    }
+}
+
+/// Deletes ended browser sessions (they are refused already).
+async fn purge_sessions(store: &dyn Store) {
+    match store.purge_sessions(paste::now()).await {
+        Ok(0) => {}
+        Ok(purged) => tracing::info!(purged, "purged ended browser sessions"),
+        Err(e) => tracing::error!(error = %e, "purging sessions failed; retrying next round"),
     }
 }

@@ -189,6 +189,11 @@ impl Store for MeteredStore {
         self.timed(StoreOp::Token, self.inner.session(hash)).await
     }
 
+    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
+        self.timed(StoreOp::Sweep, self.inner.purge_sessions(now))
+            .await
+    }
+
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
         self.timed(StoreOp::Admin, self.inner.delete_session(hash))
             .await

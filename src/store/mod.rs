@@ -182,6 +182,10 @@ pub trait Store: Send + Sync + 'static {
     /// Deletes a session (sign-out); `false` if there was none.
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError>;
 
+    /// Deletes the sessions expired at `now` and those whose token is gone
+    /// (they are refused anyway; this gives the space back); how many.
+    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError>;
+
     /// Up to `limit` live pastes' metadata in ID order, starting after the ID
     /// `after`: how backups and migrations walk a store while it serves.
     async fn scan(

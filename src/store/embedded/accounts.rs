@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::super::StoreError;
+use crate::core::UnixTime;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 
 /// The in-memory, write-through view of tenants and tokens.
@@ -212,6 +213,31 @@ impl Accounts {
         serde_json::from_slice(&value)
             .map(Some)
             .map_err(|e| StoreError::Corrupt(format!("session: {e}")))
+    }
+
+    /// Removes expired sessions and those of tokens no longer held, in one batch.
+    pub fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
+        let mut dead = Vec::new();
+        {
+            let state = self.read();
+            for entry in self.sessions_ks.iter() {
+                let (key, value) = entry.into_inner()?;
+                let alive = serde_json::from_slice::<SessionRecord>(&value)
+                    .is_ok_and(|s| !s.is_expired(now) && state.tokens.contains_key(&s.token_hash));
+                if !alive {
+                    dead.push(key);
+                }
+            }
+        }
+        if dead.is_empty() {
+            return Ok(0);
+        }
+        let mut batch = self.db.batch();
+        for key in &dead {
+            batch.remove(&self.sessions_ks, key.clone());
+        }
+        batch.commit()?;
+        Ok(dead.len())
     }
 
     pub fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {

@@ -311,6 +311,14 @@ impl Store for EmbeddedStore {
         self.inner.accounts.session(hash)
     }
 
+    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
+        let purged = self.inner.accounts.purge_sessions(now)?;
+        if purged > 0 {
+            self.durable().await?;
+        }
+        Ok(purged)
+    }
+
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
         let deleted = self.inner.accounts.delete_session(hash)?;
         self.durable().await?;

@@ -637,3 +637,35 @@ async fn no_paste_outlives_its_owner() {
         "{kept:?}"
     );
 }
+
+/// Sessions survive a reopen; purging removes the expired ones and those of
+/// revoked tokens, and keeps the rest.
+#[tokio::test]
+async fn sessions_are_kept_and_purged() {
+    use crate::core::tenant::{SessionRecord, TokenRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let (_, kept_token) = TokenRecord::generate("a", false, 1, None).unwrap();
+    let (_, revoked_token) = TokenRecord::generate("a", false, 1, None).unwrap();
+    store.create_token(kept_token.clone()).await.unwrap();
+    store.create_token(revoked_token.clone()).await.unwrap();
+    let (_, live) = SessionRecord::generate(kept_token.hash, 1000).unwrap();
+    let (_, expired) = SessionRecord::generate(kept_token.hash, 1).unwrap();
+    let (_, orphan) = SessionRecord::generate(revoked_token.hash, 1000).unwrap();
+    for session in [&live, &expired, &orphan] {
+        store.create_session(session.clone()).await.unwrap();
+    }
+    store.revoke_token(&revoked_token.id).await.unwrap();
+    store.close().await.unwrap();
+    drop(store);
+
+    let store = open(dir.path());
+    assert_eq!(store.session(&live.hash).await.unwrap(), Some(live.clone()));
+    let now = expired.expires_at + 1;
+    assert_eq!(store.purge_sessions(now).await.unwrap(), 2);
+    assert_eq!(store.session(&expired.hash).await.unwrap(), None);
+    assert_eq!(store.session(&orphan.hash).await.unwrap(), None);
+    assert_eq!(store.session(&live.hash).await.unwrap(), Some(live.clone()));
+    assert!(store.delete_session(&live.hash).await.unwrap());
+    assert!(!store.delete_session(&live.hash).await.unwrap());
+}

@@ -291,3 +291,15 @@ pub async fn delete_session(client: &ClientWrapper, hash: &[u8; 32]) -> Result<b
         .map_err(db_error)?;
     Ok(deleted > 0)
 }
+
+/// Deletes expired sessions (those of revoked tokens went with them).
+pub async fn purge_sessions(client: &ClientWrapper, now: u64) -> Result<usize, StoreError> {
+    let deleted = client
+        .execute(
+            "DELETE FROM sessions WHERE expires_at <= $1",
+            &[&to_i64(now)],
+        )
+        .await
+        .map_err(db_error)?;
+    Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+}

@@ -515,6 +515,10 @@ impl Store for PostgresStore {
         accounts::session(&*self.client().await?, hash).await
     }
 
+    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
+        accounts::purge_sessions(&*self.client().await?, now).await
+    }
+
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
         accounts::delete_session(&*self.client().await?, hash).await
     }
