@@ -553,3 +553,78 @@ fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError>
         Err(ApiError::forbidden("wrong admin token"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    /// The session cookie is found among others and in any `Cookie` header;
+    /// an empty value or a look-alike name is no session.
+    #[test]
+    fn finds_the_session_cookie() {
+        let two = headers(&[
+            ("cookie", "theme=dark"),
+            ("cookie", "a=1; snip_session=abc ; b=2"),
+        ]);
+        assert_eq!(session_cookie(&two), Some("abc"));
+        for none in [
+            "snip_session=",
+            "snip_session_x=abc",
+            "xsnip_session=abc",
+            "theme=dark",
+        ] {
+            assert_eq!(
+                session_cookie(&headers(&[("cookie", none)])),
+                None,
+                "{none}"
+            );
+        }
+        assert_eq!(session_cookie(&HeaderMap::new()), None);
+    }
+
+    /// Cross-site check: reads pass; writes need same-origin fetch metadata
+    /// or the server's own Origin (its public URL, or the Host it was asked as).
+    #[test]
+    fn cookie_writes_must_be_same_origin() {
+        let check = |method: Method, pairs: &[(&'static str, &str)]| {
+            let headers = headers(pairs);
+            let asked = Asked {
+                client: IpAddr::from([127, 0, 0, 1]),
+                base_url: Some("https://paste.example".into()),
+                method: &method,
+                headers: &headers,
+            };
+            check_same_origin(&asked).is_ok()
+        };
+        assert!(check(Method::GET, &[]));
+        assert!(check(Method::HEAD, &[("origin", "https://evil.example")]));
+        assert!(check(Method::POST, &[("sec-fetch-site", "same-origin")]));
+        assert!(check(Method::POST, &[("origin", "https://paste.example")]));
+        assert!(check(
+            Method::DELETE,
+            &[
+                ("origin", "http://10.0.0.5:8080"),
+                ("host", "10.0.0.5:8080")
+            ]
+        ));
+        assert!(!check(Method::POST, &[]));
+        assert!(!check(Method::POST, &[("origin", "null")]));
+        assert!(!check(Method::POST, &[("origin", "https://evil.example")]));
+        assert!(!check(Method::POST, &[("sec-fetch-site", "same-site")]));
+        assert!(!check(
+            Method::POST,
+            &[
+                ("sec-fetch-site", "cross-site"),
+                ("origin", "https://paste.example")
+            ]
+        ));
+    }
+}
