@@ -112,6 +112,25 @@ impl ApiError {
         )
     }
 
+    /// `403`: the paste is served only with a proof of its key, and none was sent.
+    pub fn proof_required() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "proof_required",
+            "this encrypted paste is served only with a proof of its key (the X-Snip-Proof header); \
+             open the whole link (with its #key) in a browser, or use snip get",
+        )
+    }
+
+    /// `403`: the proof of key is wrong; nothing was read or destroyed.
+    pub fn wrong_proof() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "wrong_proof",
+            "wrong password or key: the proof of key does not match; the paste is intact",
+        )
+    }
+
     /// `413`: over the paste size limit.
     pub fn too_large(limit: u64) -> Self {
         Self::new(

@@ -301,6 +301,7 @@ mod tests {
             owner: Some("team".into()),
             visibility: Visibility::Private,
             redirect: None,
+            key_check: None,
         };
         (meta, Bytes::copy_from_slice(body))
     }

@@ -22,6 +22,7 @@ fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
         owner: owner.map(str::to_owned),
         visibility: Visibility::Unlisted,
         redirect: None,
+        key_check: None,
     }
 }
 
