@@ -101,6 +101,9 @@ async fn read(
     };
     let response = auth::authorize(request, reader.token)
         .header(PROOF_HEADER, final_key.proof().to_text())
+        // Errors as JSON, to tell a wrong proof by its code; a paste comes
+        // back raw whatever is accepted.
+        .header(reqwest::header::ACCEPT, "application/json")
         .send()
         .await
         .with_context(|| format!("cannot reach {}", target.base))?;

@@ -83,11 +83,23 @@ pub fn failed(output: &Output) -> String {
 /// `script`) as its standard input, output and error, which come back mixed
 /// in `stdout`, with `\r\n` line ends. For what snip does only on a terminal.
 pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) -> Output {
+    run_cli_on_terminal_typing(server, client_dir, args, None)
+}
+
+/// [`run_cli_on_terminal`], with `typed` as what a person types on the
+/// terminal (`script` passes its standard input on to the pty), or nothing.
+pub fn run_cli_on_terminal_typing(
+    server: &Server,
+    client_dir: &Path,
+    args: &[&str],
+    typed: Option<&[u8]>,
+) -> Output {
+    use std::io::Write;
     let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_snip"))
         .chain(args.iter().copied())
         .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
         .collect();
-    Command::new("script")
+    let mut child = Command::new("script")
         .args([
             "--quiet",
             "--return",
@@ -107,7 +119,18 @@ pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) ->
         .env_remove("SNIP_TTL")
         .env_remove("SNIP_BURN")
         .env_remove("SNIP_ENCRYPT")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+        .stdin(if typed.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let (Some(typed), Some(mut stdin)) = (typed, child.stdin.take()) {
+        // The pty buffers the lines until snip reads them.
+        stdin.write_all(typed).unwrap();
+    }
+    child.wait_with_output().unwrap()
 }
