@@ -469,10 +469,7 @@ impl FinalKey {
 
     /// The proof of key: `HKDF-SHA256(final key, salt = none, info = "snip reveal")`, 32 bytes.
     pub fn proof(&self) -> Proof {
-        // HKDF with SHA-256 and one output block: extract with the default
-        // salt (32 zero bytes), then expand with `info ‖ 0x01`.
-        let prk = hmac_sha256(&[0; 32], &[&self.0]);
-        Proof(hmac_sha256(&prk, &[PROOF_INFO, &[1]]))
+        Proof(hkdf_sha256_32(&self.0, PROOF_INFO))
     }
 
     fn cipher(&self) -> Aes256Gcm {
@@ -484,6 +481,14 @@ impl fmt::Debug for FinalKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("FinalKey(…)")
     }
+}
+
+/// HKDF-SHA256 (RFC 5869) without a salt, for 32 bytes of output: one block,
+/// so extract with the default salt (32 zero bytes), then expand with
+/// `info ‖ 0x01`.
+fn hkdf_sha256_32(ikm: &[u8], info: &[u8]) -> [u8; 32] {
+    let prk = hmac_sha256(&[0; 32], &[ikm]);
+    hmac_sha256(&prk, &[info, &[1]])
 }
 
 fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
@@ -806,7 +811,8 @@ mod tests {
         }
         .to_bytes();
         let seal_raw = |plaintext: &[u8]| {
-            let sealed = cipher(&key(1), None, &[0; SALT_LEN], 0)
+            let sealed = FinalKey::derive(&key(1), None, &[0; SALT_LEN], 0)
+                .cipher()
                 .encrypt(
                     &Nonce::from([3; NONCE_LEN]),
                     Payload {
@@ -895,6 +901,34 @@ mod tests {
             assert_eq!(Key::from_fragment(&text), Err(KeyError), "{text:?}");
         }
         assert_eq!(format!("{k:?}"), "Key(…)");
+    }
+
+    /// RFC 5869, test case 3 (SHA-256, no salt, no info): the first 32
+    /// bytes of its output.
+    #[test]
+    fn hkdf_matches_rfc_5869() {
+        let okm = hkdf_sha256_32(&[0x0b; 22], b"");
+        let hex: String = okm.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"
+        );
+    }
+
+    /// The proof is derived from the final key: a password changes it, and
+    /// `seal_proved` gives the proof a reader derives from the header.
+    #[test]
+    fn proof_follows_the_final_key() {
+        let (envelope, proof) = seal_proved(b"x", &meta(), &key(1), None).unwrap();
+        let header = Header::parse(&envelope).unwrap();
+        assert_eq!(FinalKey::for_header(&key(1), None, &header).proof(), proof);
+        assert_ne!(FinalKey::for_header(&key(2), None, &header).proof(), proof);
+        let with = FinalKey::derive(&key(1), Some("pw"), &[7; SALT_LEN], FEW).proof();
+        let other = FinalKey::derive(&key(1), Some("pw!"), &[7; SALT_LEN], FEW).proof();
+        assert_ne!(with, other);
+        assert_eq!(Proof::parse(&with.to_text()), Ok(with.clone()));
+        assert_eq!(format!("{with:?}"), "Proof(…)");
+        assert!(Proof::parse("short").is_err());
     }
 
     /// `seal_with` refuses parameters that would make an unreadable envelope.
