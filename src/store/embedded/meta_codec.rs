@@ -119,7 +119,7 @@ mod tests {
         assert_eq!(decode(b"k", &encoded).unwrap(), meta);
     }
 
-    /// Entries written before pastes had a key check read as having none.
+    /// Entries of versions 1 and 2, which have no key check, read as having none.
     #[test]
     fn reads_entries_without_a_key_check() {
         let meta = PasteMeta {
