@@ -258,6 +258,15 @@ async fn without_a_verifier_nothing_changes() {
     let reveal = with_proof(&server, Method::POST, &format!("/{id}/reveal"), None).await;
     assert_eq!(reveal.status(), 200);
     assert_eq!(reveal.bytes().await.unwrap(), sealed.envelope);
+    // A plain paste does not even read the header.
+    let (plain, _) = server.create("plain", "").await;
+    let read = server
+        .request(Method::GET, &format!("/raw/{plain}"))
+        .header("x-snip-proof", "junk")
+        .fetch()
+        .await;
+    assert_eq!(read.status(), 200);
+    assert_eq!(read.text().await.unwrap(), "plain");
 }
 
 /// Wrong proofs count against the client's rate bucket (twice each: the

@@ -65,8 +65,13 @@ async fn load(state: &SharedState, caller: &Caller, id: &PasteId) -> Result<Past
 /// The header a reader presents its proof of key in (`docs/envelope.md`).
 pub const PROOF_HEADER: &str = "x-snip-proof";
 
-/// The proof of key a request presents, if any; a malformed one is `400`.
-fn presented_proof(headers: &HeaderMap) -> Result<Option<Proof>, ApiError> {
+/// The proof of key a request presents for `meta`, if any; a malformed one
+/// is `400`. For a paste without a key check the header is not even read, so
+/// such pastes are served whatever it holds.
+fn presented_proof(meta: &PasteMeta, headers: &HeaderMap) -> Result<Option<Proof>, ApiError> {
+    if meta.key_check.is_none() {
+        return Ok(None);
+    }
     let Some(value) = headers.get(PROOF_HEADER) else {
         return Ok(None);
     };
@@ -171,7 +176,7 @@ pub async fn answer_view(
         };
     }
     if wants != Accepts::Html {
-        let proof = presented_proof(headers)?;
+        let proof = presented_proof(&paste.meta, headers)?;
         check_proof(state, read, paste.meta.proof_standing(proof.as_ref())).await?;
     }
     Ok(vary_by_accept(match wants {
@@ -222,11 +227,11 @@ async fn readable(
     read: &PasteRead,
     headers: &HeaderMap,
 ) -> Result<Paste, ApiError> {
-    let proof = presented_proof(headers)?;
     let paste = load(state, &read.caller, &read.id).await?;
     if paste.meta.burn {
         return Err(burn_conflict(state, &read.origin, &paste.meta));
     }
+    let proof = presented_proof(&paste.meta, headers)?;
     check_proof(state, read, paste.meta.proof_standing(proof.as_ref())).await?;
     Ok(paste)
 }
@@ -239,8 +244,8 @@ pub async fn reveal(
     read: PasteRead,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let proof = presented_proof(&headers)?;
     let (id, meta) = load_meta(&state, &read.caller, read.id.as_str()).await?;
+    let proof = presented_proof(&meta, &headers)?;
     let now = paste::now();
     let paste = if meta.burn {
         match state.store.take(&id, proof.as_ref(), now).await? {
