@@ -131,6 +131,18 @@ impl ApiError {
         )
     }
 
+    /// `409` for an encrypted burn paste read only with a proof of key: a
+    /// bare `curl -X POST` would be refused, so the hint names the clients
+    /// that derive the proof.
+    pub fn burn_conflict_proved() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "burn_after_reading",
+            "this encrypted paste is deleted when read; to read it: snip get with the whole link \
+             (with its #key), or open that link in a browser",
+        )
+    }
+
     /// `413`: over the paste size limit.
     pub fn too_large(limit: u64) -> Self {
         Self::new(

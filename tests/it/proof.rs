@@ -152,6 +152,13 @@ async fn wrong_proofs_never_burn() {
     let wrong_password = FinalKey::for_header(&sealed.key, Some("hunter3"), &header).proof();
     let other_key = Key::generate().unwrap();
     let wrong_key = FinalKey::for_header(&other_key, Some("hunter2"), &header).proof();
+    let conflict = server.get(&format!("/raw/{id}")).await;
+    assert_eq!(conflict.status(), StatusCode::CONFLICT);
+    let hint = conflict.text().await.unwrap();
+    assert!(
+        hint.contains("snip get") && !hint.contains("curl"),
+        "{hint}"
+    );
     let reveal = format!("/{id}/reveal");
     for proof in [None, Some(&wrong_password), Some(&wrong_key)] {
         let refused = with_proof(&server, Method::POST, &reveal, proof).await;

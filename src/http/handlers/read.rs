@@ -111,6 +111,9 @@ async fn refuse(state: &SharedState, read: &PasteRead, wrong: bool) -> ApiError 
 }
 
 fn burn_conflict(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> ApiError {
+    if meta.key_check.is_some() {
+        return ApiError::burn_conflict_proved();
+    }
     ApiError::burn_conflict(&format!("{}/{}/reveal", state.base_url(origin), meta.id))
 }
 
