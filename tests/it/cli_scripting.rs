@@ -225,6 +225,46 @@ async fn oversized_put_reports_the_limit() {
     }
 }
 
+/// Beyond what the server reads of a refused body, and for refusals decided
+/// from the headers (a bad token), the client still reports the server's
+/// answer: it asks again with the headers alone when sending fails.
+#[tokio::test]
+async fn refusals_the_server_does_not_read_for_still_reach_the_user() {
+    let server = Server::start_with(&["--max-paste-size=1MiB"]);
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.log");
+    std::fs::write(&huge, vec![b'x'; 80 << 20]).unwrap();
+    let puts: Vec<Output> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..6)
+            .map(|_| {
+                scope.spawn(|| snip(&server, dir.path(), &["put", huge.to_str().unwrap()], b""))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for put in &puts {
+        let message = failed(put);
+        assert!(
+            message.contains("413") && message.contains("larger than the limit"),
+            "{message}"
+        );
+    }
+
+    let tenants = crate::support::tenants::start(&[]);
+    let big = dir.path().join("big.log");
+    std::fs::write(&big, vec![b'x'; 8 << 20]).unwrap();
+    let wrong = format!("snip_{}", "0".repeat(40));
+    let refused = run_cli(
+        &tenants,
+        dir.path(),
+        &[("SNIP_TOKEN", &wrong)],
+        &["put", big.to_str().unwrap()],
+        b"",
+    );
+    let message = failed(&refused);
+    assert!(message.contains("401"), "{message}");
+}
+
 /// The value and source `snip config` prints for `name`.
 fn setting(output: &Output, name: &str) -> String {
     let text = stdout(&succeeded_output(output.clone()));

@@ -89,7 +89,13 @@ impl EmbeddedStore {
             .cache_size(options.cache_bytes - options.cache_bytes / 4)
             .worker_threads(4)
             .max_journaling_size(MAX_JOURNAL_BYTES)
-            .open()?;
+            .open()
+            .map_err(|e| match e {
+                fjall::Error::Locked => StoreError::InUse {
+                    dir: dir.to_path_buf(),
+                },
+                e => e.into(),
+            })?;
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
         let meta = db.keyspace("meta", || {
             small()
