@@ -417,6 +417,7 @@ class PastePage {
       }
       say(this.status, '');
       const { meta, content } = opened;
+      this.markDecrypted(content.length);
       await this.showContent(content, { lang: meta.lang || null, name: meta.name || null, type: meta.type || '' });
       return true;
     };
