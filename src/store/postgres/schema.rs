@@ -66,6 +66,12 @@ const MIGRATIONS: &[&str] = &[
         tat     bigint NOT NULL,
         allowed boolean NOT NULL
      );",
+    // 2: proof of key (docs/envelope.md): the verifier and the public
+    // key-derivation parameters; NULL for pastes without one.
+    "ALTER TABLE pastes
+        ADD COLUMN proof_verifier   bytea,
+        ADD COLUMN proof_iterations integer,
+        ADD COLUMN proof_salt       bytea;",
 ];
 
 /// The schema version this binary writes.
