@@ -15,7 +15,7 @@ use super::{base_url, client, send};
 use crate::core::api::{NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView};
 use crate::core::paste::hash_token;
 use crate::core::tenant::{Rate, token_id, validate_token_id};
-use crate::core::units::{self, parse_size};
+use crate::core::units::{self, format_size, parse_size};
 
 /// `snip admin`.
 #[derive(Debug, Clone, Args)]
@@ -236,12 +236,12 @@ impl Admin {
 fn describe_tenant(tenant: &TenantView) -> String {
     let or = |v: Option<String>, default: &str| v.unwrap_or_else(|| default.to_owned());
     format!(
-        "{}\tpastes={}\tbytes={}\tmax-bytes={}\tmax-paste-size={}\trate={}\tburst={}",
+        "{}\tpastes={}\tused={}\tmax-bytes={}\tmax-paste-size={}\trate={}\tburst={}",
         tenant.name,
         tenant.usage.pastes,
-        tenant.usage.bytes,
-        or(tenant.max_bytes.map(|b| b.to_string()), "none"),
-        or(tenant.max_paste_bytes.map(|b| b.to_string()), "server"),
+        format_size(tenant.usage.bytes),
+        or(tenant.max_bytes.map(format_size), "none"),
+        or(tenant.max_paste_bytes.map(format_size), "server"),
         or(tenant.rate.clone(), "server"),
         or(tenant.burst.map(|b| b.to_string()), "default"),
     )

@@ -6,12 +6,16 @@
 //!
 //! With `put --encrypt` the client seals each paste in an envelope
 //! ([`crate::core::envelope`]) before upload and prints `URL#KEY`; the key
-//! never reaches the server. `get URL#KEY` opens it again.
+//! never reaches the server. `get URL#KEY` opens it again, proving the key
+//! (and password) to the server first (`proved.rs`), so a wrong one never
+//! destroys a burn paste.
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow, bail};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::de::DeserializeOwned;
@@ -23,6 +27,7 @@ pub mod admin;
 pub mod auth;
 pub mod backup;
 mod progress;
+mod proved;
 pub mod settings;
 pub mod store_args;
 mod tokens;
@@ -219,9 +224,12 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
                 media_type: None,
             };
             let key = Key::generate().map_err(|e| anyhow!("no randomness for a key: {e}"))?;
-            let sealed = envelope::seal(&body, &meta, &key, password.as_deref())
+            let (sealed, proof) = envelope::seal_proved(&body, &meta, &key, password.as_deref())
                 .context("cannot encrypt the paste")?;
             query.push(("encrypted", "true".into()));
+            // Readers must then prove the key (and password) before the
+            // server serves or burns the ciphertext (docs/envelope.md).
+            query.push(("verifier", URL_SAFE_NO_PAD.encode(proof.verifier())));
             (sealed, Some(key))
         } else {
             if let Some(lang) = &args.lang {
@@ -342,6 +350,16 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
         }
         (false, None) => None,
     };
+    if let (Some(params), Some(key)) = (&info.proof, &key) {
+        let reader = proved::Reader {
+            client: &client,
+            target: &target,
+            token: token.as_deref(),
+        };
+        let content = proved::get(&reader, &info, params, key).await?;
+        sink.check_binary(looks_binary(&content))?;
+        return sink.write(&content);
+    }
     let response = auth::authorize(client.get(target.endpoint("raw/")?), token.as_deref())
         .send()
         .await

@@ -83,7 +83,7 @@ struct FileSettings {
 /// The config file, read (or absent), ready to answer for each setting.
 #[derive(Debug)]
 pub struct ClientConfig {
-    /// Where the file is looked for; `None` when neither XDG_CONFIG_HOME nor HOME is set.
+    /// Where the file is looked for; `None` when there is no home directory.
     pub path: Option<PathBuf>,
     /// Whether it exists.
     pub found: bool,
@@ -212,11 +212,13 @@ impl ClientConfig {
 
 /// `$XDG_CONFIG_HOME/snip/config.toml`, else `~/.config/snip/config.toml`.
 fn config_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(base.join("snip").join("config.toml"))
+    Some(project_dirs()?.config_dir().join("config.toml"))
+}
+
+/// The client's directories (XDG base directories on Linux); `None` when no
+/// home directory can be found.
+pub fn project_dirs() -> Option<directories::ProjectDirs> {
+    directories::ProjectDirs::from("", "", "snip")
 }
 
 /// A non-empty environment variable, with its name.
@@ -272,7 +274,7 @@ pub fn show(args: &ConfigArgs) -> anyhow::Result<()> {
     let file = match (&config.path, config.found) {
         (Some(path), true) => path.display().to_string(),
         (Some(path), false) => format!("{} (none there)", path.display()),
-        (None, _) => "none (neither XDG_CONFIG_HOME nor HOME is set)".to_owned(),
+        (None, _) => "none (no home directory)".to_owned(),
     };
     println!("{:<12}{file}", "config file");
     let server = config.server(args.server.server.as_deref());

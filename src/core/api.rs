@@ -10,7 +10,10 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::paste::{PasteMeta, Visibility, rfc3339};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+use super::paste::{KeyCheck, PasteMeta, Visibility, rfc3339};
 use super::tenant::{Tenant, TokenRecord};
 
 /// The header that carries a paste's delete token (answer to a create, and `DELETE`).
@@ -65,6 +68,40 @@ pub struct PasteInfo {
     /// A short link's target; left out for every other paste.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// For an encrypted paste read only with a proof of key: what a reader
+    /// needs to compute it; left out for every other paste.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<ProofParams>,
+}
+
+/// The public parameters of a paste's proof of key (`docs/envelope.md`):
+/// the envelope's PBKDF2 salt and iterations, so that a reader can derive
+/// the final key before it has the ciphertext.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProofParams {
+    /// PBKDF2 iterations; 0 when the envelope needs no password.
+    pub iterations: u32,
+    /// The PBKDF2 salt, base64url without padding (all zero bytes without a password).
+    pub salt: String,
+}
+
+impl ProofParams {
+    /// The parameters of a paste's key check.
+    pub fn of(check: &KeyCheck) -> Self {
+        Self {
+            iterations: check.iterations,
+            salt: URL_SAFE_NO_PAD.encode(check.salt),
+        }
+    }
+
+    /// The salt's bytes, if it is 16 bytes of base64url.
+    pub fn salt_bytes(&self) -> Option<[u8; 16]> {
+        let mut salt = [0u8; 16];
+        match URL_SAFE_NO_PAD.decode_slice(&self.salt, &mut salt) {
+            Ok(16) => Some(salt),
+            _ => None,
+        }
+    }
 }
 
 impl From<PasteMeta> for PasteInfo {
@@ -81,6 +118,7 @@ impl From<PasteMeta> for PasteInfo {
             encrypted: meta.encrypted,
             visibility: meta.visibility,
             url: meta.redirect,
+            proof: meta.key_check.as_ref().map(ProofParams::of),
         }
     }
 }

@@ -289,6 +289,17 @@ pub fn seal(
     key: &Key,
     password: Option<&str>,
 ) -> Result<Vec<u8>, SealError> {
+    seal_proved(content, meta, key, password).map(|(envelope, _)| envelope)
+}
+
+/// [`seal`], also giving the proof of key of the new envelope (from the same
+/// final key, so the password is stretched once).
+pub fn seal_proved(
+    content: &[u8],
+    meta: &Meta,
+    key: &Key,
+    password: Option<&str>,
+) -> Result<(Vec<u8>, Proof), SealError> {
     let mut nonce = [0u8; NONCE_LEN];
     getrandom::fill(&mut nonce)?;
     let mut salt = [0u8; SALT_LEN];
@@ -297,7 +308,8 @@ pub fn seal(
         getrandom::fill(&mut salt)?;
         iterations = DEFAULT_ITERATIONS;
     }
-    seal_with(content, meta, key, password, salt, nonce, iterations)
+    let (envelope, final_key) = seal_keyed(content, meta, key, password, salt, nonce, iterations)?;
+    Ok((envelope, final_key.proof()))
 }
 
 /// Seals deterministically with the given salt, nonce and iterations; for
@@ -314,6 +326,19 @@ pub fn seal_with(
     nonce: [u8; NONCE_LEN],
     iterations: u32,
 ) -> Result<Vec<u8>, SealError> {
+    seal_keyed(content, meta, key, password, salt, nonce, iterations).map(|(envelope, _)| envelope)
+}
+
+/// [`seal_with`], also giving the final key it sealed with.
+fn seal_keyed(
+    content: &[u8],
+    meta: &Meta,
+    key: &Key,
+    password: Option<&str>,
+    salt: [u8; SALT_LEN],
+    nonce: [u8; NONCE_LEN],
+    iterations: u32,
+) -> Result<(Vec<u8>, FinalKey), SealError> {
     let flags = match password {
         Some(_) if iterations == 0 || iterations > MAX_ITERATIONS => {
             return Err(SealError::Params(
@@ -341,8 +366,9 @@ pub fn seal_with(
     plaintext.extend_from_slice(&meta_len.to_be_bytes());
     plaintext.extend_from_slice(&meta);
     plaintext.extend_from_slice(content);
-    let cipher = cipher(key, password, &salt, iterations);
-    let sealed = cipher
+    let final_key = FinalKey::derive(key, password, &salt, iterations);
+    let sealed = final_key
+        .cipher()
         .encrypt(
             &Nonce::from(nonce),
             Payload {
@@ -354,7 +380,7 @@ pub fn seal_with(
     let mut envelope = Vec::with_capacity(HEADER_LEN + sealed.len());
     envelope.extend_from_slice(&header);
     envelope.extend_from_slice(&sealed);
-    Ok(envelope)
+    Ok((envelope, final_key))
 }
 
 /// Opens an envelope with the link key (and the password, if it needs one),
@@ -371,10 +397,18 @@ pub fn open(
         (true, Some(password)) => Some(password),
         (false, _) => None,
     };
-    let cipher = cipher(key, password, &header.salt, header.iterations);
+    let final_key = FinalKey::derive(key, password, &header.salt, header.iterations);
+    decrypt_with(envelope, &final_key.cipher())
+}
+
+/// Decrypts an envelope whose header has been checked, and splits the plaintext.
+fn decrypt_with(envelope: &[u8], cipher: &Aes256Gcm) -> Result<(Meta, Vec<u8>), EnvelopeError> {
+    let nonce: [u8; NONCE_LEN] = envelope[26..HEADER_LEN]
+        .try_into()
+        .map_err(|_| EnvelopeError::NotAnEnvelope)?;
     let plaintext = cipher
         .decrypt(
-            &Nonce::from(header.nonce),
+            &Nonce::from(nonce),
             Payload {
                 msg: &envelope[HEADER_LEN..],
                 aad: &envelope[..HEADER_LEN],
@@ -394,18 +428,148 @@ pub fn open(
     Ok((Meta::from_json(meta)?, content.to_vec()))
 }
 
-/// The AES-256-GCM cipher: keyed by `K` itself, or by PBKDF2 over `K ‖ password`.
-fn cipher(key: &Key, password: Option<&str>, salt: &[u8], iterations: u32) -> Aes256Gcm {
-    let aes_key = match password {
-        None => key.0,
-        Some(password) => {
-            let mut secret = Vec::with_capacity(KEY_LEN + password.len());
-            secret.extend_from_slice(&key.0);
-            secret.extend_from_slice(password.as_bytes());
-            pbkdf2::pbkdf2_hmac_array::<Sha256, KEY_LEN>(&secret, salt, iterations)
+/// The info string of the proof's HKDF (`docs/envelope.md`, "Proof of key").
+pub const PROOF_INFO: &[u8] = b"snip reveal";
+/// Length of a proof and of its verifier.
+pub const PROOF_LEN: usize = 32;
+
+/// The final key: the AES key of an envelope, `K` itself without a password,
+/// PBKDF2 over `K ‖ password` with one. Its `Debug` form never shows the bytes.
+#[derive(Clone)]
+pub struct FinalKey([u8; KEY_LEN]);
+
+impl FinalKey {
+    /// Derives the final key from the link key and, when `password` is
+    /// given, the envelope's salt and iterations (ignored without a password).
+    pub fn derive(
+        key: &Key,
+        password: Option<&str>,
+        salt: &[u8; SALT_LEN],
+        iterations: u32,
+    ) -> Self {
+        match password {
+            None => Self(key.0),
+            Some(password) => {
+                let mut secret = Vec::with_capacity(KEY_LEN + password.len());
+                secret.extend_from_slice(&key.0);
+                secret.extend_from_slice(password.as_bytes());
+                Self(pbkdf2::pbkdf2_hmac_array::<Sha256, KEY_LEN>(
+                    &secret, salt, iterations,
+                ))
+            }
         }
+    }
+
+    /// The final key of an envelope with `header`: a password is used only
+    /// when the header asks for one.
+    pub fn for_header(key: &Key, password: Option<&str>, header: &Header) -> Self {
+        let password = password.filter(|_| header.needs_password());
+        Self::derive(key, password, &header.salt, header.iterations)
+    }
+
+    /// The proof of key: `HKDF-SHA256(final key, salt = none, info = "snip reveal")`, 32 bytes.
+    pub fn proof(&self) -> Proof {
+        Proof(hkdf_sha256_32(&self.0, PROOF_INFO))
+    }
+
+    fn cipher(&self) -> Aes256Gcm {
+        Aes256Gcm::new(&self.0.into())
+    }
+}
+
+impl fmt::Debug for FinalKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FinalKey(…)")
+    }
+}
+
+/// HKDF-SHA256 (RFC 5869) without a salt, for 32 bytes of output: one block,
+/// so extract with the default salt (32 zero bytes), then expand with
+/// `info ‖ 0x01`.
+fn hkdf_sha256_32(ikm: &[u8], info: &[u8]) -> [u8; 32] {
+    let prk = hmac_sha256(&[0; 32], &[ikm]);
+    hmac_sha256(&prk, &[info, &[1]])
+}
+
+fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    use hmac::Mac;
+    // HMAC takes a key of any length.
+    let Ok(mut mac) = <hmac::Hmac<Sha256> as KeyInit>::new_from_slice(key) else {
+        unreachable!("HMAC accepts keys of every length")
     };
-    Aes256Gcm::new(&aes_key.into())
+    for part in parts {
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().into()
+}
+
+/// A proof of key: what a reader presents (`X-Snip-Proof`) to be served the
+/// ciphertext of a paste created with a verifier. Its `Debug` form never
+/// shows the bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Proof([u8; PROOF_LEN]);
+
+/// Why a header value is not a proof or a verifier.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not 32 bytes in base64url without padding (43 characters)")]
+pub struct ProofSyntaxError;
+
+impl Proof {
+    /// A proof with the given bytes.
+    pub fn from_bytes(bytes: [u8; PROOF_LEN]) -> Self {
+        Self(bytes)
+    }
+
+    /// Parses a proof's text: 43 characters of canonical base64url.
+    pub fn parse(text: &str) -> Result<Self, ProofSyntaxError> {
+        decode_32(text).map(Self)
+    }
+
+    /// The proof's text: base64url without padding.
+    pub fn to_text(&self) -> String {
+        URL_SAFE_NO_PAD.encode(self.0)
+    }
+
+    /// The raw bytes.
+    pub fn as_bytes(&self) -> &[u8; PROOF_LEN] {
+        &self.0
+    }
+
+    /// The verifier the server keeps: `SHA-256(proof)`.
+    pub fn verifier(&self) -> [u8; PROOF_LEN] {
+        use sha2::Digest as _;
+        Sha256::digest(self.0).into()
+    }
+}
+
+impl fmt::Debug for Proof {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Proof(…)")
+    }
+}
+
+/// Parses a verifier's text (as sent at creation): 43 characters of
+/// canonical base64url, 32 bytes.
+pub fn parse_verifier(text: &str) -> Result<[u8; PROOF_LEN], ProofSyntaxError> {
+    decode_32(text)
+}
+
+fn decode_32(text: &str) -> Result<[u8; 32], ProofSyntaxError> {
+    if text.len() != 43 {
+        return Err(ProofSyntaxError);
+    }
+    let mut bytes = [0u8; 32];
+    match URL_SAFE_NO_PAD.decode_slice(text, &mut bytes) {
+        Ok(32) => Ok(bytes),
+        _ => Err(ProofSyntaxError),
+    }
+}
+
+/// [`open`] with a final key derived beforehand (for the proof): the
+/// password is not stretched again.
+pub fn open_with(envelope: &[u8], final_key: &FinalKey) -> Result<(Meta, Vec<u8>), EnvelopeError> {
+    Header::parse(envelope)?;
+    decrypt_with(envelope, &final_key.cipher())
 }
 
 #[cfg(test)]
@@ -647,7 +811,8 @@ mod tests {
         }
         .to_bytes();
         let seal_raw = |plaintext: &[u8]| {
-            let sealed = cipher(&key(1), None, &[0; SALT_LEN], 0)
+            let sealed = FinalKey::derive(&key(1), None, &[0; SALT_LEN], 0)
+                .cipher()
                 .encrypt(
                     &Nonce::from([3; NONCE_LEN]),
                     Payload {
@@ -736,6 +901,34 @@ mod tests {
             assert_eq!(Key::from_fragment(&text), Err(KeyError), "{text:?}");
         }
         assert_eq!(format!("{k:?}"), "Key(…)");
+    }
+
+    /// RFC 5869, test case 3 (SHA-256, no salt, no info): the first 32
+    /// bytes of its output.
+    #[test]
+    fn hkdf_matches_rfc_5869() {
+        let okm = hkdf_sha256_32(&[0x0b; 22], b"");
+        let hex: String = okm.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            hex,
+            "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"
+        );
+    }
+
+    /// The proof is derived from the final key: a password changes it, and
+    /// `seal_proved` gives the proof a reader derives from the header.
+    #[test]
+    fn proof_follows_the_final_key() {
+        let (envelope, proof) = seal_proved(b"x", &meta(), &key(1), None).unwrap();
+        let header = Header::parse(&envelope).unwrap();
+        assert_eq!(FinalKey::for_header(&key(1), None, &header).proof(), proof);
+        assert_ne!(FinalKey::for_header(&key(2), None, &header).proof(), proof);
+        let with = FinalKey::derive(&key(1), Some("pw"), &[7; SALT_LEN], FEW).proof();
+        let other = FinalKey::derive(&key(1), Some("pw!"), &[7; SALT_LEN], FEW).proof();
+        assert_ne!(with, other);
+        assert_eq!(Proof::parse(&with.to_text()), Ok(with.clone()));
+        assert_eq!(format!("{with:?}"), "Proof(…)");
+        assert!(Proof::parse("short").is_err());
     }
 
     /// `seal_with` refuses parameters that would make an unreadable envelope.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use super::envelope::Proof;
 use super::id::PasteId;
 use super::random::OsRandom;
 
@@ -132,6 +133,45 @@ pub struct PasteMeta {
     /// For a short link: the `http(s)` URL that `GET /{id}` redirects to.
     #[serde(default)]
     pub redirect: Option<String>,
+    /// For an encrypted paste created with a verifier: the proof of key a
+    /// reader must present (`docs/envelope.md`). Must stay the last field:
+    /// the embedded store reads records written without it by appending
+    /// postcard's `None`.
+    #[serde(default)]
+    pub key_check: Option<KeyCheck>,
+}
+
+/// What the server keeps to check a proof of key, and the public parameters
+/// a reader needs to compute one before it has the ciphertext. Nothing here
+/// lets the server decrypt: the verifier is a hash of the proof, which is
+/// itself a one-way derivation of the final key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyCheck {
+    /// `SHA-256(proof)`.
+    pub verifier: [u8; 32],
+    /// The envelope's PBKDF2 iterations; 0 when it needs no password.
+    pub iterations: u32,
+    /// The envelope's PBKDF2 salt (all zero without a password).
+    pub salt: [u8; 16],
+}
+
+impl KeyCheck {
+    /// Whether `proof` is the one this check was made from, compared in
+    /// constant time.
+    pub fn accepts(&self, proof: &Proof) -> bool {
+        proof.verifier().ct_eq(&self.verifier).into()
+    }
+}
+
+/// How a read's proof of key stands against a paste.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProofStanding {
+    /// The paste asks for no proof, or the right one was presented.
+    Admitted,
+    /// The paste asks for a proof and none was presented.
+    Missing,
+    /// A proof was presented and it is not the right one.
+    Wrong,
 }
 
 impl PasteMeta {
@@ -143,6 +183,16 @@ impl PasteMeta {
     /// Compares a presented delete token with the stored hash in constant time.
     pub fn delete_token_matches(&self, token: &str) -> bool {
         hash_token(token).ct_eq(&self.delete_token_hash).into()
+    }
+
+    /// How `proof` stands against this paste's [`KeyCheck`], if it has one.
+    pub fn proof_standing(&self, proof: Option<&Proof>) -> ProofStanding {
+        match (&self.key_check, proof) {
+            (None, _) => ProofStanding::Admitted,
+            (Some(_), None) => ProofStanding::Missing,
+            (Some(check), Some(proof)) if check.accepts(proof) => ProofStanding::Admitted,
+            (Some(_), Some(_)) => ProofStanding::Wrong,
+        }
     }
 
     /// The ID as a typed value. Stored IDs were valid when written.
@@ -364,6 +414,7 @@ mod tests {
             owner: None,
             visibility: Visibility::Unlisted,
             redirect: None,
+            key_check: None,
         }
     }
 
@@ -425,6 +476,7 @@ mod tests {
             owner: None,
             visibility: Visibility::Unlisted,
             redirect: None,
+            key_check: None,
         };
         assert!(meta.delete_token_matches(&token));
         assert!(!meta.delete_token_matches("0123"));

@@ -112,6 +112,37 @@ impl ApiError {
         )
     }
 
+    /// `403`: the paste is served only with a proof of its key, and none was sent.
+    pub fn proof_required() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "proof_required",
+            "this encrypted paste is served only with a proof of its key (the X-Snip-Proof header); \
+             open the whole link (with its #key) in a browser, or use snip get",
+        )
+    }
+
+    /// `403`: the proof of key is wrong; nothing was read or destroyed.
+    pub fn wrong_proof() -> Self {
+        Self::new(
+            StatusCode::FORBIDDEN,
+            "wrong_proof",
+            "wrong password or key: the proof of key does not match; the paste is intact",
+        )
+    }
+
+    /// `409` for an encrypted burn paste read only with a proof of key: a
+    /// bare `curl -X POST` would be refused, so the hint names the clients
+    /// that derive the proof.
+    pub fn burn_conflict_proved() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "burn_after_reading",
+            "this encrypted paste is deleted when read; to read it: snip get with the whole link \
+             (with its #key), or open that link in a browser",
+        )
+    }
+
     /// `413`: over the paste size limit.
     pub fn too_large(limit: u64) -> Self {
         Self::new(

@@ -301,6 +301,7 @@ mod tests {
             owner: Some("team".into()),
             visibility: Visibility::Private,
             redirect: None,
+            key_check: None,
         };
         (meta, Bytes::copy_from_slice(body))
     }
@@ -346,6 +347,31 @@ mod tests {
             let (m, b) = paste("id1", &[0, 255, 1]);
             Record::Paste(m, b)
         });
+    }
+
+    /// A paste's key check (proof of key) is carried; a paste of a dump
+    /// written without one reads as having none.
+    #[tokio::test]
+    async fn key_checks_are_carried() {
+        let (mut meta, body) = paste("idk", b"SNIP");
+        meta.key_check = Some(crate::core::paste::KeyCheck {
+            verifier: [9; 32],
+            iterations: 600_000,
+            salt: [4; 16],
+        });
+        let mut out = Vec::new();
+        let mut writer = DumpWriter::new(&mut out).await.unwrap();
+        writer.paste(&meta, &body).await.unwrap();
+        writer.finish().await.unwrap();
+        assert_eq!(
+            read_all(&out).unwrap(),
+            vec![Record::Paste(meta.clone(), body)]
+        );
+
+        let mut json = serde_json::to_value(&meta).unwrap();
+        json.as_object_mut().unwrap().remove("key_check");
+        let older: PasteMeta = serde_json::from_value(json).unwrap();
+        assert_eq!(older.key_check, None);
     }
 
     /// Every truncation and every single flipped byte is refused.

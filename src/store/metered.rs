@@ -13,8 +13,9 @@ use async_trait::async_trait;
 use bytes::Bytes;
 
 use super::{
-    ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport, Usage,
+    ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport, Taken, Usage,
 };
+use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::metrics::{Metrics, StoreOp};
@@ -86,9 +87,16 @@ impl Store for MeteredStore {
         self.timed(StoreOp::Meta, self.inner.meta(id, now)).await
     }
 
-    async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        let result = self.timed(StoreOp::Take, self.inner.take(id, now)).await;
-        if let Ok(Some(_)) = &result {
+    async fn take(
+        &self,
+        id: &PasteId,
+        proof: Option<&Proof>,
+        now: UnixTime,
+    ) -> Result<Taken, StoreError> {
+        let result = self
+            .timed(StoreOp::Take, self.inner.take(id, proof, now))
+            .await;
+        if let Ok(Taken::Paste(_)) = &result {
             self.metrics.pastes.burned.inc();
         }
         result

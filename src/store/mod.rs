@@ -13,6 +13,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use bytes::Bytes;
 
+use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
@@ -43,6 +44,17 @@ pub struct Paste {
     pub meta: Arc<PasteMeta>,
     /// The body bytes, shared with the store's cache where possible (no copy).
     pub body: Bytes,
+}
+
+/// The outcome of [`Store::take`].
+#[derive(Debug, Clone)]
+pub enum Taken {
+    /// The paste, now deleted.
+    Paste(Paste),
+    /// No live paste has that ID.
+    Absent,
+    /// The paste asks for a proof of key that was missing or wrong; it is intact.
+    Refused,
 }
 
 /// What an owner keeps.
@@ -112,8 +124,15 @@ pub trait Store: Send + Sync + 'static {
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError>;
 
     /// Reads a live paste and deletes it in the same atomic step: of any number of
-    /// concurrent callers, exactly one gets it.
-    async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError>;
+    /// concurrent callers, exactly one gets it. A paste with a key check is
+    /// taken only with the right `proof`, checked in that same step; with a
+    /// missing or wrong one it stays, and the answer is [`Taken::Refused`].
+    async fn take(
+        &self,
+        id: &PasteId,
+        proof: Option<&Proof>,
+        now: UnixTime,
+    ) -> Result<Taken, StoreError>;
 
     /// Lists the live pastes of `owner`, newest first.
     async fn list(

@@ -86,6 +86,42 @@ struct Fixture {
     /// (ID, delete token, body) of every paste; burn pastes have a body too.
     pastes: Vec<(String, String, Vec<u8>)>,
     burn: String,
+    /// An encrypted burn paste read only with a proof of key: (ID, proof, envelope).
+    proved: (String, String, Vec<u8>),
+}
+
+/// Creates an encrypted burn paste with a verifier (a password, so its salt
+/// and iterations are public metadata too); returns (ID, proof, envelope).
+async fn create_proved(server: &Server) -> (String, String, Vec<u8>) {
+    use snip::core::envelope::{self, FinalKey, Header, Key, Meta};
+    let key = Key::generate().unwrap();
+    let sealed = envelope::seal_with(
+        b"proved",
+        &Meta::default(),
+        &key,
+        Some("pw"),
+        [5; 16],
+        [6; 12],
+        1000,
+    )
+    .unwrap();
+    let proof = FinalKey::for_header(&key, Some("pw"), &Header::parse(&sealed).unwrap()).proof();
+    let verifier: String = {
+        use base64::Engine;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(proof.verifier())
+    };
+    let json = crate::support::http::create_json(
+        &client(),
+        &server.url,
+        sealed.clone(),
+        &format!("encrypted=true&burn=true&verifier={verifier}"),
+    )
+    .await;
+    (
+        json["id"].as_str().unwrap().to_owned(),
+        proof.to_text(),
+        sealed,
+    )
 }
 
 /// A server with a tenant and pastes of every kind: text, 1 MiB binary, a burn
@@ -132,11 +168,14 @@ async fn fixture() -> Fixture {
     add(private.json().await.unwrap(), b"tenant secret");
     let link = create_as(&server, None, "", "url=https://example.com/x").await;
     pastes.push((link, String::new(), Vec::new()));
+    let proved = create_proved(&server).await;
+    pastes.push((proved.0.clone(), String::new(), proved.2.clone()));
     Fixture {
         server,
         secret,
         pastes,
         burn: burn_id,
+        proved,
     }
 }
 
@@ -165,7 +204,7 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
         metadata(&fixture.server, fixture).await
     );
     for (id, _, body) in &fixture.pastes {
-        if *id == fixture.burn || body.is_empty() {
+        if *id == fixture.burn || *id == fixture.proved.0 || body.is_empty() {
             continue;
         }
         let raw = request(
@@ -184,6 +223,19 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
         .fetch()
         .await;
     assert_eq!(&reveal.bytes().await.unwrap()[..], b"burn me");
+    // The verifier came along: a wrong proof is refused, the right one reveals.
+    let (id, proof, sealed) = &fixture.proved;
+    let reveal_with = |proof: String| {
+        restored
+            .request(Method::POST, &format!("/{id}/reveal"))
+            .header("x-snip-proof", proof)
+            .fetch()
+    };
+    let wrong = reveal_with("A".repeat(43)).await;
+    assert_eq!(wrong.status(), 403);
+    let right = reveal_with(proof.clone()).await;
+    assert_eq!(right.status(), 200);
+    assert_eq!(&right.bytes().await.unwrap()[..], &sealed[..]);
     let link = &fixture.pastes[4].0;
     let redirect = restored.get(&format!("/{link}")).await;
     assert_eq!(redirect.headers()["location"], "https://example.com/x");
@@ -213,7 +265,7 @@ fn backup_online(fixture: &Fixture, dir: &Path) -> PathBuf {
         dir,
         &["backup", "--out", dump.to_str().unwrap()],
     ));
-    assert!(said.contains("backed up 5 pastes"), "{said}");
+    assert!(said.contains("backed up 6 pastes"), "{said}");
     assert!(!dir.join("snip.snipdump.partial").exists());
     dump
 }
@@ -232,7 +284,7 @@ async fn backup_then_restore_reproduces_everything() {
     let dump = backup_online(&fixture, dir.path());
     let target = Target::same_backend();
     let said = succeeded(&restore(&fixture.server, dir.path(), &dump, &target));
-    assert!(said.contains("restored 5 pastes"), "{said}");
+    assert!(said.contains("restored 6 pastes"), "{said}");
     assert_same(&target.serve(), &fixture).await;
 }
 
@@ -312,7 +364,7 @@ async fn across_backends() {
             &to,
         ],
     ));
-    assert!(said.contains("copied 5 pastes"), "{said}");
+    assert!(said.contains("copied 6 pastes"), "{said}");
     assert_same(&postgres.serve(), &fixture).await;
     assert_same(&back.serve(), &fixture).await;
 }

@@ -51,7 +51,7 @@ async fn admin_and_tenant_workflow() {
     assert!(token.starts_with("snip_"), "{token}");
     let details = stderr(&create);
     assert!(
-        details.contains("team") && details.contains("1048576"),
+        details.contains("team") && details.contains("max-bytes=1 MiB"),
         "{details}"
     );
 
@@ -71,7 +71,7 @@ async fn admin_and_tenant_workflow() {
     let listed = ok(&snip(&server, dir.path(), &user, &["list"], b""));
     let id = url.rsplit('/').next().unwrap();
     assert!(
-        listed.contains(id) && listed.contains("notes.txt") && listed.contains("12"),
+        listed.contains(id) && listed.contains("notes.txt") && listed.contains("12 bytes"),
         "{listed}"
     );
 
@@ -139,7 +139,13 @@ async fn admin_tokens_and_updates() {
         all.push(&file_flag);
         snip(&server, dir.path(), &[], &all, b"")
     };
-    ok(&admin(&["tenant", "create", "ro", "--max-paste-size", "4"]));
+    let created = admin(&["tenant", "create", "ro", "--max-paste-size", "4KiB"]);
+    assert!(
+        stderr(&created).contains("max-paste-size=4 KiB"),
+        "sizes in units: {}",
+        stderr(&created)
+    );
+    ok(&admin(&["tenant", "update", "ro", "--max-paste-size", "4"]));
     let reader = ok(&admin(&[
         "token",
         "create",

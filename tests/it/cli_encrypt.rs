@@ -3,9 +3,12 @@
 
 use std::process::Output;
 
+use snip::core::api::ProofParams;
+use snip::core::envelope::{FinalKey, Key};
+
 use crate::support::{
     Server,
-    cli::{failed, run_cli, stderr, two_source_files},
+    cli::{failed, run_cli, run_cli_on_terminal_typing, stderr, stdout, two_source_files},
 };
 
 /// Runs `snip ARGS` against `server` with `stdin`, its own token directory and
@@ -35,10 +38,33 @@ fn split_link(stdout: &[u8]) -> (String, String, String) {
     (url.to_owned(), id, key.to_owned())
 }
 
-async fn raw(server: &Server, id: &str) -> Vec<u8> {
-    let response = server.get(&format!("/raw/{id}")).await;
+/// The stored ciphertext, read with the proof of `key` and `password`
+/// (without it, the server refuses: see `raw_needs_the_proof`).
+async fn raw(server: &Server, id: &str, key: &str, password: Option<&str>) -> Vec<u8> {
+    let response = server
+        .request(reqwest::Method::GET, &format!("/raw/{id}"))
+        .header("x-snip-proof", proof(server, id, key, password).await)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 200);
     response.bytes().await.unwrap().to_vec()
+}
+
+/// The proof of key a reader of `id` with `key` and `password` presents.
+async fn proof(server: &Server, id: &str, key: &str, password: Option<&str>) -> String {
+    let meta = metadata(server, id).await;
+    let params: ProofParams = serde_json::from_value(meta["proof"].clone()).unwrap();
+    let key = Key::from_fragment(key).unwrap();
+    let password = password.filter(|_| params.iterations > 0);
+    FinalKey::derive(
+        &key,
+        password,
+        &params.salt_bytes().unwrap(),
+        params.iterations,
+    )
+    .proof()
+    .to_text()
 }
 
 async fn metadata(server: &Server, id: &str) -> serde_json::Value {
@@ -92,7 +118,7 @@ async fn round_trip_without_password() {
         content
     );
 
-    let stored = raw(&server, &id).await;
+    let stored = raw(&server, &id, &key, None).await;
     assert!(stored.starts_with(b"SNIP\x01\x00"), "not an envelope");
     for secret in [
         &b"launch code"[..],
@@ -161,11 +187,11 @@ async fn round_trip_with_password() {
         &[("SNIP_PASSWORD", "correct horse battery stapler")],
     ));
     assert!(
-        wrong.contains("wrong key or password, or the paste was tampered with"),
+        wrong.contains("wrong password or key") && wrong.contains("intact"),
         "{wrong}"
     );
 
-    let stored = raw(&server, &id).await;
+    let stored = raw(&server, &id, &key, Some(password)).await;
     assert_eq!(stored[5], 1, "the password flag is not set");
     assert_eq!(&stored[6..10], &600_000u32.to_be_bytes());
     for secret in [&content[..], password.as_bytes(), key.as_bytes(), b"notes"] {
@@ -202,7 +228,10 @@ async fn missing_or_wrong_key() {
         b"",
         &[],
     ));
-    assert!(message.contains("wrong key or password"), "{message}");
+    assert!(
+        message.contains("the key in the link is wrong"),
+        "{message}"
+    );
 
     let message = failed(&snip(
         &server,
@@ -329,4 +358,94 @@ async fn plain_paste_with_fragment() {
     );
     assert!(stderr(&get).contains("not encrypted"));
     assert_eq!(ok(get), b"plain");
+}
+
+/// The ciphertext of an encrypted paste is not served to an ID alone: a
+/// scanner or a log reader gets `403`, the metadata stays readable.
+#[tokio::test]
+async fn raw_needs_the_proof() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, id, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &["put", "--encrypt"],
+        b"not for scanners",
+        &[],
+    )));
+    assert_eq!(server.status(&format!("/raw/{id}")).await, 403);
+    assert_eq!(server.status(&format!("/download/{id}")).await, 403);
+    assert_eq!(metadata(&server, &id).await["encrypted"], true);
+    assert!(raw(&server, &id, &key, None).await.starts_with(b"SNIP"));
+}
+
+/// An encrypted burn paste survives a wrong SNIP_PASSWORD and a link whose
+/// key has one character changed; the right password then reads it, once.
+#[tokio::test]
+async fn wrong_password_or_key_never_burns() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let password = [("SNIP_PASSWORD", "open sesame")];
+    let (url, id, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &["put", "--password", "--burn"],
+        b"read me once, with the password",
+        &password,
+    )));
+    let link = format!("{url}#{key}");
+    let wrong = failed(&snip(
+        &server,
+        dir.path(),
+        &["get", &link],
+        b"",
+        &[("SNIP_PASSWORD", "open sesame!")],
+    ));
+    assert!(wrong.contains("intact"), "{wrong}");
+    assert_eq!(metadata(&server, &id).await["burn"], true);
+
+    let mut changed = key.clone().into_bytes();
+    changed[5] = if changed[5] == b'A' { b'B' } else { b'A' };
+    let changed = String::from_utf8(changed).unwrap();
+    let typo = failed(&snip(
+        &server,
+        dir.path(),
+        &["get", &format!("{url}#{changed}")],
+        b"",
+        &password,
+    ));
+    assert!(typo.contains("intact"), "{typo}");
+    assert_eq!(metadata(&server, &id).await["burn"], true);
+
+    assert_eq!(
+        ok(snip(&server, dir.path(), &["get", &link], b"", &password)),
+        b"read me once, with the password"
+    );
+    assert_eq!(server.status(&format!("/api/pastes/{id}")).await, 404);
+}
+
+/// On a terminal, a wrong password is asked again, with the paste intact.
+#[tokio::test]
+async fn wrong_password_is_asked_again_on_a_terminal() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (url, id, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &["put", "--password", "--burn"],
+        b"typed twice",
+        &[("SNIP_PASSWORD", "right one")],
+    )));
+    let link = format!("{url}#{key}");
+    let output = run_cli_on_terminal_typing(
+        &server,
+        dir.path(),
+        &["get", &link],
+        Some(b"wrong one\nright one\n"),
+    );
+    let shown = stdout(&output);
+    assert!(output.status.success(), "{shown}");
+    assert!(shown.contains("wrong password (or key)"), "{shown}");
+    assert!(shown.contains("typed twice"), "{shown}");
+    assert_eq!(server.status(&format!("/api/pastes/{id}")).await, 404);
 }

@@ -26,6 +26,7 @@ mod nginx;
 mod observability;
 mod openapi;
 mod outage;
+mod proof;
 mod proxy;
 mod proxy_protocol;
 mod refused_start;

@@ -78,6 +78,59 @@ async fn concurrent_reveals_over_two_instances_have_one_winner() {
     assert_eq!(&wins[0][..], b"only once");
 }
 
+/// An encrypted burn paste with a verifier, revealed over both instances at
+/// once by right and wrong proofs: wrong ones are refused (or find it gone),
+/// exactly one right one reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn proofs_over_two_instances_have_one_reader() {
+    use base64::Engine;
+    use snip::core::envelope::{self, FinalKey, Header, Key, Meta, Proof};
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
+        return;
+    }
+    let (a, b) = pair(&["--ip-rate=off"]);
+    let http = client();
+    let key = Key::generate().unwrap();
+    let sealed =
+        envelope::seal_with(b"proved", &Meta::default(), &key, None, [0; 16], [1; 12], 0).unwrap();
+    let proof = FinalKey::for_header(&key, None, &Header::parse(&sealed).unwrap()).proof();
+    let verifier = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(proof.verifier());
+    let options = format!("encrypted=true&burn=true&verifier={verifier}");
+    let created = create_json(&http, &a.url, sealed.clone(), &options).await;
+    let id = created["id"].as_str().unwrap().to_owned();
+    let wrong = Proof::from_bytes([7; 32]).to_text();
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(64));
+    let tasks: Vec<_> = (0..64)
+        .map(|n| {
+            let url = if n % 2 == 0 { &a.url } else { &b.url };
+            let url = format!("{url}/{id}/reveal");
+            let right = n % 4 < 2;
+            let shown = if right {
+                proof.to_text()
+            } else {
+                wrong.clone()
+            };
+            let (http, barrier) = (http.clone(), barrier.clone());
+            tokio::spawn(async move {
+                barrier.wait().await;
+                let response = http.post(url).header("x-snip-proof", shown).fetch().await;
+                let status = response.status().as_u16();
+                (right, status, response.bytes().await.unwrap())
+            })
+        })
+        .collect();
+    let mut readers = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            (true, 200, body) => readers.push(body),
+            (true, 404, _) | (false, 403 | 404, _) => {}
+            (right, status, _) => panic!("right={right}: unexpected status {status}"),
+        }
+    }
+    assert_eq!(readers.len(), 1, "exactly one right proof reads it");
+    assert_eq!(&readers[0][..], &sealed[..]);
+}
+
 /// A paste that expires is refused by both instances before any sweep, and the sweepers of both remove it exactly once.
 #[tokio::test]
 async fn expiry_and_sweeping_across_instances() {

@@ -1,7 +1,8 @@
 //! The envelope test vectors shared with the browser implementation
 //! (`tests/vectors/envelope.json`, format in `docs/envelope.md`).
 //!
-//! `every_vector_both_ways` checks each vector in both directions. The file
+//! `every_vector_both_ways` checks each vector in both directions, and its
+//! proof of key and verifier. The file
 //! is written by `cargo test --test it -- --ignored vectors::write_vectors`; run
 //! it only when adding vectors, and review the diff: existing vectors must
 //! never change.
@@ -158,6 +159,15 @@ struct Vector {
     iterations: u32,
     nonce: String,
     envelope: String,
+    proof: String,
+    verifier: String,
+}
+
+/// The proof of key of a vector's envelope and its verifier, in hex.
+fn proof_of(envelope: &[u8], key: &Key, password: Option<&str>) -> (String, String) {
+    let header = envelope::Header::parse(envelope).unwrap();
+    let proof = envelope::FinalKey::for_header(key, password, &header).proof();
+    (hex(proof.as_bytes()), hex(&proof.verifier()))
 }
 
 /// Regenerates the vector file from `inputs()`.
@@ -178,6 +188,7 @@ fn write_vectors() {
                 v.iterations,
             )
             .unwrap();
+            let (proof, verifier) = proof_of(&envelope, &key, v.password);
             Vector {
                 description: v.description,
                 content: hex(&v.content),
@@ -188,6 +199,8 @@ fn write_vectors() {
                 iterations: v.iterations,
                 nonce: hex(&v.nonce),
                 envelope: hex(&envelope),
+                proof,
+                verifier,
             }
         })
         .collect();
@@ -226,6 +239,14 @@ fn every_vector_both_ways() {
         let (opened_meta, opened) = envelope::open(&expected, &key, password).unwrap();
         assert_eq!(opened_meta, meta, "{description}: meta");
         assert_eq!(opened, content, "{description}: content");
+
+        let proof = (v["proof"].as_str(), v["verifier"].as_str());
+        let (want_proof, want_verifier) = proof_of(&expected, &key, password);
+        assert_eq!(
+            proof,
+            (Some(want_proof.as_str()), Some(want_verifier.as_str())),
+            "{description}: proof of key"
+        );
 
         let header = envelope::Header::parse(&expected).unwrap();
         assert_eq!(header.needs_password(), password.is_some(), "{description}");

@@ -107,25 +107,49 @@ function concat(...parts) {
   return out;
 }
 
-/** The AES key: K itself, or PBKDF2-HMAC-SHA256(K ‖ UTF-8(password), salt, iterations). */
-async function aesKey(key, password, salt, iterations, usage) {
-  let raw = key;
-  if (password !== null) {
-    const material = await subtle().importKey(
-      'raw',
-      concat(key, new TextEncoder().encode(password)),
-      'PBKDF2',
-      false,
-      ['deriveBits'],
-    );
-    const bits = await subtle().deriveBits(
-      { name: 'PBKDF2', hash: 'SHA-256', salt, iterations },
-      material,
-      256,
-    );
-    raw = new Uint8Array(bits);
-  }
-  return subtle().importKey('raw', raw, { name: 'AES-GCM' }, false, [usage]);
+/**
+ * The final key (the AES key): K itself without a password (`null`), or
+ * PBKDF2-HMAC-SHA256(K ‖ UTF-8(password), salt, iterations).
+ * @returns {Promise<Uint8Array>}
+ */
+export async function deriveFinalKey(key, password, salt, iterations) {
+  if (password === null) return key;
+  const material = await subtle().importKey(
+    'raw',
+    concat(key, new TextEncoder().encode(password)),
+    'PBKDF2',
+    false,
+    ['deriveBits'],
+  );
+  const bits = await subtle().deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations }, material, 256);
+  return new Uint8Array(bits);
+}
+
+function aesKey(finalKey, usage) {
+  return subtle().importKey('raw', finalKey, { name: 'AES-GCM' }, false, [usage]);
+}
+
+/** The info string of the proof's HKDF (docs/envelope.md, "Proof of key"). */
+const PROOF_INFO = new TextEncoder().encode('snip reveal');
+
+/**
+ * The proof of key a reader presents (`X-Snip-Proof`): HKDF-SHA256 of the
+ * final key with no salt and info "snip reveal", 32 bytes.
+ * @returns {Promise<Uint8Array>}
+ */
+export async function proofOf(finalKey) {
+  const material = await subtle().importKey('raw', finalKey, 'HKDF', false, ['deriveBits']);
+  const bits = await subtle().deriveBits(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: PROOF_INFO },
+    material,
+    256,
+  );
+  return new Uint8Array(bits);
+}
+
+/** The verifier the server keeps (sent at creation): SHA-256 of the proof. */
+export async function verifierOf(proof) {
+  return new Uint8Array(await subtle().digest('SHA-256', proof));
 }
 
 /** META as UTF-8 JSON: only the known string fields, in a fixed order. */
@@ -147,6 +171,15 @@ export function encodeMeta(meta = {}) {
  * @returns {Promise<Uint8Array>} the envelope
  */
 export async function encrypt(content, meta, key, options = {}) {
+  return (await encryptProved(content, meta, key, options)).envelope;
+}
+
+/**
+ * {@link encrypt}, also giving the proof of key of the new envelope (from the
+ * same final key, so the password is stretched once).
+ * @returns {Promise<{envelope: Uint8Array, proof: Uint8Array}>}
+ */
+export async function encryptProved(content, meta, key, options = {}) {
   if (!(key instanceof Uint8Array) || key.length !== KEY_LEN) {
     throw new EnvelopeError('bad_key', 'the key must be 32 bytes');
   }
@@ -173,13 +206,13 @@ export async function encrypt(content, meta, key, options = {}) {
   new DataView(length.buffer).setUint32(0, metaBytes.length);
   const plaintext = concat(length, metaBytes, content);
 
-  const cryptoKey = await aesKey(key, password, salt, iterations, 'encrypt');
+  const finalKey = await deriveFinalKey(key, password, salt, iterations);
   const sealed = await subtle().encrypt(
     { name: 'AES-GCM', iv: nonce, additionalData: header, tagLength: 128 },
-    cryptoKey,
+    await aesKey(finalKey, 'encrypt'),
     plaintext,
   );
-  return concat(header, new Uint8Array(sealed));
+  return { envelope: concat(header, new Uint8Array(sealed)), proof: await proofOf(finalKey) };
 }
 
 /**
@@ -233,13 +266,21 @@ export async function decrypt(envelope, key, password) {
   if (info.passwordRequired && typeof password !== 'string') {
     throw new EnvelopeError('password_required', 'this paste is protected by a password');
   }
-  const cryptoKey = await aesKey(
-    key,
-    info.passwordRequired ? password : null,
-    info.salt,
-    info.iterations,
-    'decrypt',
-  );
+  const finalKey = await deriveFinalKey(key, info.passwordRequired ? password : null, info.salt, info.iterations);
+  return openInspected(info, finalKey);
+}
+
+/**
+ * Decrypts an envelope with a final key derived beforehand (for the proof
+ * of key), so the password is not stretched again.
+ * @returns {Promise<{meta: {lang?: string, name?: string, type?: string}, content: Uint8Array}>}
+ */
+export function decryptWithFinalKey(envelope, finalKey) {
+  return openInspected(inspect(envelope), finalKey);
+}
+
+async function openInspected(info, finalKey) {
+  const cryptoKey = await aesKey(finalKey, 'decrypt');
   let plaintext;
   try {
     plaintext = new Uint8Array(

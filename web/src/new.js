@@ -4,7 +4,7 @@
 // Without JavaScript the same form still posts to the server.
 
 import { $, $$, copyText, el, flash, formatBytes, localTime, say, show } from './dom.js';
-import { encodeKey, encrypt, generateKey } from './envelope.js';
+import { encodeBase64Url, encodeKey, encryptProved, generateKey, verifierOf } from './envelope.js';
 import { detectLanguage, displayName, LANGUAGES, languageForFileName, resolveLanguage } from './highlight.js';
 import { remember } from './tokens.js';
 import { CLONE_KEY } from './view.js';
@@ -330,8 +330,12 @@ class Editor {
         say(this.status, password ? 'Encrypting (deriving the key from the password)…' : 'Encrypting…');
         key = generateKey();
         const meta = { lang: lang || undefined, name: name || undefined, type: this.attachment?.type };
-        body = await encrypt(content, meta, key, { password: password || null });
+        const sealed = await encryptProved(content, meta, key, { password: password || null });
+        body = sealed.envelope;
         params.set('encrypted', 'true');
+        // Readers must prove the key (and password) before the server serves
+        // or burns the ciphertext (docs/envelope.md, "Proof of key").
+        params.set('verifier', encodeBase64Url(await verifierOf(sealed.proof)));
         contentType = 'application/octet-stream';
       } else if (this.attachment) {
         body = new FormData();

@@ -5,7 +5,17 @@
 
 import { codeText, enableLineLinks, renderCode } from './code.js';
 import { $, copyText, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
-import { decodeKey, decrypt, EnvelopeError, inspect } from './envelope.js';
+import {
+  decodeBase64Url,
+  decodeKey,
+  decrypt,
+  decryptWithFinalKey,
+  deriveFinalKey,
+  encodeBase64Url,
+  EnvelopeError,
+  inspect,
+  proofOf,
+} from './envelope.js';
 import { buildFragment, parseFragment } from './fragment.js';
 import { displayName, languageForFileName, resolveLanguage } from './highlight.js';
 import { setupShortcuts, setupWrap } from './shortcuts.js';
@@ -64,6 +74,8 @@ class PastePage {
       if (this.article.hasAttribute('data-burn') && $('#reveal')) {
         // Not revealed yet (a revealed burn paste comes back as a plain view).
         this.setupBurn();
+      } else if (this.article.hasAttribute('data-encrypted') && this.proofParams()) {
+        await this.openProved(`/raw/${this.id}`, {});
       } else if (this.article.hasAttribute('data-encrypted')) {
         await this.openEncrypted(() => this.fetchRaw(`/raw/${this.id}`));
       } else {
@@ -311,42 +323,141 @@ class PastePage {
       );
       return;
     }
+    const revealed = () => {
+      show($('.burn', this.article), false);
+      show($('.bar', this.article));
+      const gone = el('p', { class: 'notice warn' }, 'This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.');
+      this.article.insertBefore(gone, $('#content'));
+    };
     form.addEventListener('submit', async (event) => {
       event.preventDefault();
       const button = form.querySelector('button');
       button.disabled = true;
+      if (encrypted && this.proofParams()) {
+        // The key (and password) is proven first: a wrong one is refused by
+        // the server and the paste stays intact.
+        button.textContent = this.proofParams().iterations > 0 ? 'Enter the password below' : 'Checking the key…';
+        try {
+          await this.openProved(`/${this.id}/reveal`, { method: 'POST' }, revealed);
+        } catch (error) {
+          show($('.burn', this.article), false);
+          say(this.status, error.message, 'error');
+        }
+        return;
+      }
       button.textContent = 'Revealing…';
-      let revealed;
+      let bytes;
       try {
-        revealed = await this.fetchRaw(`/${this.id}/reveal`, { method: 'POST', headers: { accept: '*/*' } });
+        bytes = await this.fetchRaw(`/${this.id}/reveal`, { method: 'POST', headers: { accept: '*/*' } });
       } catch (error) {
         show($('.burn', this.article), false);
         say(this.status, error.message, 'error');
         return;
       }
-      show($('.burn', this.article), false);
-      show($('.bar', this.article));
-      const gone = el('p', { class: 'notice warn' }, 'This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.');
-      this.article.insertBefore(gone, $('#content'));
+      revealed();
       if (encrypted) {
-        await this.openEncrypted(async () => revealed);
+        await this.openEncrypted(async () => bytes);
       } else {
-        await this.showContent(revealed.bytes, { ...this.meta, type: revealed.type });
+        await this.showContent(bytes.bytes, { ...this.meta, type: bytes.type });
+      }
+    });
+  }
+
+  /** The public parameters of the paste's proof of key, or null if it needs none. */
+  proofParams() {
+    const { proofIterations, proofSalt } = this.article.dataset;
+    if (proofIterations === undefined || proofSalt === undefined) return null;
+    return { iterations: Number(proofIterations), salt: decodeBase64Url(proofSalt) };
+  }
+
+  /** The fragment's key, or an error saying what is wrong with the link. */
+  linkKey() {
+    if (!this.fragment.key) {
+      throw new Error('This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.');
+    }
+    try {
+      return decodeKey(this.fragment.key);
+    } catch {
+      throw new Error('The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.');
+    }
+  }
+
+  /**
+   * Reads a paste that is served only with a proof of key (docs/envelope.md):
+   * derives the final key (asking for the password first when it needs
+   * one), sends its proof with the read, then decrypts. A wrong password is
+   * refused by the server without reading or burning, so it may be retried.
+   * `onRead` runs once the server has served (for a burn paste: destroyed) it.
+   */
+  async openProved(url, init, onRead = () => {}) {
+    const key = this.linkKey();
+    const { iterations, salt } = this.proofParams();
+    const attempt = async (password) => {
+      say(this.status, password === null ? 'Checking the key…' : 'Checking the password…');
+      const finalKey = await deriveFinalKey(key, password, salt, iterations);
+      const proof = encodeBase64Url(await proofOf(finalKey));
+      const response = await fetch(url, {
+        ...init,
+        headers: { accept: 'application/json', 'x-snip-proof': proof },
+      });
+      if (response.status === 403) return false;
+      if (response.status === 404) {
+        throw new Error('This paste is gone: it expired, was deleted, or was already revealed.');
+      }
+      if (!response.ok) throw new Error(`The server answered ${response.status} ${response.statusText}.`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      onRead();
+      show($('#unlock'), false);
+      say(this.status, 'Decrypting…');
+      let opened;
+      try {
+        opened = await decryptWithFinalKey(bytes, finalKey);
+      } catch (error) {
+        throw new Error(error instanceof EnvelopeError ? `Cannot decrypt: ${error.message}.` : String(error));
+      }
+      say(this.status, '');
+      const { meta, content } = opened;
+      this.markDecrypted(content.length);
+      await this.showContent(content, { lang: meta.lang || null, name: meta.name || null, type: meta.type || '' });
+      return true;
+    };
+    if (iterations === 0) {
+      if (!(await attempt(null))) {
+        throw new Error('This link\u2019s key does not open the paste: the link is incomplete or was changed. The paste is intact; copy the whole link again.');
+      }
+      return;
+    }
+    this.askPassword(attempt, 'Wrong password. Check it and try again; the paste is intact.');
+  }
+
+  /** Shows the password form; `attempt(password)` is false for a wrong one, which may be retried. */
+  askPassword(attempt, wrongMessage) {
+    say(this.status, '');
+    const form = $('#unlock');
+    const input = $('#password');
+    show(form);
+    input.focus();
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const button = form.querySelector('button');
+      button.disabled = true;
+      try {
+        if (!(await attempt(input.value))) {
+          say(this.status, wrongMessage, 'error');
+          input.select();
+          input.focus();
+        }
+      } catch (error) {
+        say(this.status, error.message, 'error');
+      } finally {
+        button.disabled = false;
       }
     });
   }
 
   /** Decrypts with the fragment's key, asking for the password when the envelope needs one. */
   async openEncrypted(load) {
-    if (!this.fragment.key) {
-      throw new Error('This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.');
-    }
-    let key;
-    try {
-      key = decodeKey(this.fragment.key);
-    } catch {
-      throw new Error('The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.');
-    }
+    const key = this.linkKey();
     say(this.status, 'Decrypting…');
     const { bytes } = await load();
     let info;
@@ -364,10 +475,7 @@ class PastePage {
         await this.showContent(content, { lang: meta.lang || null, name: meta.name || null, type: meta.type || '' });
         return true;
       } catch (error) {
-        if (error instanceof EnvelopeError && error.code === 'auth_failed' && password) {
-          say(this.status, 'Wrong password. Check it and try again.', 'error');
-          return false;
-        }
+        if (error instanceof EnvelopeError && error.code === 'auth_failed' && password) return false;
         if (error instanceof EnvelopeError && error.code === 'auth_failed') {
           throw new Error('This link\u2019s key does not open the paste: the link is incomplete or was changed. Copy the whole link again.');
         }
@@ -378,26 +486,9 @@ class PastePage {
       await attempt(null);
       return;
     }
-    say(this.status, '');
-    const form = $('#unlock');
-    const input = $('#password');
-    show(form);
-    input.focus();
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const button = form.querySelector('button');
-      button.disabled = true;
+    this.askPassword(async (password) => {
       say(this.status, 'Decrypting…');
-      try {
-        if (!(await attempt(input.value))) {
-          input.select();
-          input.focus();
-        }
-      } catch (error) {
-        say(this.status, error.message, 'error');
-      } finally {
-        button.disabled = false;
-      }
-    });
+      return attempt(password);
+    }, 'Wrong password. Check it and try again.');
   }
 }

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { decodeKey } from '../src/envelope.js';
+import { decodeKey, encodeBase64Url, proofOf } from '../src/envelope.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -306,7 +306,11 @@ describe('end-to-end encryption', () => {
     const url = new URL(link);
     assert.match(url.hash, /^#[A-Za-z0-9_-]{43}$/);
     const id = url.pathname.slice(1);
-    const stored = Buffer.from(await (await fetch(`${server.url}/raw/${id}`)).arrayBuffer());
+    // An ID alone gets nothing: the ciphertext is served only with the proof of key.
+    assert.equal((await fetch(`${server.url}/raw/${id}`)).status, 403);
+    const proof = encodeBase64Url(await proofOf(decodeKey(url.hash.slice(1))));
+    const proved = await fetch(`${server.url}/raw/${id}`, { headers: { 'x-snip-proof': proof } });
+    const stored = Buffer.from(await proved.arrayBuffer());
     assert.equal(stored.subarray(0, 4).toString(), 'SNIP');
     assert.ok(!stored.includes(Buffer.from('only the link holder')), 'plaintext on the server');
     assert.ok(!stored.includes(Buffer.from('main.rs')), 'file name on the server');
@@ -383,6 +387,52 @@ describe('end-to-end encryption', () => {
     await page.click('#unlock button');
     await page.waitForSelector('#code .lc');
     assert.equal(await page.textContent('#code .lc'), 'CLI secret');
+    await context.close();
+  });
+
+  /** The status of the paste's metadata: 200 while it exists, 404 once burnt. */
+  async function metaStatus(link) {
+    const id = new URL(link).pathname.slice(1);
+    return (await fetch(`${server.url}/api/pastes/${id}`)).status;
+  }
+
+  test('an encrypted burn paste asks the password before revealing; a wrong one leaves it intact', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'burn after the right password', { encrypt: true, burn: true, password: 'sesame' });
+    await page.goto(link);
+    await page.click('#reveal button');
+    await page.waitForSelector('#unlock:not([hidden])');
+    assert.equal(await metaStatus(link), 200, 'revealed before the password was asked');
+    await page.fill('#password', 'sesame?');
+    await page.click('#unlock button');
+    await page.waitForSelector('#status[data-kind=error]');
+    assert.match(await page.textContent('#status'), /Wrong password.*intact/);
+    assert.equal(await metaStatus(link), 200, 'a wrong password burnt the paste');
+    assert.ok(await page.isVisible('#unlock'));
+    await page.fill('#password', 'sesame');
+    await page.click('#unlock button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'burn after the right password');
+    assert.equal(await metaStatus(link), 404);
+    await context.close();
+  });
+
+  test('a link whose key has a changed character leaves an encrypted burn paste intact', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'burn for the whole link only', { encrypt: true, burn: true });
+    const at = link.length - 5;
+    const typo = link.slice(0, at) + (link[at] === 'A' ? 'B' : 'A') + link.slice(at + 1);
+    await page.goto(typo);
+    await page.click('#reveal button');
+    await page.waitForSelector('#status[data-kind=error]');
+    assert.match(await page.textContent('#status'), /does not open the paste.*intact/);
+    assert.equal(await metaStatus(link), 200, 'a wrong key burnt the paste');
+    await page.goto('about:blank');
+    await page.goto(link);
+    await page.click('#reveal button');
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'burn for the whole link only');
+    assert.equal(await metaStatus(link), 404);
     await context.close();
   });
 

@@ -2,8 +2,8 @@
 // checks one vector in both directions: encrypting its inputs gives its
 // envelope, and decrypting its envelope gives its inputs.
 //
-// Fields as docs/envelope.md lists them: `content`, `salt`, `nonce` and
-// `envelope` in hex, `key` as the link fragment (base64url), `meta` an object.
+// Fields as docs/envelope.md lists them: `content`, `salt`, `nonce`,
+// `envelope`, `proof` and `verifier` in hex, `key` as the link fragment (base64url), `meta` an object.
 
 import assert from 'node:assert/strict';
 import * as envelope from '../src/envelope.js';
@@ -57,4 +57,20 @@ export async function checkVector(vector) {
   const wanted = {};
   for (const k of ['lang', 'name', 'type']) if (typeof meta[k] === 'string') wanted[k] = meta[k];
   assert.deepEqual(opened.meta, wanted, `${name}: decrypt meta`);
+
+  // Proof of key: HKDF of the final key, and its SHA-256 as the verifier.
+  const proved = await envelope.encryptProved(content, meta, key, {
+    password,
+    iterations: field(vector, 'iterations'),
+    salt: bytes(vector.salt, 'salt'),
+    nonce: bytes(vector.nonce, 'nonce'),
+  });
+  assert.equal(envelope.bytesToHex(proved.envelope), envelope.bytesToHex(expected), `${name}: encryptProved`);
+  assert.equal(envelope.bytesToHex(proved.proof), vector.proof, `${name}: proof`);
+  const info = envelope.inspect(expected);
+  const finalKey = await envelope.deriveFinalKey(key, info.passwordRequired ? password : null, info.salt, info.iterations);
+  assert.equal(envelope.bytesToHex(await envelope.proofOf(finalKey)), vector.proof, `${name}: proof from the header`);
+  assert.equal(envelope.bytesToHex(await envelope.verifierOf(proved.proof)), vector.verifier, `${name}: verifier`);
+  const reopened = await envelope.decryptWithFinalKey(expected, finalKey);
+  assert.deepEqual(reopened.content, content, `${name}: decrypt with the final key`);
 }

@@ -209,9 +209,6 @@ async fn create_tenant(
         tenant: view(&state, tenant).await?,
         token,
     };
-    // Through a `Value`, whose maps are sorted: this answer's objects list
-    // their keys in alphabetical order, unlike the other admin answers.
-    let answer = serde_json::to_value(answer).map_err(|_| ApiError::internal())?;
     Ok(json(StatusCode::CREATED, &answer))
 }
 

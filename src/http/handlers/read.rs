@@ -13,16 +13,18 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
-use crate::core::paste::{self, PasteMeta};
+use crate::core::envelope::Proof;
+use crate::core::paste::{self, PasteMeta, ProofStanding};
 use crate::core::{PasteId, Visibility};
 use crate::http::errors::ApiError;
+use crate::http::pipeline::auth;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
 use crate::http::render::pages::{self, Account};
 use crate::http::state::SharedState;
-use crate::store::Paste;
+use crate::store::{Paste, Taken};
 
 /// Parses the path's ID; a bad one is answered `404` without a store lookup.
 pub fn parse_id(raw: &str) -> Result<PasteId, ApiError> {
@@ -60,7 +62,58 @@ async fn load(state: &SharedState, caller: &Caller, id: &PasteId) -> Result<Past
         .ok_or_else(ApiError::not_found)
 }
 
+/// The header a reader presents its proof of key in (`docs/envelope.md`).
+pub const PROOF_HEADER: &str = "x-snip-proof";
+
+/// The proof of key a request presents for `meta`, if any; a malformed one
+/// is `400`. For a paste without a key check the header is not even read, so
+/// such pastes are served whatever it holds.
+fn presented_proof(meta: &PasteMeta, headers: &HeaderMap) -> Result<Option<Proof>, ApiError> {
+    if meta.key_check.is_none() {
+        return Ok(None);
+    }
+    let Some(value) = headers.get(PROOF_HEADER) else {
+        return Ok(None);
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(|text| Proof::parse(text.trim()).ok())
+        .map(Some)
+        .ok_or_else(|| {
+            ApiError::bad_request("X-Snip-Proof must be 43 characters of base64url (32 bytes)")
+        })
+}
+
+/// Lets the read of a paste with a key check go on only with the right
+/// proof: a missing one is refused, a wrong one is refused and counted
+/// against the caller's rate bucket.
+async fn check_proof(
+    state: &SharedState,
+    read: &PasteRead,
+    standing: ProofStanding,
+) -> Result<(), ApiError> {
+    match standing {
+        ProofStanding::Admitted => Ok(()),
+        ProofStanding::Missing => Err(refuse(state, read, false).await),
+        ProofStanding::Wrong => Err(refuse(state, read, true).await),
+    }
+}
+
+/// The refusal of a read without the right proof; a `wrong` one is counted
+/// against the caller's rate bucket.
+async fn refuse(state: &SharedState, read: &PasteRead, wrong: bool) -> ApiError {
+    if !wrong {
+        return ApiError::proof_required();
+    }
+    auth::charge_wrong_guess(state, &read.caller, read.origin.client).await;
+    ApiError::wrong_proof()
+}
+
 fn burn_conflict(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> ApiError {
+    if meta.key_check.is_some() {
+        return ApiError::burn_conflict_proved();
+    }
     ApiError::burn_conflict(&format!("{}/{}/reveal", state.base_url(origin), meta.id))
 }
 
@@ -128,7 +181,13 @@ pub async fn answer_view(
             _ => Err(burn_conflict(state, &read.origin, &paste.meta)),
         };
     }
+    if wants != Accepts::Html {
+        let proof = presented_proof(&paste.meta, headers)?;
+        check_proof(state, read, paste.meta.proof_standing(proof.as_ref())).await?;
+    }
     Ok(vary_by_accept(match wants {
+        // An encrypted page never holds the ciphertext: the script fetches it
+        // with the proof.
         Accepts::Html => page(pages::view(
             &paste.meta,
             &paste.body,
@@ -153,7 +212,7 @@ pub async fn answer_raw(
     read: &PasteRead,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = readable(state, read).await?;
+    let paste = readable(state, read, headers).await?;
     Ok(raw_response(paste, headers, Disposition::Inline))
 }
 
@@ -163,7 +222,7 @@ pub async fn download(
     read: PasteRead,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &read).await?;
+    let paste = readable(&state, &read, request.headers()).await?;
     Ok(raw_response(
         paste,
         request.headers(),
@@ -171,33 +230,55 @@ pub async fn download(
     ))
 }
 
-/// Loads a paste for a raw read, refusing burn pastes (they are only revealed).
-async fn readable(state: &SharedState, read: &PasteRead) -> Result<Paste, ApiError> {
+/// Loads a paste for a raw read, refusing burn pastes (they are only
+/// revealed) and, without the right proof, pastes with a key check.
+async fn readable(
+    state: &SharedState,
+    read: &PasteRead,
+    headers: &HeaderMap,
+) -> Result<Paste, ApiError> {
     let paste = load(state, &read.caller, &read.id).await?;
     if paste.meta.burn {
         return Err(burn_conflict(state, &read.origin, &paste.meta));
     }
+    let proof = presented_proof(&paste.meta, headers)?;
+    check_proof(state, read, paste.meta.proof_standing(proof.as_ref())).await?;
     Ok(paste)
 }
 
 /// `POST /{id}/reveal`: reads a burn paste and deletes it in the same atomic
-/// step. For other pastes it is a plain read.
+/// step, checking its proof of key (if it has a key check) in that step
+/// too. For other pastes it is a plain read.
 pub async fn reveal(
     State(state): State<SharedState>,
-    Extension(caller): Extension<Caller>,
-    Path(id): Path<String>,
+    read: PasteRead,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (id, meta) = load_meta(&state, &caller, &id).await?;
+    let (id, meta) = load_meta(&state, &read.caller, read.id.as_str()).await?;
+    let proof = presented_proof(&meta, &headers)?;
     let now = paste::now();
     let paste = if meta.burn {
-        state.store.take(&id, now).await?
+        match state.store.take(&id, proof.as_ref(), now).await? {
+            Taken::Paste(paste) => paste,
+            Taken::Absent => return Err(ApiError::not_found()),
+            Taken::Refused => return Err(refuse(&state, &read, proof.is_some()).await),
+        }
     } else {
-        state.store.get(&id, now).await?
-    }
-    .ok_or_else(ApiError::not_found)?;
+        let paste = state
+            .store
+            .get(&id, now)
+            .await?
+            .filter(|p| visible(&p.meta, &read.caller))
+            .ok_or_else(ApiError::not_found)?;
+        check_proof(&state, &read, paste.meta.proof_standing(proof.as_ref())).await?;
+        paste
+    };
     let mut response = match accepts(&headers) {
-        Accepts::Html => page(pages::view(&paste.meta, &paste.body, Account::of(&caller))),
+        Accepts::Html => page(pages::view(
+            &paste.meta,
+            &paste.body,
+            Account::of(&read.caller),
+        )),
         _ => raw_response(paste, &HeaderMap::new(), Disposition::Inline),
     };
     response

@@ -259,6 +259,23 @@ pub async fn decide(state: &SharedState, asked: &Asked<'_>) -> Decision {
     admit(state, caller, verdict).map_err(IntoResponse::into_response)
 }
 
+/// Counts a wrong proof of key against the bucket of the caller (its
+/// tenant's, or its IP's), on top of the request itself: each wrong guess
+/// costs twice, so a guesser is throttled sooner than a reader.
+pub async fn charge_wrong_guess(state: &SharedState, caller: &Caller, client: IpAddr) {
+    // The answer is already decided (`403`); only the count matters here.
+    let _ = match caller {
+        Caller::Anonymous => state.rate_limits.check_ip_anywhere(client).await,
+        Caller::Tenant { tenant, .. } => {
+            let own = tenant.rate.map(|rate| Limit::new(rate, tenant.burst));
+            state
+                .rate_limits
+                .check_tenant_anywhere(&tenant.name, own)
+                .await
+        }
+    };
+}
+
 /// Why [`admit`] refused a request.
 enum Refusal {
     /// Over the rate: `429`.

@@ -15,6 +15,7 @@
 use std::fmt::Write;
 
 use super::assets;
+use crate::core::api::ProofParams;
 use crate::core::paste::{self, PasteMeta};
 use crate::core::units::format_size;
 use crate::http::errors::ApiError;
@@ -205,6 +206,16 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8], acc
     }
     if meta.encrypted {
         out.push_str(" data-encrypted");
+    }
+    if let Some(check) = &meta.key_check {
+        // Public parameters of the proof of key (docs/envelope.md); base64url
+        // and digits need no escaping.
+        let params = ProofParams::of(check);
+        let _ = write!(
+            out,
+            " data-proof-iterations=\"{}\" data-proof-salt=\"{}\"",
+            params.iterations, params.salt
+        );
     }
     out.push('>');
 

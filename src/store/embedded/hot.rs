@@ -103,6 +103,7 @@ mod tests {
                 owner: None,
                 visibility: Visibility::Unlisted,
                 redirect: None,
+                key_check: None,
             }),
             body: Bytes::from(vec![b'x'; size]),
         }

@@ -5,25 +5,35 @@
 //! (serde's compact, positional, varint format with a stable wire
 //! specification), which decodes without parsing text.
 //!
-//! A paste whose body is in the body log (`body_log`) has a version 2 entry:
+//! A paste whose body is in the body log (`body_log`) has a located entry:
 //! the body's [`Location`] (20 bytes), then the same postcard encoding.
-//! Version 1 entries are pastes whose body is a file (`body_files`).
+//! Other entries are pastes whose body is a file (`body_files`).
+//!
+//! Versions 3 (plain) and 4 (located) are written; versions 1 and 2 are
+//! the same encodings without the last field, `key_check`, and are still
+//! read: postcard is positional and encodes `None` as one zero byte, so such
+//! a record followed by a zero byte is exactly a version 3 or 4 record
+//! without a key check.
 
 use crate::core::PasteMeta;
 
 use super::StoreError;
 use super::body_log::Location;
 
-/// The first byte of a postcard-encoded entry.
+/// The first byte of a postcard-encoded entry without `key_check`.
 const POSTCARD_V1: u8 = 1;
-/// The first byte of a body location followed by a postcard encoding.
+/// The first byte of a body location followed by a postcard encoding without `key_check`.
 const LOCATED_V2: u8 = 2;
+/// The first byte of a postcard-encoded entry.
+const POSTCARD_V3: u8 = 3;
+/// The first byte of a body location followed by a postcard encoding.
+const LOCATED_V4: u8 = 4;
 
 /// Encodes `meta` for the `meta` keyspace, without a body location.
 pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
     // Sized for a typical entry, so the encoder does not grow it step by step.
     let mut entry = Vec::with_capacity(160);
-    entry.push(POSTCARD_V1);
+    entry.push(POSTCARD_V3);
     postcard::to_extend(meta, entry).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
@@ -31,7 +41,7 @@ pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
 pub fn with_location(encoded: &[u8], at: &Location) -> Vec<u8> {
     let payload = encoded.get(1..).unwrap_or_default();
     let mut entry = Vec::with_capacity(1 + Location::ENCODED_LEN + payload.len());
-    entry.push(LOCATED_V2);
+    entry.push(LOCATED_V4);
     at.encode_into(&mut entry);
     entry.extend_from_slice(payload);
     entry
@@ -48,13 +58,24 @@ pub fn decode_entry(key: &[u8], raw: &[u8]) -> Result<(PasteMeta, Option<Locatio
         StoreError::Corrupt(format!("metadata of {}: {e}", String::from_utf8_lossy(key)))
     };
     let postcard = |rest| postcard::from_bytes(rest).map_err(|e| corrupt(&e));
+    let legacy = |rest: &[u8]| {
+        let mut padded = Vec::with_capacity(rest.len() + 1);
+        padded.extend_from_slice(rest);
+        padded.push(0); // `key_check: None`
+        postcard::from_bytes(&padded).map_err(|e| corrupt(&e))
+    };
+    let located = |rest| Location::decode(rest).ok_or_else(|| corrupt(&"truncated location"));
     match raw.split_first() {
-        Some((&LOCATED_V2, rest)) => {
-            let (at, rest) =
-                Location::decode(rest).ok_or_else(|| corrupt(&"truncated location"))?;
+        Some((&LOCATED_V4, rest)) => {
+            let (at, rest) = located(rest)?;
             Ok((postcard(rest)?, Some(at)))
         }
-        Some((&POSTCARD_V1, rest)) => Ok((postcard(rest)?, None)),
+        Some((&POSTCARD_V3, rest)) => Ok((postcard(rest)?, None)),
+        Some((&LOCATED_V2, rest)) => {
+            let (at, rest) = located(rest)?;
+            Ok((legacy(rest)?, Some(at)))
+        }
+        Some((&POSTCARD_V1, rest)) => Ok((legacy(rest)?, None)),
         _ => Err(corrupt(&"unknown encoding")),
     }
 }
@@ -65,6 +86,7 @@ mod tests {
 
     use super::*;
     use crate::core::Visibility;
+    use crate::core::paste::KeyCheck;
 
     fn sample() -> PasteMeta {
         PasteMeta {
@@ -81,6 +103,11 @@ mod tests {
             owner: Some("team-a".into()),
             visibility: Visibility::Private,
             redirect: None,
+            key_check: Some(KeyCheck {
+                verifier: [3; 32],
+                iterations: 600_000,
+                salt: [5; 16],
+            }),
         }
     }
 
@@ -88,8 +115,32 @@ mod tests {
     fn round_trips() {
         let meta = sample();
         let encoded = encode(&meta).unwrap();
-        assert_eq!(encoded[0], POSTCARD_V1);
+        assert_eq!(encoded[0], POSTCARD_V3);
         assert_eq!(decode(b"k", &encoded).unwrap(), meta);
+    }
+
+    /// Entries of versions 1 and 2, which have no key check, read as having none.
+    #[test]
+    fn reads_entries_without_a_key_check() {
+        let meta = PasteMeta {
+            key_check: None,
+            ..sample()
+        };
+        let encoded = encode(&meta).unwrap();
+        // The old encoding is the new one without the trailing `None` byte.
+        assert_eq!(encoded.last(), Some(&0));
+        let mut old = encoded[..encoded.len() - 1].to_vec();
+        old[0] = POSTCARD_V1;
+        assert_eq!(decode(b"k", &old).unwrap(), meta);
+        let at = Location {
+            segment: 1,
+            offset: 0,
+            len: 1234,
+            checksum: 7,
+        };
+        let mut located = with_location(&old, &at);
+        located[0] = LOCATED_V2;
+        assert_eq!(decode_entry(b"k", &located).unwrap(), (meta, Some(at)));
     }
 
     #[test]
@@ -102,7 +153,7 @@ mod tests {
             checksum: 99,
         };
         let entry = with_location(&encode(&meta).unwrap(), &at);
-        assert_eq!(entry[0], LOCATED_V2);
+        assert_eq!(entry[0], LOCATED_V4);
         assert_eq!(
             decode_entry(b"k", &entry).unwrap(),
             (meta.clone(), Some(at))

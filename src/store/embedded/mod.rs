@@ -45,8 +45,9 @@ use fjall::{Database, Keyspace};
 use super::group_commit::GroupCommit;
 use super::{
     BackendError, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
-    Usage,
+    Taken, Usage,
 };
+use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
@@ -210,8 +211,13 @@ impl Store for EmbeddedStore {
         self.live_meta(id, now)
     }
 
-    async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        self.take_paste(id, now).await
+    async fn take(
+        &self,
+        id: &PasteId,
+        proof: Option<&Proof>,
+        now: UnixTime,
+    ) -> Result<Taken, StoreError> {
+        self.take_paste(id, proof, now).await
     }
 
     async fn list(

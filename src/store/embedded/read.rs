@@ -19,8 +19,9 @@ use crate::store::{Paste, StoreError};
 pub(super) enum Read {
     /// The paste (or `None`: missing or expired).
     Done(Option<Paste>),
-    /// A paste whose body is a file, for the caller to read on a blocking thread.
-    FileBacked(PasteMeta),
+    /// A paste whose body is a file, for the caller to read on a blocking
+    /// thread (boxed: rare, and the metadata is the largest variant by far).
+    FileBacked(Box<PasteMeta>),
     /// A paste whose body the OS would have to read from disk: the caller
     /// reads it again on a blocking thread ([`Inner::read_waiting`]).
     Cold,
@@ -94,7 +95,7 @@ impl Inner {
             return Ok(Read::Done(None));
         };
         if at.is_none() && is_file_backed(meta.size) {
-            return Ok(Read::FileBacked(meta));
+            return Ok(Read::FileBacked(Box::new(meta)));
         }
         let paste = match at {
             Some(at) if !wait => match self.log.read_cached(at)? {
@@ -120,7 +121,7 @@ impl Inner {
     ) -> Result<Option<Paste>, StoreError> {
         match self.read_filling(id, now, true)? {
             Read::Done(paste) => Ok(paste),
-            Read::FileBacked(meta) => self.read_body(meta, None),
+            Read::FileBacked(meta) => self.read_body(*meta, None),
             // Only a read that does not wait finds a body cold.
             Read::Cold => Err(StoreError::backend("a waiting read found no body")),
         }
@@ -141,7 +142,7 @@ impl EmbeddedStore {
         match self.inner.read_filling(id.as_str(), now, false)? {
             Read::Done(paste) => Ok(paste),
             Read::FileBacked(meta) => {
-                self.blocking(move |inner| inner.read_body(meta, None))
+                self.blocking(move |inner| inner.read_body(*meta, None))
                     .await
             }
             Read::Cold => {

@@ -1,13 +1,16 @@
 //! Removing pastes: one write batch takes out every entry of a paste, then
 //! its body's space is given back (body log or file) and the hot cache
-//! forgets it. `take` (a burn reveal) reads and removes under one lock.
+//! forgets it. `take` (a burn reveal) checks the proof of key, reads and
+//! removes under one lock.
 
 use super::body_files::is_file_backed;
 use super::body_log::Location;
 use super::keys::{expiry_key, owner_key};
 use super::{EmbeddedStore, Inner};
+use crate::core::envelope::Proof;
+use crate::core::paste::ProofStanding;
 use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::store::{Paste, StoreError};
+use crate::store::{StoreError, Taken};
 
 impl Inner {
     /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
@@ -35,16 +38,26 @@ impl Inner {
         Ok(())
     }
 
-    pub(super) fn take(&self, id: &str, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+    /// Reads and removes a live paste, under its lock, if `proof` admits it:
+    /// the check and the removal cannot be separated by another take.
+    pub(super) fn take(
+        &self,
+        id: &str,
+        proof: Option<&Proof>,
+        now: UnixTime,
+    ) -> Result<Taken, StoreError> {
         let _guard = self.lock_id(id);
         let Some((meta, at)) = self.read_live_entry(id, now)? else {
-            return Ok(None);
+            return Ok(Taken::Absent);
         };
+        if meta.proof_standing(proof) != ProofStanding::Admitted {
+            return Ok(Taken::Refused);
+        }
         let Some(paste) = self.read_body(meta, at)? else {
-            return Ok(None);
+            return Ok(Taken::Absent);
         };
         self.remove(&paste.meta, at)?;
-        Ok(Some(paste))
+        Ok(Taken::Paste(paste))
     }
 
     pub(super) fn delete(&self, id: &str) -> Result<bool, StoreError> {
@@ -62,18 +75,26 @@ impl EmbeddedStore {
     pub(super) async fn take_paste(
         &self,
         id: &PasteId,
+        proof: Option<&Proof>,
         now: UnixTime,
-    ) -> Result<Option<Paste>, StoreError> {
-        // A cheap miss stays on the runtime thread; a take that will remove
-        // something goes to a blocking thread (it re-reads the metadata under
-        // the ID's lock there), because its write batch can meet fjall's
-        // writer stall, like a create's.
-        if self.inner.read_live_entry(id.as_str(), now)?.is_none() {
-            return Ok(None);
+    ) -> Result<Taken, StoreError> {
+        // A cheap miss (or refusal) stays on the runtime thread; a take that
+        // will remove something goes to a blocking thread (it re-reads and
+        // re-checks the metadata under the ID's lock there), because its
+        // write batch can meet fjall's writer stall, like a create's.
+        match self.inner.read_live_entry(id.as_str(), now)? {
+            None => return Ok(Taken::Absent),
+            Some((meta, _)) if meta.proof_standing(proof) != ProofStanding::Admitted => {
+                return Ok(Taken::Refused);
+            }
+            Some(_) => {}
         }
         let id = id.as_str().to_owned();
-        let paste = self.blocking(move |inner| inner.take(&id, now)).await?;
-        if paste.is_some() {
+        let proof = proof.cloned();
+        let paste = self
+            .blocking(move |inner| inner.take(&id, proof.as_ref(), now))
+            .await?;
+        if let Taken::Paste(_) = paste {
             // A revealed burn paste must not come back after a power loss.
             self.durable().await?;
         }

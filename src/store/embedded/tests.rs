@@ -22,6 +22,7 @@ fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
         owner: owner.map(str::to_owned),
         visibility: Visibility::Unlisted,
         redirect: None,
+        key_check: None,
     }
 }
 
@@ -80,7 +81,9 @@ async fn large_bodies_are_files() {
     assert_eq!(store.used_bytes(), 3 * big as u64);
     let got = store.get(&id(&ids[0]), 50).await.unwrap().unwrap();
     assert_eq!(got.body, vec![0u8; big]);
-    let taken = store.take(&id(&ids[1]), 50).await.unwrap().unwrap();
+    let Taken::Paste(taken) = store.take(&id(&ids[1]), None, 50).await.unwrap() else {
+        panic!("not taken");
+    };
     assert_eq!(taken.body, vec![1u8; big]);
     assert!(!store.inner.files.path(&ids[1]).unwrap().exists());
     assert!(store.get(&id(&ids[1]), 50).await.unwrap().is_none());
@@ -215,7 +218,10 @@ async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
             let (store, id) = (store.clone(), id(&text));
             async move {
                 if take {
-                    store.take(&id, 50).await.map(|p| p.is_some())
+                    store
+                        .take(&id, None, 50)
+                        .await
+                        .map(|t| matches!(t, Taken::Paste(_)))
                 } else {
                     store.delete(&id).await
                 }

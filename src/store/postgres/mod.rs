@@ -34,8 +34,9 @@ use tokio_postgres::Row;
 
 use super::{
     GcraOutcome, ListCursor, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError,
-    SweepReport, Usage,
+    SweepReport, Taken, Usage,
 };
+use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
@@ -47,7 +48,9 @@ pub mod schema;
 
 pub(crate) use errors::db_error;
 use errors::pool_error;
-use rows::{META_COLUMNS, meta_from_row, paste_from_row, to_i64, to_u64, visibility_text};
+use rows::{
+    META_COLUMNS, key_check_columns, meta_from_row, paste_from_row, to_i64, to_u64, visibility_text,
+};
 
 /// Connection settings of the PostgreSQL store.
 #[derive(Debug, Clone)]
@@ -210,12 +213,15 @@ impl PostgresStore {
         let stmt = tx
             .prepare_cached(
                 "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
-                    content_type, size, delete_token_hash, owner, visibility, redirect, body)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                    content_type, size, delete_token_hash, owner, visibility, redirect, body,
+                    proof_verifier, proof_iterations, proof_salt)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
                  ON CONFLICT (id) DO NOTHING",
             )
             .await
             .map_err(db_error)?;
+        let (proof_verifier, proof_iterations, proof_salt) =
+            key_check_columns(meta.key_check.as_ref());
         let inserted = tx
             .execute(
                 &stmt,
@@ -234,6 +240,9 @@ impl PostgresStore {
                     &visibility_text(meta.visibility),
                     &meta.redirect,
                     &body,
+                    &proof_verifier,
+                    &proof_iterations,
+                    &proof_salt,
                 ],
             )
             .await
@@ -315,15 +324,43 @@ impl Store for PostgresStore {
         self.read_live(id, now, "", meta_from_row).await
     }
 
-    async fn take(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+    async fn take(
+        &self,
+        id: &PasteId,
+        proof: Option<&Proof>,
+        now: UnixTime,
+    ) -> Result<Taken, StoreError> {
+        // The proof is checked in the statement that deletes, so a wrong one
+        // never takes and a right one takes exactly once. Comparing by
+        // equality in SQL is not constant time, but what is compared is
+        // SHA-256 of the proof: timing could only tell how many leading bytes
+        // of a hash match, which does not help find a preimage.
+        let verifier = proof.map(Proof::verifier);
         let row = self
             .delete_returning(
-                "id = $1 AND (expires_at IS NULL OR expires_at > $2)",
+                "id = $1 AND (expires_at IS NULL OR expires_at > $2)
+                 AND (proof_verifier IS NULL OR proof_verifier = $3)",
                 &format!("{META_COLUMNS}, body"),
-                &[&id.as_str(), &to_i64(now)],
+                &[
+                    &id.as_str(),
+                    &to_i64(now),
+                    &verifier.as_ref().map(<[u8; 32]>::as_slice),
+                ],
             )
             .await?;
-        row.as_ref().map(paste_from_row).transpose()
+        if let Some(row) = row {
+            return paste_from_row(&row).map(Taken::Paste);
+        }
+        // Not taken: refused if a live paste with a key check is still there.
+        let still_there = self
+            .read_live(id, now, "", meta_from_row)
+            .await?
+            .is_some_and(|meta| meta.key_check.is_some());
+        Ok(if still_there {
+            Taken::Refused
+        } else {
+            Taken::Absent
+        })
     }
 
     async fn list(

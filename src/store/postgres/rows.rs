@@ -7,12 +7,13 @@ use tokio_postgres::Row;
 
 use super::StoreError;
 use crate::core::PasteMeta;
-use crate::core::paste::Visibility;
+use crate::core::paste::{KeyCheck, Visibility};
 use crate::store::Paste;
 
 /// The metadata columns, in the order [`meta_from_row`] reads them.
 pub const META_COLUMNS: &str = "id, created_at, expires_at, burn, encrypted, lang, name, \
-     content_type, size, delete_token_hash, owner, visibility, redirect";
+     content_type, size, delete_token_hash, owner, visibility, redirect, \
+     proof_verifier, proof_iterations, proof_salt";
 
 /// Stored integers are `bigint`; Unix times and sizes fit with room to spare.
 pub fn to_i64(n: u64) -> i64 {
@@ -46,11 +47,42 @@ pub fn meta_from_row(row: &Row) -> Result<PasteMeta, StoreError> {
             _ => return Err(corrupt("visibility")),
         },
         redirect: row.get(12),
+        key_check: key_check_from_row(row).ok_or_else(|| corrupt("proof of key"))?,
     })
 }
 
+/// The key check of a row: all three columns, or none (`Some(None)`);
+/// `None` if they disagree.
+fn key_check_from_row(row: &Row) -> Option<Option<KeyCheck>> {
+    let verifier: Option<Vec<u8>> = row.try_get(13).ok()?;
+    let iterations: Option<i32> = row.try_get(14).ok()?;
+    let salt: Option<Vec<u8>> = row.try_get(15).ok()?;
+    match (verifier, iterations, salt) {
+        (None, None, None) => Some(None),
+        (Some(verifier), Some(iterations), Some(salt)) => Some(Some(KeyCheck {
+            verifier: verifier.try_into().ok()?,
+            iterations: u32::try_from(iterations).ok()?,
+            salt: salt.try_into().ok()?,
+        })),
+        _ => None,
+    }
+}
+
+/// The key check's columns, as [`key_check_from_row`] reads them.
+pub fn key_check_columns(check: Option<&KeyCheck>) -> (Option<&[u8]>, Option<i32>, Option<&[u8]>) {
+    match check {
+        None => (None, None, None),
+        Some(check) => (
+            Some(check.verifier.as_slice()),
+            // Envelopes never ask for more than 10,000,000 iterations.
+            Some(i32::try_from(check.iterations).unwrap_or(i32::MAX)),
+            Some(check.salt.as_slice()),
+        ),
+    }
+}
+
 pub fn paste_from_row(row: &Row) -> Result<Paste, StoreError> {
-    let body: Vec<u8> = row.get(13);
+    let body: Vec<u8> = row.get(16);
     Ok(Paste {
         meta: Arc::new(meta_from_row(row)?),
         body: Bytes::from(body),

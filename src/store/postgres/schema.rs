@@ -66,7 +66,13 @@ const MIGRATIONS: &[&str] = &[
         tat     bigint NOT NULL,
         allowed boolean NOT NULL
      );",
-    // 2: browser sessions; revoking a token (or deleting its tenant) deletes them.
+    // 2: proof of key (docs/envelope.md): the verifier and the public
+    // key-derivation parameters; NULL for pastes without one.
+    "ALTER TABLE pastes
+        ADD COLUMN proof_verifier   bytea,
+        ADD COLUMN proof_iterations integer,
+        ADD COLUMN proof_salt       bytea;",
+    // 3: browser sessions; revoking a token (or deleting its tenant) deletes them.
     "CREATE TABLE sessions (
         hash       bytea PRIMARY KEY,
         token_hash bytea NOT NULL REFERENCES tokens (hash) ON DELETE CASCADE,

@@ -90,12 +90,24 @@ pub fn failed(output: &Output) -> String {
 /// `script`) as its standard input, output and error, which come back mixed
 /// in `stdout`, with `\r\n` line ends. For what snip does only on a terminal.
 pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) -> Output {
+    run_cli_on_terminal_typing(server, client_dir, args, None)
+}
+
+/// [`run_cli_on_terminal`], with `typed` as what a person types on the
+/// terminal (`script` passes its standard input on to the pty), or nothing.
+pub fn run_cli_on_terminal_typing(
+    server: &Server,
+    client_dir: &Path,
+    args: &[&str],
+    typed: Option<&[u8]>,
+) -> Output {
+    use std::io::Write;
     let quoted: Vec<String> = std::iter::once(env!("CARGO_BIN_EXE_snip"))
         .chain(args.iter().copied())
         .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
         .collect();
     let mut command = Command::new("script");
-    isolated(&mut command, server, client_dir)
+    let mut child = isolated(&mut command, server, client_dir)
         .args([
             "--quiet",
             "--return",
@@ -106,7 +118,18 @@ pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) ->
         // A terminal that can redraw a line: with TERM unset (as under CI) or
         // dumb, progress is rightly not drawn.
         .env("TERM", "xterm")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+        .stdin(if typed.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let (Some(typed), Some(mut stdin)) = (typed, child.stdin.take()) {
+        // The pty buffers the lines until snip reads them.
+        stdin.write_all(typed).unwrap();
+    }
+    child.wait_with_output().unwrap()
 }

@@ -18,7 +18,8 @@ use self::options::{CreateOptions, resolve_ttl};
 use self::upload::Upload;
 use crate::core::PasteId;
 use crate::core::api::{Created, DELETE_TOKEN_HEADER};
-use crate::core::paste::{self, PasteMeta, Visibility};
+use crate::core::envelope;
+use crate::core::paste::{self, KeyCheck, PasteMeta, Visibility};
 use crate::core::random::OsRandom;
 use crate::http::errors::ApiError;
 use crate::http::pipeline::caller::Caller;
@@ -158,6 +159,10 @@ async fn store_paste(
     let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
     let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;
     let now = paste::now();
+    let key_check = options
+        .verifier
+        .map(|verifier| key_check(verifier, &options, &body))
+        .transpose()?;
     let content_type = if options.encrypted {
         paste::OCTET_STREAM.to_owned()
     } else {
@@ -177,6 +182,7 @@ async fn store_paste(
         owner,
         visibility: options.visibility,
         redirect: options.url,
+        key_check,
     };
     // A collision needs ~2^29 pastes at the default length; retrying is enough.
     for _ in 0..4 {
@@ -191,6 +197,31 @@ async fn store_paste(
     }
     tracing::error!("four random paste IDs in a row were taken; is --id-length too small?");
     Err(ApiError::internal())
+}
+
+/// The key check of an encrypted paste created with `verifier`: the
+/// verifier and the envelope's public key-derivation parameters, which a
+/// reader needs to compute its proof before it has the ciphertext.
+fn key_check(
+    verifier: [u8; 32],
+    options: &CreateOptions,
+    body: &[u8],
+) -> Result<KeyCheck, ApiError> {
+    if !options.encrypted || options.url.is_some() {
+        return Err(ApiError::bad_request(
+            "a verifier is only for encrypted pastes (encrypted=true)",
+        ));
+    }
+    let header = envelope::Header::parse(body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "a paste with a verifier must be an encryption envelope: {e}"
+        ))
+    })?;
+    Ok(KeyCheck {
+        verifier,
+        iterations: header.iterations,
+        salt: header.salt,
+    })
 }
 
 fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -> Response {

@@ -3,6 +3,7 @@
 //! ([`resolve_ttl`]).
 
 use crate::core::Ttl;
+use crate::core::envelope;
 use crate::core::paste::{self, Visibility};
 use crate::http::errors::ApiError;
 use crate::http::state::Limits;
@@ -24,6 +25,8 @@ pub struct CreateOptions {
     pub visibility: Visibility,
     /// A short link's target.
     pub url: Option<String>,
+    /// The verifier of an encrypted paste's proof of key (`docs/envelope.md`).
+    pub verifier: Option<[u8; 32]>,
 }
 
 impl CreateOptions {
@@ -40,10 +43,16 @@ impl CreateOptions {
             "name" => self.name = non_empty(value).map(validate_name).transpose()?,
             "visibility" => self.visibility = parse_visibility(value)?,
             "url" => self.url = Some(validate_url(value)?),
+            "verifier" => {
+                self.verifier = Some(
+                    envelope::parse_verifier(value.trim())
+                        .map_err(|e| ApiError::bad_request(format!("verifier must be {e}")))?,
+                )
+            }
             other => {
                 let shown: String = other.chars().take(40).collect();
                 return Err(ApiError::bad_request(format!(
-                    "unknown parameter {shown:?}; known: ttl, burn, lang, name, encrypted, visibility, url"
+                    "unknown parameter {shown:?}; known: ttl, burn, lang, name, encrypted, visibility, url, verifier"
                 )));
             }
         }
