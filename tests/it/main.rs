@@ -17,6 +17,7 @@ mod cli;
 mod cli_admin;
 mod cli_encrypt;
 mod cli_scripting;
+mod corruption;
 mod durability;
 mod expiry;
 mod format_version;

@@ -34,9 +34,10 @@ pub struct BodyFiles {
     fsync: bool,
 }
 
-/// An I/O error, with what was being done and to which path.
+/// An I/O error, with what was being done and to which path
+/// ([`StoreError::DiskFull`] if the file system is full).
 pub(super) fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
-    StoreError::backend_caused(format!("{what} {}", path.display()), e)
+    StoreError::io(format!("{what} {}", path.display()), e)
 }
 
 /// Creates `dir` and its missing parents readable by snip's user alone

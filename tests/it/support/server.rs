@@ -188,12 +188,19 @@ impl Server {
 
     /// Starts a new process on the same data dir and flags (after kill9/terminate).
     pub fn restart(&mut self) {
-        let tmp = self._tmp.take();
-        let mut next = Self::spawn(&self.data_dir, self.args.clone());
-        next._tmp = tmp;
+        self.try_restart()
+            .unwrap_or_else(|logs| panic!("snip did not start; logs:\n{logs}"));
+    }
+
+    /// [`Server::restart`], returning the new process's logs if it exits
+    /// instead of starting.
+    pub fn try_restart(&mut self) -> Result<(), String> {
+        let mut next = Self::try_spawn(&self.data_dir, self.args.clone())?;
+        next._tmp = self._tmp.take();
         next.schema = self.schema.clone();
         next.owns_schema = std::mem::take(&mut self.owns_schema);
         std::mem::swap(self, &mut next);
+        Ok(())
     }
 
     /// A URL on this server.
