@@ -18,6 +18,7 @@ mod cli_admin;
 mod cli_encrypt;
 mod cli_scripting;
 mod corruption;
+mod disk_full;
 mod durability;
 mod expiry;
 mod format_version;

@@ -69,6 +69,12 @@ impl Server {
         Ok(server)
     }
 
+    /// Starts a server on the embedded store in `data_dir`, which the
+    /// caller made (e.g. on a file system of its own) and removes.
+    pub fn start_in(data_dir: &Path, args: &[&str]) -> Self {
+        Self::spawn(data_dir, args.iter().map(|s| s.to_string()).collect())
+    }
+
     /// Starts a server on the store its `args` name (no schema of the harness's own).
     pub fn start_with_store(args: &[&str]) -> Self {
         Self::spawn_in_tempdir(args.iter().map(|s| s.to_string()).collect())
