@@ -369,8 +369,8 @@ mod tests {
         ));
     }
 
-    /// Property tests of the `.snipdump` reader, which `snip restore` and
-    /// `POST /api/admin/restore` feed with whatever they are given;
+    /// Property tests of the `.snipdump` reader, which `snip restore` feeds
+    /// with whatever file it is given;
     /// `bench/fuzz` runs them long.
     mod fuzz {
         use std::sync::LazyLock;
