@@ -56,7 +56,7 @@ pub enum StoreError {
     /// The data dir is in a format this snip does not read (written by
     /// another version); nothing in it was changed.
     #[error(
-        "{} says the data is in format {found}, but this snip reads format {reads}; \
+        "{} says the data is in format {found}, but this snip reads format {reads} (and older ones); \
          run the snip that wrote it, and copy the pastes into a new store with `snip migrate`",
         file.display()
     )]
@@ -65,7 +65,7 @@ pub enum StoreError {
         file: std::path::PathBuf,
         /// What it holds.
         found: String,
-        /// The format this snip reads.
+        /// The newest format this snip reads (and writes).
         reads: u32,
     },
 }

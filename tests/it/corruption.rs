@@ -78,7 +78,8 @@ fn assert_no_panic(server: &Server) {
 }
 
 /// A flipped bit in one body of a segment, a segment cut inside its last
-/// body and a body file cut short: those three pastes answer 500 "damaged"
+/// body, a body file cut short and one with a flipped bit: those four
+/// pastes answer 500 "damaged"
 /// (every time, and the hot cache never holds them); the others, before and
 /// after the damage, are served; creates still work.
 #[tokio::test]
@@ -93,6 +94,7 @@ async fn damaged_bodies_are_refused_and_the_rest_is_served() {
     let cut = store(&server, body("cut", 300)).await;
     let large = store(&server, body("large", 100 << 10)).await;
     let large_cut = store(&server, body("large-cut", 100 << 10)).await;
+    let large_flipped = store(&server, body("large-flipped", 100 << 10)).await;
     assert!(server.terminate(), "{}", server.log_text());
 
     let (segment, at) = segment_of(&server.data_dir, &flipped);
@@ -103,19 +105,26 @@ async fn damaged_bodies_are_refused_and_the_rest_is_served() {
     assert_eq!(cut_at + cut.body.len(), bytes.len(), "cut is the last body");
     bytes.truncate(cut_at + 10);
     std::fs::write(&segment, bytes).unwrap();
-    let large_file = files_under(&server.data_dir.join("bodies"))
-        .into_iter()
-        .find(|path| path.ends_with(&large_cut.id))
-        .unwrap();
+    let body_file = |paste: &Stored| {
+        files_under(&server.data_dir.join("bodies"))
+            .into_iter()
+            .find(|path| path.ends_with(&paste.id))
+            .unwrap()
+    };
+    let large_file = body_file(&large_cut);
     let whole = std::fs::read(&large_file).unwrap();
     std::fs::write(&large_file, &whole[..whole.len() / 2]).unwrap();
+    let flipped_file = body_file(&large_flipped);
+    let mut bytes = std::fs::read(&flipped_file).unwrap();
+    bytes[5000] ^= 0x01;
+    std::fs::write(&flipped_file, bytes).unwrap();
 
     server.restart();
     for paste in [&first, &middle, &large] {
         assert_served(&server, paste).await;
     }
     for _ in 0..2 {
-        for paste in [&flipped, &cut, &large_cut] {
+        for paste in [&flipped, &cut, &large_cut, &large_flipped] {
             assert_damaged(&server, paste).await;
         }
     }
