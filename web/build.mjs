@@ -10,6 +10,10 @@
 // - manifest.tsv: one line per file, `file<TAB>logical name<TAB>content type<TAB>etag`,
 //   which build.rs turns into the Rust asset table.
 //
+// Rendered Markdown (markdown.js with marked and DOMPurify) and the share
+// panel's QR code (qr.js with qrcode-generator) are chunks of their own too,
+// imported only when a page needs them.
+//
 // highlight.js: the 36 "common" languages are in the main bundle (auto-detection
 // runs over them); each of the others is its own chunk, loaded only when a
 // paste names it.
@@ -81,11 +85,25 @@ const result = await esbuild.build({
   logLevel: 'warning',
 });
 
-// Third-party licences, served with the assets (highlight.js is BSD-3-Clause).
+// Third-party licences, served with the assets: highlight.js (BSD-3-Clause),
+// marked (MIT), DOMPurify (Apache-2.0 or MPL-2.0; under Apache-2.0 here) and
+// qrcode-generator (MIT, stated in its source's header, as it ships no file).
+const version = (name) => JSON.parse(readFileSync(join(here, 'node_modules', name, 'package.json'), 'utf8')).version;
+const qrHeader = readFileSync(join(here, 'node_modules/qrcode-generator/dist/qrcode.mjs'), 'utf8')
+  .split('\n')
+  .filter((line, i, all) => line.startsWith('//') && all.slice(0, i).every((l) => l.startsWith('//')))
+  .map((line) => line.replace(/^\/\/ ?/, ''))
+  .join('\n');
 const licences = [
   'snip bundles the following third-party software.\n',
   `highlight.js ${hljsAll.versionString || ''}\n`,
   readFileSync(join(here, 'node_modules/highlight.js/LICENSE'), 'utf8'),
+  `marked ${version('marked')}\n`,
+  readFileSync(join(here, 'node_modules/marked/LICENSE'), 'utf8'),
+  `DOMPurify ${version('dompurify')} (used under the Apache License 2.0)\n`,
+  readFileSync(join(here, 'node_modules/dompurify/LICENSE'), 'utf8'),
+  `qrcode-generator ${version('qrcode-generator')} (MIT)\n`,
+  qrHeader,
 ].join('\n');
 const licenceHash = createHash('sha256').update(licences).digest('hex').slice(0, 8).toUpperCase();
 writeFileSync(join(out, `licenses-${licenceHash}.txt`), licences);

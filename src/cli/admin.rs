@@ -9,25 +9,23 @@ use clap::{Args, Subcommand};
 use reqwest::{Method, Url};
 use serde_json::Value;
 
-use super::auth::secret;
+use super::auth::admin_token;
+use super::settings::ClientConfig;
 use super::{base_url, client, send};
 use crate::core::api::{NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView};
-use crate::core::tenant::Rate;
-use crate::core::units::{self, parse_size};
+use crate::core::paste::hash_token;
+use crate::core::tenant::{Rate, token_id, validate_token_id};
+use crate::core::units::{self, format_size, parse_size};
 
 /// `snip admin`.
 #[derive(Debug, Clone, Args)]
 pub struct AdminArgs {
     #[command(subcommand)]
     pub command: AdminCommand,
-    /// The snip server to talk to.
-    #[arg(
-        long,
-        env = "SNIP_SERVER",
-        default_value = "http://127.0.0.1:8000",
-        global = true
-    )]
-    pub server: String,
+    /// The snip server to talk to [default: SNIP_SERVER, then the config
+    /// file's server, then http://127.0.0.1:8000].
+    #[arg(long, global = true)]
+    pub server: Option<String>,
     /// Read the admin token from this file [default: the SNIP_ADMIN_TOKEN environment variable].
     #[arg(long, value_name = "PATH", global = true)]
     pub admin_token_file: Option<PathBuf>,
@@ -85,10 +83,11 @@ pub enum TokenCommand {
         #[arg(long)]
         expires: Option<String>,
     },
-    /// Revoke a token by its public ID (tok_…); it stops working at once.
+    /// Revoke a token; it stops working at once.
     Revoke {
-        /// The token's ID, as `token list` shows it.
-        token_id: String,
+        /// The token's ID (tok_…, as `token list` shows it), the token itself
+        /// (snip_…), or `-` to read the token from standard input.
+        token: String,
     },
     /// List a tenant's tokens (IDs only, never the secrets).
     List {
@@ -96,6 +95,31 @@ pub enum TokenCommand {
         #[arg(long)]
         tenant: String,
     },
+}
+
+/// The public ID to revoke, from an ID, a token, or `-` (a token on stdin).
+///
+/// A token is turned into its ID here, so the secret never travels to the
+/// server: whoever holds a leaked token can revoke it without looking it up.
+fn revocation_target(given: &str) -> anyhow::Result<String> {
+    let given = if given == "-" {
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .context("cannot read the token from standard input")?;
+        line.trim().to_owned()
+    } else {
+        given.trim().to_owned()
+    };
+    if given.starts_with("snip_") {
+        return Ok(token_id(&hash_token(&given)));
+    }
+    validate_token_id(&given).map_err(|e| {
+        anyhow::anyhow!(
+            "{e}; or give the token itself (snip_…), or - to read it from standard input"
+        )
+    })?;
+    Ok(given)
 }
 
 /// A limit on the command line: a value, or `none` to remove it.
@@ -183,11 +207,10 @@ struct Admin {
 
 impl Admin {
     fn new(args: &AdminArgs) -> anyhow::Result<Self> {
-        let token = secret(args.admin_token_file.as_deref(), "SNIP_ADMIN_TOKEN")?
-            .context("no admin token: set SNIP_ADMIN_TOKEN or pass --admin-token-file")?;
+        let token = admin_token(args.admin_token_file.as_deref())?;
         Ok(Self {
             client: client()?,
-            base: base_url(&args.server)?,
+            base: base_url(&ClientConfig::load()?.server(args.server.as_deref()).value)?,
             token,
         })
     }
@@ -213,12 +236,12 @@ impl Admin {
 fn describe_tenant(tenant: &TenantView) -> String {
     let or = |v: Option<String>, default: &str| v.unwrap_or_else(|| default.to_owned());
     format!(
-        "{}\tpastes={}\tbytes={}\tmax-bytes={}\tmax-paste-size={}\trate={}\tburst={}",
+        "{}\tpastes={}\tused={}\tmax-bytes={}\tmax-paste-size={}\trate={}\tburst={}",
         tenant.name,
         tenant.usage.pastes,
-        tenant.usage.bytes,
-        or(tenant.max_bytes.map(|b| b.to_string()), "none"),
-        or(tenant.max_paste_bytes.map(|b| b.to_string()), "server"),
+        format_size(tenant.usage.bytes),
+        or(tenant.max_bytes.map(format_size), "none"),
+        or(tenant.max_paste_bytes.map(format_size), "server"),
         or(tenant.rate.clone(), "server"),
         or(tenant.burst.map(|b| b.to_string()), "default"),
     )
@@ -339,7 +362,8 @@ async fn token(admin: &Admin, command: TokenCommand) -> anyhow::Result<()> {
             let answer = admin.call(Method::POST, &path, Some(json(&body)?)).await?;
             print_token(&parse(answer)?)
         }
-        TokenCommand::Revoke { token_id } => {
+        TokenCommand::Revoke { token } => {
+            let token_id = revocation_target(&token)?;
             let path = format!("api/admin/tokens/{}", segment(&token_id)?);
             admin.call(Method::DELETE, &path, None).await?;
             eprintln!("revoked {token_id}");

@@ -1,6 +1,6 @@
 //! Where the client's secrets come from: the tenant token (`SNIP_TOKEN` or
 //! `--token-file`) and the admin token (`SNIP_ADMIN_TOKEN` or
-//! `--admin-token-file`). Secrets are never taken as plain command-line values,
+//! `--admin-token-file`), each also from a file the config file names. Secrets are never taken as plain command-line values,
 //! which other users could read from the process list.
 
 use std::path::{Path, PathBuf};
@@ -45,6 +45,22 @@ impl TokenArg {
         };
         Setting { value, source }
     }
+}
+
+/// The admin token: `--admin-token-file`'s, else `SNIP_ADMIN_TOKEN`'s, else
+/// that of the config file's `admin-token-file`.
+pub fn admin_token(file: Option<&Path>) -> anyhow::Result<String> {
+    if let Some(token) = secret(file, "SNIP_ADMIN_TOKEN")? {
+        return Ok(token);
+    }
+    let from_config = match ClientConfig::load()?.admin_token_file() {
+        Some(path) => secret(Some(path), "SNIP_ADMIN_TOKEN")?,
+        None => None,
+    };
+    from_config.context(
+        "no admin token: set SNIP_ADMIN_TOKEN, pass --admin-token-file, \
+         or set admin-token-file in the config file",
+    )
 }
 
 /// Reads a secret from `file`, else from the environment variable `env`.

@@ -14,7 +14,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use tokio::io::AsyncWriteExt;
 
-use super::auth::secret;
+use super::auth::admin_token;
+use super::settings::ClientConfig;
 use super::store_args::StoreArgs;
 use super::{base_url, client, progress, send};
 use crate::store::transfer::{self, Summary};
@@ -30,9 +31,11 @@ pub struct BackupArgs {
     /// stopped server's data dir.
     #[command(flatten)]
     pub store: StoreArgs,
-    /// The running server to back up through its admin API (when --store is not given).
-    #[arg(long, env = "SNIP_SERVER", default_value = "http://127.0.0.1:8000")]
-    pub server: String,
+    /// The running server to back up through its admin API, when --store is not
+    /// given [default: SNIP_SERVER, then the config file's server, then
+    /// http://127.0.0.1:8000].
+    #[arg(long)]
+    pub server: Option<String>,
     /// Read the admin token from this file [default: the SNIP_ADMIN_TOKEN environment variable].
     #[arg(long, value_name = "PATH")]
     pub admin_token_file: Option<PathBuf>,
@@ -123,9 +126,10 @@ async fn backup_store(
 }
 
 async fn backup_server(args: &BackupArgs, out: &Path) -> anyhow::Result<Summary> {
-    let token = secret(args.admin_token_file.as_deref(), "SNIP_ADMIN_TOKEN")?
-        .context("no admin token: set SNIP_ADMIN_TOKEN or pass --admin-token-file (or read the store directly with --store)")?;
-    let url = base_url(&args.server)?.join("api/admin/backup")?;
+    let token = admin_token(args.admin_token_file.as_deref())
+        .map_err(|e| anyhow::anyhow!("{e:#} (or read the store directly with --store)"))?;
+    let server = ClientConfig::load()?.server(args.server.as_deref()).value;
+    let url = base_url(&server)?.join("api/admin/backup")?;
     let request = client()?.get(url.clone()).bearer_auth(token);
     let mut response = send(request, &url).await?;
     let mut file = tokio::fs::File::create(out)

@@ -26,6 +26,7 @@ mod progress;
 pub mod settings;
 pub mod store_args;
 mod tokens;
+mod upload;
 pub mod user;
 
 pub use auth::TokenArg;
@@ -235,22 +236,13 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             .as_deref()
             .and_then(Path::file_name)
             .map_or("uploading".into(), |n| n.to_string_lossy());
-        let bar = progress::bar(body.len() as u64, &label);
-        let request = auth::authorize(client.post(base.clone()), token.as_deref())
-            .query(&query)
-            .header(reqwest::header::ACCEPT, "application/json")
-            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream");
-        let request = match &bar {
-            // A streamed body has no length of its own; the server checks it against its limit.
-            Some(bar) => request
-                .header(reqwest::header::CONTENT_LENGTH, body.len())
-                .body(progress::upload_body(body, bar.clone())),
-            None => request.body(body),
+        let request = || {
+            auth::authorize(client.post(base.clone()), token.as_deref())
+                .query(&query)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
         };
-        let created = send_json(request, &base).await;
-        if let Some(bar) = bar {
-            bar.finish_and_clear();
-        }
+        let created = upload::send(request, body, &label, &base).await;
         let mut created: Created<'static> = created?;
         if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
             eprintln!(

@@ -3,7 +3,8 @@
 //! (`$XDG_CONFIG_HOME/snip/config.toml`, else `~/.config/snip/config.toml`),
 //! the default. `snip config` prints them with their sources.
 //!
-//! The file holds `server`, `token-file`, `ttl`, `burn` and `encrypt`; an
+//! The file holds `server`, `token-file`, `admin-token-file`, `ttl`, `burn`
+//! and `encrypt`; an
 //! unknown key is an error naming the file and the key, so a typo is not
 //! silently ignored.
 
@@ -73,6 +74,7 @@ pub enum SettingsError {
 struct FileSettings {
     server: Option<String>,
     token_file: Option<PathBuf>,
+    admin_token_file: Option<PathBuf>,
     ttl: Option<String>,
     burn: Option<bool>,
     encrypt: Option<bool>,
@@ -81,7 +83,7 @@ struct FileSettings {
 /// The config file, read (or absent), ready to answer for each setting.
 #[derive(Debug)]
 pub struct ClientConfig {
-    /// Where the file is looked for; `None` when neither XDG_CONFIG_HOME nor HOME is set.
+    /// Where the file is looked for; `None` when there is no home directory.
     pub path: Option<PathBuf>,
     /// Whether it exists.
     pub found: bool,
@@ -153,6 +155,12 @@ impl ClientConfig {
         self.file.token_file.as_deref()
     }
 
+    /// The file's `admin-token-file`: below `--admin-token-file` and
+    /// `SNIP_ADMIN_TOKEN`, which [`super::auth::admin_token`] checks first.
+    pub fn admin_token_file(&self) -> Option<&Path> {
+        self.file.admin_token_file.as_deref()
+    }
+
     /// Where the file's token file came from, for `snip config`.
     pub fn file_source(&self) -> Source {
         self.path.clone().map_or(Source::Default, Source::File)
@@ -204,11 +212,13 @@ impl ClientConfig {
 
 /// `$XDG_CONFIG_HOME/snip/config.toml`, else `~/.config/snip/config.toml`.
 fn config_path() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
-    Some(base.join("snip").join("config.toml"))
+    Some(project_dirs()?.config_dir().join("config.toml"))
+}
+
+/// The client's directories (XDG base directories on Linux); `None` when no
+/// home directory can be found.
+pub fn project_dirs() -> Option<directories::ProjectDirs> {
+    directories::ProjectDirs::from("", "", "snip")
 }
 
 /// A non-empty environment variable, with its name.
@@ -264,7 +274,7 @@ pub fn show(args: &ConfigArgs) -> anyhow::Result<()> {
     let file = match (&config.path, config.found) {
         (Some(path), true) => path.display().to_string(),
         (Some(path), false) => format!("{} (none there)", path.display()),
-        (None, _) => "none (neither XDG_CONFIG_HOME nor HOME is set)".to_owned(),
+        (None, _) => "none (no home directory)".to_owned(),
     };
     println!("{:<12}{file}", "config file");
     let server = config.server(args.server.server.as_deref());

@@ -13,11 +13,8 @@ fn dir() -> anyhow::Result<PathBuf> {
     if let Some(dir) = std::env::var_os("SNIP_CLIENT_DIR") {
         return Ok(PathBuf::from(dir));
     }
-    if let Some(data) = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(data).join("snip"));
-    }
-    let home = std::env::var_os("HOME").context("HOME is not set; set SNIP_CLIENT_DIR")?;
-    Ok(PathBuf::from(home).join(".local/share/snip"))
+    let dirs = super::settings::project_dirs().context("no home directory; set SNIP_CLIENT_DIR")?;
+    Ok(dirs.data_dir().to_path_buf())
 }
 
 fn load() -> anyhow::Result<(PathBuf, BTreeMap<String, String>)> {

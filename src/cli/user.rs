@@ -8,6 +8,7 @@ use clap::Args;
 use super::auth::{TokenArg, authorize};
 use super::{ServerArg, base_url, client, send_json, tokens};
 use crate::core::api::{Created, PastePage};
+use crate::core::units::format_size;
 
 /// `snip list`.
 #[derive(Debug, Clone, Args)]
@@ -48,8 +49,9 @@ pub struct ShortenArgs {
     pub auth: TokenArg,
 }
 
-/// Prints one line per paste: ID, size, creation time, name (`-` when none),
-/// tab-separated; or with `--json` one array of them all.
+/// Prints one line per paste: ID, size (for people: `12 bytes`, `1.5 MiB`),
+/// creation time, name (`-` when none), tab-separated; or with `--json` one
+/// array of them all, sizes in bytes.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     if args.mine {
         return list_mine(&args);
@@ -79,7 +81,8 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         } else {
             for paste in page.pastes {
                 let name = paste.name.as_deref().unwrap_or("-");
-                println!("{}\t{}\t{}\t{name}", paste.id, paste.size, paste.created_at);
+                let size = format_size(paste.size);
+                println!("{}\t{size}\t{}\t{name}", paste.id, paste.created_at);
             }
         }
         match page.next_cursor {

@@ -1,6 +1,6 @@
 //! Parsers for the quantities people type into flags, config files and admin
 //! commands: sizes (`16MiB`), durations (`30s`), and settings that a word
-//! such as `off` turns off.
+//! such as `off` turns off; and [`format_size`], the one way sizes are shown.
 //!
 //! They live in the core, free of clap, so that the server's flags and the
 //! client's commands agree on what `16MiB` means.
@@ -59,6 +59,32 @@ fn size_unit(unit: &str) -> Option<u64> {
     Some(factor)
 }
 
+/// A size for people: `123 bytes`, `1.5 KiB`, `16 MiB`, `16.2 MiB`.
+///
+/// Binary units like the flags'; one decimal unless the value is whole, so
+/// that a size just over a limit never reads the same as the limit (`16.0
+/// MiB` against `16 MiB`). The web GUI's `formatBytes` follows the same rule.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64;
+    let mut unit = UNITS[0];
+    for u in UNITS {
+        value /= 1024.0;
+        unit = u;
+        if value < 1024.0 {
+            break;
+        }
+    }
+    if value.fract() == 0.0 {
+        format!("{value:.0} {unit}")
+    } else {
+        format!("{value:.1} {unit}")
+    }
+}
+
 /// Parses a positive duration the way TTLs are written (`30s`, `5m`, `3600`),
 /// but without `never`.
 pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
@@ -95,6 +121,20 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("5 parsecs").is_err());
         assert!(parse_size("99999999999TiB").is_err());
+    }
+
+    /// Whole values have no decimal; anything else one, even when it rounds.
+    #[test]
+    fn formatted_sizes() {
+        assert_eq!(format_size(0), "0 bytes");
+        assert_eq!(format_size(1023), "1023 bytes");
+        assert_eq!(format_size(1024), "1 KiB");
+        assert_eq!(format_size(1536), "1.5 KiB");
+        assert_eq!(format_size(16 << 20), "16 MiB");
+        assert_eq!(format_size((16 << 20) + 1), "16.0 MiB");
+        assert_eq!(format_size(17_000_000), "16.2 MiB");
+        assert_eq!(format_size(17 << 20), "17 MiB");
+        assert_eq!(format_size(3 << 30), "3 GiB");
     }
 
     /// Durations are positive and finite; `never` is a TTL, not a duration.

@@ -117,7 +117,10 @@ impl ApiError {
         Self::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "too_large",
-            format!("the paste is larger than the limit of {limit} bytes"),
+            format!(
+                "the paste is larger than the limit of {}",
+                crate::core::units::format_size(limit)
+            ),
         )
     }
 

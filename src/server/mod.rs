@@ -221,7 +221,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(
         store = %location.describe(),
-        durability = ?config.store_options.durability,
+        writes_acknowledged = location.describe_durability(config.store_options.durability),
         "snip listening on {scheme}://{bound}"
     );
     let options = ConnOptions {

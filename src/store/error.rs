@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::core::units::format_size;
+
 /// Why a store operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -11,13 +13,13 @@ pub enum StoreError {
     #[error("a paste with this ID already exists")]
     IdTaken,
     /// Storing the paste would pass the configured storage limit.
-    #[error("the storage limit of {limit} bytes is reached")]
+    #[error("the storage limit of {} is reached", format_size(*.limit))]
     Full {
         /// The configured limit in bytes.
         limit: u64,
     },
     /// Storing the paste would pass its owner's quota.
-    #[error("the tenant's quota of {limit} bytes is reached")]
+    #[error("the tenant's quota of {} is reached", format_size(*.limit))]
     QuotaExceeded {
         /// The tenant's quota in bytes.
         limit: u64,
@@ -53,6 +55,16 @@ pub enum StoreError {
     /// The backend failed (I/O, engine error).
     #[error("storage backend error: {0}")]
     Backend(BackendError),
+    /// Another process (another snip) has the data dir open.
+    #[error(
+        "another snip is using {}: a data dir serves one process at a time; \
+         stop that one, or give this one another --data-dir",
+        dir.display()
+    )]
+    InUse {
+        /// The data dir.
+        dir: std::path::PathBuf,
+    },
     /// The data dir is in a format this snip does not read (written by
     /// another version); nothing in it was changed.
     #[error(

@@ -36,6 +36,17 @@ impl Location {
             Self::Postgres(url) => redact(url),
         }
     }
+
+    /// When a write is acknowledged, in words, for the startup line.
+    pub fn describe_durability(&self, durability: Durability) -> &'static str {
+        match (self, durability) {
+            (Self::Postgres(_), _) => "once PostgreSQL has committed it",
+            (Self::Embedded(_), Durability::Os) => {
+                "once the OS has it: survives a crash of snip, not a power loss (--sync for that)"
+            }
+            (Self::Embedded(_), Durability::Fsync) => "once it is fsynced: survives a power loss",
+        }
+    }
 }
 
 impl std::str::FromStr for Location {

@@ -51,7 +51,7 @@ async fn admin_and_tenant_workflow() {
     assert!(token.starts_with("snip_"), "{token}");
     let details = stderr(&create);
     assert!(
-        details.contains("team") && details.contains("1048576"),
+        details.contains("team") && details.contains("max-bytes=1 MiB"),
         "{details}"
     );
 
@@ -71,7 +71,7 @@ async fn admin_and_tenant_workflow() {
     let listed = ok(&snip(&server, dir.path(), &user, &["list"], b""));
     let id = url.rsplit('/').next().unwrap();
     assert!(
-        listed.contains(id) && listed.contains("notes.txt") && listed.contains("12"),
+        listed.contains(id) && listed.contains("notes.txt") && listed.contains("12 bytes"),
         "{listed}"
     );
 
@@ -139,7 +139,13 @@ async fn admin_tokens_and_updates() {
         all.push(&file_flag);
         snip(&server, dir.path(), &[], &all, b"")
     };
-    ok(&admin(&["tenant", "create", "ro", "--max-paste-size", "4"]));
+    let created = admin(&["tenant", "create", "ro", "--max-paste-size", "4KiB"]);
+    assert!(
+        stderr(&created).contains("max-paste-size=4 KiB"),
+        "sizes in units: {}",
+        stderr(&created)
+    );
+    ok(&admin(&["tenant", "update", "ro", "--max-paste-size", "4"]));
     let reader = ok(&admin(&[
         "token",
         "create",
@@ -187,4 +193,103 @@ async fn admin_tokens_and_updates() {
     let no_admin = snip(&server, dir.path(), &[], &["admin", "tenant", "list"], b"");
     assert!(!no_admin.status.success());
     assert!(stderr(&no_admin).contains("SNIP_ADMIN_TOKEN"));
+}
+
+/// `admin token revoke` takes the token itself, as an argument or on stdin, and
+/// refuses anything that is neither a token nor a token ID, revoking nothing.
+#[tokio::test]
+async fn revoke_by_the_token_itself() {
+    let server = start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let admin_env = [("SNIP_ADMIN_TOKEN", ADMIN)];
+    let admin = |args: &[&str], stdin: &[u8]| {
+        let mut all = vec!["admin", "token"];
+        all.extend_from_slice(args);
+        snip(&server, dir.path(), &admin_env, &all, stdin)
+    };
+    let first = snip(
+        &server,
+        dir.path(),
+        &admin_env,
+        &["admin", "tenant", "create", "leaky"],
+        b"",
+    );
+    let first = ok(&first);
+    let second = ok(&admin(&["create", "--tenant", "leaky"], b""));
+    let works = |token: &str| {
+        snip(
+            &server,
+            dir.path(),
+            &[("SNIP_TOKEN", token)],
+            &["list"],
+            b"",
+        )
+        .status
+        .success()
+    };
+    assert!(works(&first) && works(&second));
+
+    let refused = admin(&["revoke", "not-a-token"], b"");
+    assert!(!refused.status.success());
+    assert!(stderr(&refused).contains("snip_"), "{}", stderr(&refused));
+    assert!(
+        works(&first) && works(&second),
+        "a refused revoke changed nothing"
+    );
+
+    ok(&admin(&["revoke", &first], b""));
+    assert!(!works(&first) && works(&second));
+    ok(&admin(&["revoke", "-"], format!("{second}\n").as_bytes()));
+    assert!(!works(&second));
+}
+
+/// `admin` and `backup` take the server and the admin token file from the
+/// client's config file, as the user-side commands do.
+#[tokio::test]
+async fn admin_commands_read_the_config_file() {
+    let server = start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let token_file = dir.path().join("admin-token");
+    std::fs::write(&token_file, format!("{ADMIN}\n")).unwrap();
+    std::fs::create_dir_all(dir.path().join("snip")).unwrap();
+    std::fs::write(
+        dir.path().join("snip/config.toml"),
+        format!(
+            "server = \"{}\"\nadmin-token-file = \"{}\"\n",
+            server.url,
+            token_file.display()
+        ),
+    )
+    .unwrap();
+    // An empty SNIP_SERVER counts as unset, so only the file names the server.
+    let no_env = [("SNIP_SERVER", "")];
+
+    ok(&snip(
+        &server,
+        dir.path(),
+        &no_env,
+        &["admin", "tenant", "create", "cfg"],
+        b"",
+    ));
+    let listed = ok(&snip(
+        &server,
+        dir.path(),
+        &no_env,
+        &["admin", "tenant", "list"],
+        b"",
+    ));
+    assert!(listed.contains("cfg"), "{listed}");
+    let dump = dir.path().join("all.snipdump");
+    let dump_arg = dump.to_str().unwrap();
+    snip(
+        &server,
+        dir.path(),
+        &no_env,
+        &["backup", "-o", dump_arg],
+        b"",
+    );
+    assert!(
+        std::fs::metadata(&dump).is_ok_and(|m| m.len() > 0),
+        "backup through the configured server wrote a dump"
+    );
 }

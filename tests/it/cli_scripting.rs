@@ -200,6 +200,16 @@ fn completions_and_man_page() {
     assert!(page.contains("put"));
 }
 
+/// `snip put FILE`, `count` times at once; their outputs.
+fn puts_side_by_side(server: &Server, dir: &Path, file: &Path, count: usize) -> Vec<Output> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..count)
+            .map(|_| scope.spawn(|| snip(server, dir, &["put", file.to_str().unwrap()], b"")))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
 /// An upload over the server's limit reports the server's 413 message, every
 /// time, never a broken pipe: the server reads the refused body before
 /// answering, so the client is not reset while still sending.
@@ -210,19 +220,43 @@ async fn oversized_put_reports_the_limit() {
     let big = dir.path().join("big.log");
     std::fs::write(&big, vec![b'x'; 17_000_000]).unwrap();
     // Side by side, as a busy machine would have them: each must get the 413.
-    let puts: Vec<Output> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..8)
-            .map(|_| {
-                scope.spawn(|| snip(&server, dir.path(), &["put", big.to_str().unwrap()], b""))
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    for put in &puts {
+    for put in &puts_side_by_side(&server, dir.path(), &big, 8) {
         let message = failed(put);
         assert!(message.contains("413"), "{message}");
         assert!(message.contains("larger than the limit"), "{message}");
     }
+}
+
+/// Beyond what the server reads of a refused body, and for refusals decided
+/// from the headers (a bad token), the client still reports the server's
+/// answer: it asks again with the headers alone when sending fails.
+#[tokio::test]
+async fn refusals_the_server_does_not_read_for_still_reach_the_user() {
+    let server = Server::start_with(&["--max-paste-size=1MiB"]);
+    let dir = tempfile::tempdir().unwrap();
+    let huge = dir.path().join("huge.log");
+    std::fs::write(&huge, vec![b'x'; 80 << 20]).unwrap();
+    for put in &puts_side_by_side(&server, dir.path(), &huge, 6) {
+        let message = failed(put);
+        assert!(
+            message.contains("413") && message.contains("larger than the limit"),
+            "{message}"
+        );
+    }
+
+    let tenants = crate::support::tenants::start(&[]);
+    let big = dir.path().join("big.log");
+    std::fs::write(&big, vec![b'x'; 8 << 20]).unwrap();
+    let wrong = format!("snip_{}", "0".repeat(40));
+    let refused = run_cli(
+        &tenants,
+        dir.path(),
+        &[("SNIP_TOKEN", &wrong)],
+        &["put", big.to_str().unwrap()],
+        b"",
+    );
+    let message = failed(&refused);
+    assert!(message.contains("401"), "{message}");
 }
 
 /// The value and source `snip config` prints for `name`.

@@ -98,7 +98,13 @@ async fn oversized_bodies_get_413() {
     assert_eq!(response.status(), 413, "with Content-Length");
     // The body may be unread, so the connection must not be reused.
     assert_eq!(response.headers()["connection"], "close");
-    assert!(response.text().await.unwrap().contains("1024 bytes"));
+    assert!(
+        response
+            .text()
+            .await
+            .unwrap()
+            .contains("the limit of 1 KiB")
+    );
     create_json(&http, &server.url, vec![b'a'; 1024], "").await;
 
     let (chunked, produced) = Generated::new(4096, 256);

@@ -185,3 +185,59 @@ async fn friendly_error_pages() {
     assert!(body.contains("<h1>Too large</h1>"), "{body}");
     assert!(body.contains("data-page=\"error\""));
 }
+
+/// Crawlers are kept out: robots.txt disallows everything, and paste pages
+/// and raw answers say `noindex` to any that come anyway.
+#[tokio::test]
+async fn pastes_are_not_indexed() {
+    let server = Server::start();
+    let robots = server.get("/robots.txt").await;
+    assert_eq!(robots.status(), StatusCode::OK);
+    assert_eq!(robots.text().await.unwrap(), "User-agent: *\nDisallow: /\n");
+    let (id, _) = server.create("text", "").await;
+    let (burn, _) = server.create("text", "burn=true").await;
+    for path in [format!("/{id}"), format!("/{burn}")] {
+        let page = html(&server, &path).await;
+        assert_eq!(page.headers()["x-robots-tag"], "noindex", "{path}");
+    }
+    let raw = server.get(&format!("/raw/{id}")).await;
+    assert_eq!(raw.headers()["x-robots-tag"], "noindex");
+}
+
+/// A path no route serves gets a page for people in a browser, without the
+/// hint meant for API clients; those still get it.
+#[tokio::test]
+async fn unknown_routes_speak_to_people() {
+    let server = Server::start();
+    let page = html(&server, "/no/such/page").await;
+    assert_eq!(page.status(), StatusCode::NOT_FOUND);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let body = page.text().await.unwrap();
+    assert!(body.contains("<h1>Page not found</h1>"), "{body}");
+    assert!(body.contains("Create a new paste"));
+    assert!(!body.contains("POST a paste"), "{body}");
+    let text = server.get("/no/such/page").await.text().await.unwrap();
+    assert!(text.contains("POST a paste to /"), "{text}");
+}
+
+/// Size limits are told in binary units, never as a byte count.
+#[tokio::test]
+async fn size_limits_in_binary_units() {
+    let server = Server::start_with(&["--max-paste-size=1MiB"]);
+    let too_big = server
+        .request(Method::POST, "/")
+        .header("accept", "application/json")
+        .body(vec![b'x'; (1 << 20) + 100])
+        .fetch()
+        .await;
+    assert_eq!(too_big.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    let body = too_big.text().await.unwrap();
+    assert!(body.contains("the limit of 1 MiB"), "{body}");
+    let form = html(&server, "/new").await.text().await.unwrap();
+    assert!(form.contains("Up to 1 MiB."), "{form}");
+}

@@ -77,17 +77,21 @@ export function flash(button, label, ms = 1500) {
   }, ms);
 }
 
+/**
+ * A size for people, by the server's rule (core::units::format_size): binary
+ * units, one decimal unless whole, so a size just over a limit never reads
+ * the same as the limit.
+ */
 export function formatBytes(n) {
   if (n < 1024) return `${n} bytes`;
-  const units = ['KiB', 'MiB', 'GiB'];
   let value = n;
-  let unit = 'bytes';
-  for (const u of units) {
-    if (value < 1024) break;
+  let unit = 'KiB';
+  for (const u of ['KiB', 'MiB', 'GiB', 'TiB']) {
     value /= 1024;
     unit = u;
+    if (value < 1024) break;
   }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${unit}`;
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
 }
 
 /** "23 Nov 2026, 10:35" in the reader's time zone, and a relative hint. */

@@ -1,8 +1,9 @@
 // The new-paste page: editor keys, language auto-detection, encryption,
-// attachments (picker, drag and drop, clipboard) and the result panel.
+// attachments (picker, drag and drop, clipboard) and the share panel (its
+// QR code module is loaded only once a paste is created).
 // Without JavaScript the same form still posts to the server.
 
-import { $, $$, copyText, flash, formatBytes, say, show } from './dom.js';
+import { $, $$, copyText, el, flash, formatBytes, localTime, say, show } from './dom.js';
 import { encodeKey, encrypt, generateKey } from './envelope.js';
 import { detectLanguage, displayName, LANGUAGES, languageForFileName, resolveLanguage } from './highlight.js';
 import { remember } from './tokens.js';
@@ -11,6 +12,27 @@ import { CLONE_KEY } from './view.js';
 /** Files up to this size that decode as UTF-8 text go into the editor. */
 const MAX_EDITOR_FILE = 2 * 1024 * 1024;
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-sh|x-yaml|toml|sql|x-httpd-php)|image\/svg\+xml$)/;
+
+/** One line each: when it expires, whether it burns, is encrypted, and who can read it. */
+export function summary(json, encrypted, withPassword) {
+  const lines = [];
+  if (json.expires_at) {
+    const { absolute, relative } = localTime(new Date(json.expires_at));
+    lines.push(`Expires ${relative ? `${relative} (${absolute})` : absolute}.`);
+  } else {
+    lines.push('Never expires.');
+  }
+  lines.push(json.burn ? 'Burns after reading: the first reader destroys it.' : 'Stays readable until then (no burn after reading).');
+  if (encrypted) {
+    lines.push(
+      `End-to-end encrypted: the key is only in the link (after #), the server cannot read it${withPassword ? '; readers also need the password' : ''}.`,
+    );
+  } else {
+    lines.push('Not encrypted: the server stores it as sent.');
+  }
+  lines.push('Unlisted, not private: anyone with the link can read it.');
+  return lines;
+}
 
 export function initNew() {
   const form = $('#new');
@@ -344,20 +366,27 @@ class Editor {
     url.value = link;
     $('#open-url').href = link;
     $('#delete-url').value = `${json.url}#delete=${encodeURIComponent(json.delete_token)}`;
-    const notes = [];
-    if (encrypted) {
-      notes.push('Encrypted in this browser: the key is only in the link (after #); the server cannot read the paste.');
-      if (withPassword) notes.push('Readers also need the password.');
-    }
-    if (json.burn) notes.push('Burn after reading: the first reader destroys it.');
-    if (json.expires_at) notes.push(`Expires ${new Date(json.expires_at).toLocaleString()}.`);
-    $('#result-note').textContent = notes.join(' ');
+    $('#result-summary').replaceChildren(...summary(json, encrypted, withPassword).map((line) => el('li', {}, line)));
+    this.drawQr(link);
     const copy = $('#copy-url');
     copy.onclick = async () => flash(copy, (await copyText(link)) ? 'Copied' : 'Copy failed');
     const copyDelete = $('#copy-delete');
     copyDelete.onclick = async () => flash(copyDelete, (await copyText($('#delete-url').value)) ? 'Copied' : 'Copy failed');
     url.focus();
     url.select();
+  }
+
+  /** The link's QR code, from a module fetched now (the editor never needs it). */
+  async drawQr(link) {
+    const canvas = $('#qr');
+    try {
+      const { drawQr } = await import('./qr.js');
+      drawQr(canvas, link);
+      show(canvas);
+    } catch {
+      // Too long for a QR code, or the module did not load: the link is still there.
+      show(canvas, false);
+    }
   }
 
   reset() {

@@ -1,12 +1,14 @@
 // The paste page: highlighting and line links for server-rendered text, the
-// burn reveal, in-browser decryption of encrypted pastes, and the actions
-// (copy, download, new paste from this, delete).
+// burn reveal, in-browser decryption of encrypted pastes, the actions
+// (copy, download, new paste from this, delete), soft wrap and shortcuts,
+// and rendered Markdown (its module is loaded only for Markdown pastes).
 
 import { codeText, enableLineLinks, renderCode } from './code.js';
 import { $, copyText, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
 import { decodeKey, decrypt, EnvelopeError, inspect } from './envelope.js';
 import { buildFragment, parseFragment } from './fragment.js';
-import { displayName } from './highlight.js';
+import { displayName, languageForFileName, resolveLanguage } from './highlight.js';
+import { setupShortcuts, setupWrap } from './shortcuts.js';
 import { forget, remember, tokenFor } from './tokens.js';
 
 /** Media a browser only displays: shown inline from decrypted or revealed bytes. */
@@ -14,6 +16,9 @@ const INLINE_IMAGES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'im
 const INLINE_MEDIA = ['audio/mpeg', 'audio/ogg', 'audio/wav', 'audio/webm', 'video/mp4', 'video/webm', 'video/ogg'];
 
 export const CLONE_KEY = 'snip.clone';
+
+/** The largest Markdown paste shown rendered. */
+const MAX_MARKDOWN_BYTES = 1024 * 1024;
 
 function essence(type) {
   return (type || '').split(';')[0].trim().toLowerCase();
@@ -51,6 +56,8 @@ class PastePage {
 
   async start() {
     localiseTimes(this.article);
+    this.refreshWrap = setupWrap();
+    setupShortcuts(this.status);
     this.takeDeleteLink();
     this.setupDelete();
     try {
@@ -139,6 +146,8 @@ class PastePage {
   /** Server-rendered text: highlight it and wire the line links. */
   async enhanceServerText() {
     const pre = $('#code');
+    // Images, media and other files have no text to copy or edit.
+    if (!pre) return;
     const rawUrl = `/raw/${this.id}`;
     this.setupActions({
       text: async () => {
@@ -146,10 +155,61 @@ class PastePage {
         return response.ok ? response.text() : codeText(pre);
       },
     });
-    if (!pre) return;
     const { language, detected } = await renderCode(pre, codeText(pre), this.meta.lang, this.meta.name);
     this.showLanguage(language, detected);
     enableLineLinks(pre);
+    this.refreshWrap();
+    // A cut-off view has only part of the text: render the whole Markdown.
+    const size = Number(this.article.dataset.size) || 0;
+    if (this.isMarkdown(size)) {
+      await this.showMarkdown(pre, $('#truncated') ? await (await fetch(rawUrl)).text() : codeText(pre));
+    }
+  }
+
+  /**
+   * Rendered only when the paste says it is Markdown (its language or file
+   * name): a detected guess is not reason enough to change how text looks.
+   * A very large one stays source: rendering it would stall the tab.
+   */
+  isMarkdown(size) {
+    const declared = resolveLanguage(this.meta.lang) || languageForFileName(this.meta.name);
+    return declared === 'markdown' && size <= MAX_MARKDOWN_BYTES;
+  }
+
+  /** Markdown: rendered (sanitised) by default, with a Rendered/Source toggle. */
+  async showMarkdown(pre, text) {
+    const { renderMarkdown } = await import('./markdown.js');
+    const rendered = el('div', { class: 'markdown', id: 'rendered' });
+    rendered.append(renderMarkdown(text));
+    const toggle = el('div', { class: 'view-toggle', role: 'group', 'aria-label': 'Show' });
+    const asRendered = el('button', { type: 'button', id: 'show-rendered', 'aria-pressed': 'true' }, 'Rendered');
+    const asSource = el('button', { type: 'button', id: 'show-source', 'aria-pressed': 'false' }, 'Source');
+    toggle.append(asRendered, asSource);
+    pre.before(toggle, rendered);
+    const wrap = $('#wrap');
+    const choose = (source) => {
+      show(rendered, !source);
+      show(pre, source);
+      asRendered.setAttribute('aria-pressed', String(!source));
+      asSource.setAttribute('aria-pressed', String(source));
+      if (wrap) show(wrap, source);
+    };
+    asRendered.addEventListener('click', () => choose(false));
+    asSource.addEventListener('click', () => choose(true));
+    // A link to lines (#L12) is about the source.
+    choose(Boolean(parseFragment().lines));
+    window.addEventListener('hashchange', () => {
+      if (parseFragment().lines) choose(true);
+    });
+  }
+
+  /** An encrypted paste, once decrypted: say so, with the size of what it holds. */
+  markDecrypted(size) {
+    const meta = $('.meta', this.article);
+    if (!meta || $('.badge', meta)) return;
+    const first = meta.firstElementChild;
+    if (first) first.textContent = formatBytes(size);
+    meta.insertBefore(el('span', { class: 'badge', title: 'Decrypted in this browser; the server holds only ciphertext' }, 'end-to-end encrypted'), first);
   }
 
   showLanguage(language, detected) {
@@ -234,6 +294,8 @@ class PastePage {
     this.showLanguage(language, detected);
     enableLineLinks(pre);
     this.setupActions({ text: async () => text, bytes });
+    this.refreshWrap();
+    if (this.isMarkdown(bytes.length)) await this.showMarkdown(pre, text);
   }
 
   /** Burn after reading: nothing is read until the reader asks. */
@@ -298,6 +360,7 @@ class PastePage {
         const { meta, content } = await decrypt(bytes, key, password);
         say(this.status, '');
         show($('#unlock'), false);
+        this.markDecrypted(content.length);
         await this.showContent(content, { lang: meta.lang || null, name: meta.name || null, type: meta.type || '' });
         return true;
       } catch (error) {

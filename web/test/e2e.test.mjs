@@ -5,8 +5,9 @@
 // and dialogs; after each test none may have left the server's origin and
 // none may be an error or a dialog. Screenshots of the main pages go to
 // target/e2e-screenshots (ignored by git); with SNIP_SCREENSHOTS=1 the
-// README's three screenshots are also written to docs/img, so that ordinary
-// runs never change the tree.
+// docs' screenshots (the README's, and light, dark and phone-width shots of
+// the view page and the share panel) are also written to docs/img, so that
+// ordinary runs never change the tree.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -16,6 +17,8 @@ import { decodeKey } from '../src/envelope.js';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
+import qrcode from 'qrcode-generator';
 import { apiCreate, repoRoot, snipBinary, startServer } from './server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -130,10 +133,11 @@ if __name__ == "__main__":
 `;
 
 /** Fills the editor and creates the paste; returns the link shown. */
-async function createInUi(page, content, { encrypt = false, password = '', burn = false, name = '' } = {}) {
+async function createInUi(page, content, { encrypt = false, password = '', burn = false, name = '', ttl = '' } = {}) {
   await page.goto(`${server.url}/new`);
   await page.fill('#content', content);
   if (name) await page.fill('#name', name);
+  if (ttl) await page.selectOption('#ttl', ttl);
   if (burn) await page.check('#burn');
   if (encrypt) {
     await page.check('#encrypt');
@@ -212,9 +216,14 @@ describe('creating and viewing', () => {
     await createFromFile(page, { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG });
     const natural = await page.$eval('figure.media img', (img) => img.decode().then(() => img.naturalWidth));
     assert.equal(natural, 1);
+    // Nothing to copy or edit in an image.
+    assert.ok(await page.isHidden('#copy'));
+    assert.ok(await page.isHidden('#clone'));
     await createFromFile(page, { name: 'blob.bin', mimeType: 'application/octet-stream', buffer: Buffer.from([0, 255, 1, 254]) });
     assert.match(await page.textContent('#content'), /blob\.bin/);
     assert.ok(await page.isVisible('#content a[href^="/download/"]'));
+    assert.ok(await page.isHidden('#copy'));
+    assert.ok(await page.isHidden('#clone'));
     await context.close();
   });
 });
@@ -265,7 +274,7 @@ describe('burn after reading', () => {
       await page.goto(`${server.url}/${id}`);
       await page.waitForSelector('#reveal button');
       assert.ok(!(await page.content()).includes(secret));
-      await shot(page, `burn-${colorScheme}`, colorScheme === 'light' ? 'burn' : null);
+      await shot(page, `burn-${colorScheme}`);
       await context.close();
     }
     // Loading the page (twice) consumed nothing.
@@ -450,6 +459,13 @@ describe('error pages', () => {
     const { page, context } = await newPage();
     const gone = await page.goto(`${server.url}/2222222222222`);
     assert.equal(gone.status(), 404);
+    // A path that is no route at all gets a page for people, not API hints.
+    const nowhere = await page.goto(`${server.url}/no/such/page`);
+    assert.equal(nowhere.status(), 404);
+    assert.equal(await page.textContent('h1'), 'Page not found');
+    assert.doesNotMatch(await page.textContent('main'), /POST|GET \//);
+    await page.click('text=Create a new paste');
+    await page.waitForURL(`${server.url}/`);
     await context.close();
   });
 });
@@ -467,6 +483,14 @@ describe('layout and weight', () => {
         if (name === 'view') await page.waitForSelector('#code.hljs');
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${path} overflows by ${overflow}px`);
+        if (name === 'view') {
+          // The meta line wraps between its items, never inside one or off the screen.
+          const items = await page.$$eval('.meta > span:not(:empty)', (spans) =>
+            spans.map((span) => ({ right: span.getBoundingClientRect().right, lines: span.getClientRects().length })),
+          );
+          assert.ok(items.length >= 3);
+          for (const item of items) assert.ok(item.right <= 390 && item.lines === 1, JSON.stringify(items));
+        }
         await shot(page, `phone-${name}-${colorScheme}`);
       }
       await context.close();
@@ -484,14 +508,22 @@ describe('layout and weight', () => {
       await page.goto(`${server.url}${path}`);
       await page.waitForLoadState('networkidle');
       let total = 0;
+      let gzipped = 0;
       const parts = [];
       for (const url of urls) {
         const { size, encoding } = await transferSize(url);
         total += size;
+        // The same bytes gzipped (-9), for a figure that does not depend on brotli.
+        const identity = Buffer.from(await (await fetch(url, { headers: { accept: 'text/html,*/*' } })).arrayBuffer());
+        gzipped += gzipSync(identity, { level: 9 }).length;
         parts.push(`${new URL(url).pathname} ${size} B ${encoding}`);
       }
-      weights[path === '/new' ? 'new' : 'view'] = total;
-      console.log(`page weight of ${path === '/new' ? 'the new-paste page' : 'a 1 KiB paste view'}: ${total} bytes (${parts.join(', ')})`);
+      weights[path === '/new' ? 'new' : 'view'] = Math.max(total, gzipped);
+      // Markdown rendering and the QR code load only where they are used.
+      assert.deepEqual([...urls].filter((u) => /\/assets\/(markdown|qr)-/.test(u)), [], path);
+      console.log(
+        `page weight of ${path === '/new' ? 'the new-paste page' : 'a 1 KiB paste view'}: ${total} bytes as served, ${gzipped} gzipped (${parts.join(', ')})`,
+      );
       await context.close();
     }
     assert.ok(weights.view <= 150 * 1000, `view page weighs ${weights.view} bytes`);
@@ -583,6 +615,323 @@ describe('more ways in', () => {
     await page.click('#reveal button');
     await page.waitForSelector('#code .lc');
     assert.equal(await page.textContent('#code .lc'), 'no script needed');
+    await context.close();
+  });
+});
+
+describe('size limits', () => {
+  test('a file over the limit is refused in KiB/MiB that tell the two apart', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(17_000_000) });
+    await page.waitForSelector('#form-status[data-kind=error]');
+    assert.equal(await page.textContent('#form-status'), 'big.bin is 16.2 MiB; this server takes at most 16 MiB.');
+    await context.close();
+  });
+});
+
+describe('viewer comforts', () => {
+  test('soft wrap is remembered; shortcuts work and are ignored while typing', async () => {
+    const body = `short\n${'a-very-long-line '.repeat(40)}\nend\n`;
+    const { id } = await apiCreate(server, body);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    const width = () => page.$eval('#code', (pre) => pre.scrollWidth - pre.clientWidth);
+    assert.ok((await width()) > 0, 'the long line scrolls sideways');
+    await page.click('#wrap');
+    assert.equal(await page.getAttribute('#wrap', 'aria-pressed'), 'true');
+    assert.ok((await width()) <= 0, 'wrapped: nothing scrolls sideways');
+    await page.reload();
+    await page.waitForSelector('#code.hljs.wrap');
+    await page.keyboard.press('w');
+    assert.equal(await page.getAttribute('#wrap', 'aria-pressed'), 'false');
+    // Keys typed into a field are the field's.
+    await page.focus('#theme');
+    await page.keyboard.press('w');
+    assert.equal(await page.getAttribute('#wrap', 'aria-pressed'), 'false');
+    await page.focus('#code');
+    await page.keyboard.press('?');
+    await page.waitForSelector('#shortcuts[role=dialog]');
+    assert.match(await page.textContent('#shortcuts'), /Copy the link/);
+    await shot(page, 'shortcuts-light');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#shortcuts', { state: 'detached' });
+    await page.keyboard.press('c');
+    await page.waitForFunction(() => document.querySelector('#copy').textContent === 'Copied');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), body);
+    await page.keyboard.press('l');
+    await page.waitForSelector('#status:has-text("Link copied")');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${server.url}/${id}`);
+    await page.keyboard.press('r');
+    await page.waitForURL(`${server.url}/raw/${id}`);
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    await page.keyboard.press('n');
+    await page.waitForURL(`${server.url}/new`);
+    await context.close();
+  });
+
+  test('the theme switch overrides the system and is remembered', async () => {
+    const { id } = await apiCreate(server, PYTHON, { lang: 'python' });
+    const { page, context } = await newPage({ colorScheme: 'light' });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    const light = await background();
+    await page.selectOption('#theme', 'dark');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+    const dark = await background();
+    assert.notEqual(dark, light);
+    await page.goto(`${server.url}/new`);
+    assert.equal(await page.inputValue('#theme'), 'dark');
+    assert.equal(await background(), dark);
+    await page.selectOption('#theme', 'auto');
+    assert.equal(await background(), light);
+    // Auto follows the system.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await background(), dark);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.selectOption('#theme', 'light');
+    assert.equal(await background(), light);
+    await context.close();
+  });
+
+  test('a decrypted paste says it was end-to-end encrypted and shows its plaintext size', async () => {
+    const { page, context } = await newPage();
+    const text = 'secret words\n'.repeat(200);
+    const link = await createInUi(page, text, { encrypt: true });
+    await page.goto(link);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('.meta .badge'), 'end-to-end encrypted');
+    assert.equal(await page.textContent('.meta .badge + span'), '2.5 KiB');
+    await context.close();
+  });
+
+  test('view page shots: light, dark and phone width', async () => {
+    const { id } = await apiCreate(server, PYTHON, { lang: 'python', name: 'greet.py' });
+    for (const [colorScheme, viewport, name] of [
+      ['light', undefined, 'view-page-light'],
+      ['dark', undefined, 'view-page-dark'],
+      ['light', { width: 390, height: 844 }, 'view-page-phone'],
+    ]) {
+      const { page, context } = await newPage({ colorScheme, ...(viewport ? { viewport, isMobile: true } : {}) });
+      await page.goto(`${server.url}/${id}`);
+      await page.waitForSelector('#code.hljs');
+      await shot(page, name);
+      if (DOCS_IMG && viewport) await page.screenshot({ path: join(DOCS_IMG, `${name}.png`) });
+      else if (DOCS_IMG) await shot(page, name, name);
+      await context.close();
+    }
+  });
+});
+
+/** The dark modules of the QR code drawn on `#qr`, read back from its pixels. */
+async function qrModules(page, count) {
+  return page.$eval(
+    '#qr',
+    (canvas, n) => {
+      const scale = canvas.width / (n + 8);
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      const rows = [];
+      for (let r = 0; r < n; r++) {
+        let row = '';
+        for (let c = 0; c < n; c++) {
+          const x = Math.floor((c + 4 + 0.5) * scale);
+          const y = Math.floor((r + 4 + 0.5) * scale);
+          row += data[(y * canvas.width + x) * 4] < 128 ? '#' : '.';
+        }
+        rows.push(row);
+      }
+      return rows;
+    },
+    count,
+  );
+}
+
+function expectedModules(text) {
+  const qr = qrcode(0, 'M');
+  qr.addData(text, 'Byte');
+  qr.make();
+  const n = qr.getModuleCount();
+  return Array.from({ length: n }, (_, r) => Array.from({ length: n }, (_, c) => (qr.isDark(r, c) ? '#' : '.')).join(''));
+}
+
+describe('share panel', () => {
+  test('link, copy, QR code of the whole link (key included) and a summary', async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context, record } = await newPage({ colorScheme });
+      await page.goto(`${server.url}/new`);
+      await page.waitForLoadState('networkidle');
+      assert.deepEqual(record.requests.filter((u) => /\/assets\/qr-/.test(u)), [], 'the QR module loads only when needed');
+      const link = await createInUi(page, 'share me', { encrypt: true, burn: true, ttl: '1d' });
+      assert.match(link, /#[A-Za-z0-9_-]{43}$/);
+      await page.waitForSelector('#qr:not([hidden])');
+      assert.equal(record.requests.filter((u) => /\/assets\/qr-/.test(u)).length, 1);
+      const expected = expectedModules(link);
+      assert.deepEqual(await qrModules(page, expected.length), expected);
+      const summary = await page.$$eval('#result-summary li', (items) => items.map((li) => li.textContent));
+      assert.match(summary[0], /^Expires tomorrow \(/);
+      assert.match(summary[1], /^Burns after reading/);
+      assert.match(summary[2], /^End-to-end encrypted/);
+      assert.match(summary[3], /anyone with the link/);
+      await shot(page, `share-${colorScheme}`, `share-${colorScheme}`);
+      await page.click('#copy-url');
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+      await context.close();
+    }
+    const { page, context } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const link = await createInUi(page, 'plain and kept', {});
+    await page.waitForSelector('#qr:not([hidden])');
+    const expected = expectedModules(link);
+    assert.deepEqual(await qrModules(page, expected.length), expected);
+    const summary = await page.$$eval('#result-summary li', (items) => items.map((li) => li.textContent));
+    assert.equal(summary[0], 'Never expires.');
+    assert.match(summary[1], /no burn after reading/);
+    assert.match(summary[2], /^Not encrypted/);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the share panel overflows by ${overflow}px`);
+    await shot(page, 'share-phone');
+    if (DOCS_IMG) await page.screenshot({ path: join(DOCS_IMG, 'share-phone.png') });
+    await context.close();
+  });
+});
+
+const MARKDOWN = `# Release notes
+
+Some *emphasis*, a [link](https://example.com/docs) and \`code\`.
+
+![a remote chart](https://tracker.example/pixel.png)
+
+| a | b |
+|---|---|
+| 1 | 2 |
+`;
+
+/** Markdown that tries everything a sanitiser must stop. */
+const MARKDOWN_XSS = `# Title
+
+<script>window.__pwned = 1</script>
+<img src=x onerror="window.__pwned = 2">
+<a href="javascript:window.__pwned = 3">click me</a>
+[md link](javascript:window.__pwned=4)
+[entity link](&#106;avascript:window.__pwned=5)
+<div onmouseover="window.__pwned = 6" style="position:fixed;inset:0">cover</div>
+<iframe src="javascript:window.__pwned = 7"></iframe>
+<svg onload="window.__pwned = 8"></svg>
+<form action="https://evil.example"><button>go</button></form>
+<p id="copy">clobber</p>
+![data](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)
+`;
+
+describe('markdown', () => {
+  test('rendered by default, toggled to source with line links; remote images wait for a click', async () => {
+    const { id } = await apiCreate(server, MARKDOWN, { lang: 'markdown' });
+    const { page, context, record } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#rendered h1');
+    assert.equal(await page.textContent('#rendered h1'), 'Release notes');
+    assert.equal(await page.textContent('#rendered em'), 'emphasis');
+    assert.equal(await page.$$eval('#rendered td', (n) => n.length), 2);
+    assert.ok(await page.isHidden('#code'));
+    // The image is not fetched: a link to it stands in its place.
+    assert.equal(await page.$$eval('#rendered img', (n) => n.length), 0);
+    assert.equal(await page.getAttribute('#rendered a.remote-image', 'href'), 'https://tracker.example/pixel.png');
+    assert.match(await page.textContent('#rendered a.remote-image'), /a remote chart/);
+    assert.equal(await page.getAttribute('#rendered a[href="https://example.com/docs"]', 'rel'), 'noopener noreferrer nofollow');
+    assert.ok(record.requests.some((u) => /\/assets\/markdown-/.test(u)));
+    await shot(page, 'markdown-light');
+    await page.click('#show-source');
+    assert.ok(await page.isVisible('#code'));
+    assert.ok(await page.isHidden('#rendered'));
+    await page.click('#L3 a.ln');
+    assert.equal(new URL(page.url()).hash, '#L3');
+    await page.click('#show-rendered');
+    assert.ok(await page.isVisible('#rendered'));
+    // A link to lines opens the source.
+    await page.goto(`${server.url}/${id}#L5`);
+    await page.reload();
+    await page.waitForSelector('#rendered', { state: 'attached' });
+    assert.ok(await page.isVisible('#code'));
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['L5']);
+    await context.close();
+  });
+
+  test('text that only looks like Markdown stays source', async () => {
+    const { id } = await apiCreate(server, MARKDOWN);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    await page.waitForLoadState('networkidle');
+    assert.equal(await page.$$eval('#rendered, #show-source', (n) => n.length), 0);
+    assert.equal(await page.textContent('.meta .lang'), 'Markdown (detected)');
+    await context.close();
+  });
+
+  test('an encrypted Markdown paste is decrypted, then rendered', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, MARKDOWN, { encrypt: true, name: 'NOTES.md' });
+    await page.goto(link);
+    await page.waitForSelector('#rendered h1');
+    assert.equal(await page.textContent('#rendered h1'), 'Release notes');
+    assert.equal(await page.$$eval('#rendered img', (n) => n.length), 0);
+    await page.click('#show-source');
+    assert.equal(await page.$$eval('#code .line', (n) => n.length), MARKDOWN.split('\n').length - 1);
+    await context.close();
+  });
+
+  for (const encrypt of [false, true]) {
+    test(`hostile Markdown is rendered inert${encrypt ? ' (encrypted)' : ''}`, async () => {
+      const { page, context } = await newPage();
+      let link;
+      if (encrypt) {
+        link = await createInUi(page, MARKDOWN_XSS, { encrypt: true, name: 'x.md' });
+      } else {
+        const { id } = await apiCreate(server, MARKDOWN_XSS, { lang: 'markdown' });
+        link = `${server.url}/${id}`;
+      }
+      await page.goto(link);
+      await page.waitForSelector('#rendered h1');
+      // Whatever could fire on hover or click is given the chance to.
+      await page.hover('#rendered');
+      for (const anchor of await page.$$('#rendered a:not(.remote-image)')) await anchor.click({ modifiers: ['Alt'] }).catch(() => {});
+      assert.equal(await page.evaluate(() => window.__pwned), undefined);
+      const found = await page.$eval('#rendered', (root) => {
+        const all = [...root.querySelectorAll('*')];
+        return {
+          tags: all.map((n) => n.tagName.toLowerCase()).filter((t) => ['script', 'iframe', 'svg', 'form', 'button', 'style'].includes(t)),
+          // Images stay only when they come from snip itself.
+          images: all.filter((n) => n.tagName === 'IMG').map((n) => n.src).filter((src) => new URL(src).origin !== location.origin),
+          handlers: all.flatMap((n) => [...n.attributes].map((a) => a.name)).filter((a) => a.startsWith('on') || a === 'style' || a === 'id'),
+          hrefs: all.map((n) => n.getAttribute('href')).filter((h) => h && !/^https?:/.test(h)),
+        };
+      });
+      assert.deepEqual(found, { tags: [], images: [], handlers: [], hrefs: [] });
+      assert.equal(await page.$$eval('#copy', (n) => n.length), 1, 'no element shadows the page');
+      await context.close();
+    });
+  }
+});
+
+describe('hostile names', () => {
+  const NAME = '"><img src=x onerror="window.__pwned=9">.txt';
+
+  test('a file name with markup is shown as text on the view, in the title and in the share panel', async () => {
+    const { id } = await apiCreate(server, 'named', { name: NAME });
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    assert.equal(await page.textContent('.title'), NAME);
+    assert.equal(await page.title(), `${NAME} · snip`);
+    assert.equal(await page.$$eval('main img', (n) => n.length), 0);
+    const link = await createInUi(page, 'x', { encrypt: true, name: NAME });
+    await page.waitForSelector('#qr:not([hidden])');
+    assert.equal(await page.$$eval('#result img', (n) => n.length), 0);
+    await page.goto(link);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('.title'), NAME);
+    assert.equal(await page.$$eval('main img', (n) => n.length), 0);
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
     await context.close();
   });
 });

@@ -134,7 +134,10 @@ fn body_too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         "too_large",
-        format!("an admin request body is at most {ADMIN_BODY_MAX} bytes"),
+        format!(
+            "an admin request body is at most {}",
+            crate::core::units::format_size(ADMIN_BODY_MAX as u64)
+        ),
     )
 }
 
@@ -220,9 +223,6 @@ async fn create_tenant(
         tenant: view(&state, tenant).await?,
         token,
     };
-    // Through a `Value`, whose maps are sorted: this answer's objects list
-    // their keys in alphabetical order, unlike the other admin answers.
-    let answer = serde_json::to_value(answer).map_err(|_| ApiError::internal())?;
     Ok(json(StatusCode::CREATED, &answer))
 }
 

@@ -1,7 +1,7 @@
 //! Operator routes: `GET /healthz` (the process answers), `GET /readyz` (the
 //! store answers), `GET /metrics` (Prometheus text format) and
-//! `GET /api/openapi.json` (the API description); and the answer to a path
-//! no route matches.
+//! `GET /api/openapi.json` (the API description), `GET /robots.txt` (keeps
+//! crawlers out); and the answer to a path no route matches.
 
 use axum::Router;
 use axum::extract::State;
@@ -20,6 +20,7 @@ pub fn routes(metrics_on_main: bool) -> Router<SharedState> {
     let router = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/robots.txt", get(robots))
         .route("/api/openapi.json", get(spec));
     if metrics_on_main {
         router.route("/metrics", get(render_metrics))
@@ -31,6 +32,12 @@ pub fn routes(metrics_on_main: bool) -> Router<SharedState> {
 /// `200 ok` while the process answers at all.
 async fn healthz() -> &'static str {
     "ok\n"
+}
+
+/// `GET /robots.txt`: no crawler is welcome anywhere. Pastes are shared by
+/// link, not published, and a search engine listing them would publish them.
+async fn robots() -> &'static str {
+    "User-agent: *\nDisallow: /\n"
 }
 
 /// `200 ready` when the store answered its last ping, else `503`. The ping is

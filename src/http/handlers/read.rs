@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use axum::Extension;
 use axum::extract::{FromRequestParts, Path, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::core::paste::{self, PasteMeta};
@@ -208,12 +208,18 @@ fn redirect(target: &str) -> Response {
     }
 }
 
+/// `X-Robots-Tag`: a search engine that finds a paste link anyway (robots.txt
+/// is only advice) must still not list it.
+const ROBOTS: HeaderName = HeaderName::from_static("x-robots-tag");
+
 fn page(html: String) -> Response {
     let mut response = Html(html).into_response();
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("private, no-cache"),
     );
+    headers.insert(ROBOTS, HeaderValue::from_static("noindex"));
     response
 }
 
@@ -282,6 +288,7 @@ static RAW_TEMPLATE: LazyLock<HeaderMap> = LazyLock::new(|| {
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    headers.insert(ROBOTS, HeaderValue::from_static("noindex"));
     // Replaced by every answer's own: present so that no insert grows the map.
     headers.insert(header::ETAG, HeaderValue::from_static("\"\""));
     headers

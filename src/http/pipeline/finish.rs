@@ -155,12 +155,14 @@ where
 /// The CSP of HTML pages: nothing but snip's own scripts, styles, images and
 /// API, no inline script or style, no eval, no framing; `blob:` only for
 /// media decrypted or revealed in the browser. Trusted Types make any
-/// `innerHTML` from a plain string throw: the one policy (`snip`) is used
-/// only for highlight.js output and markup built from escaped text.
+/// `innerHTML` from a plain string throw: snip's policy (`snip`) is used
+/// only for highlight.js output and markup built from escaped text, and
+/// DOMPurify's (`dompurify`) only to parse rendered Markdown into an inert
+/// document, which it sanitises before anything is shown.
 pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
      img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
-     require-trusted-types-for 'script'; trusted-types snip";
+     require-trusted-types-for 'script'; trusted-types snip dompurify";
 
 /// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
 pub const RAW_CSP: &str = "default-src 'none'; sandbox";

@@ -15,6 +15,7 @@ use std::fmt::Write;
 
 use super::assets;
 use crate::core::paste::{self, PasteMeta};
+use crate::core::units::format_size;
 use crate::http::errors::ApiError;
 
 /// Where the stylesheet is served (content-hashed).
@@ -74,12 +75,18 @@ fn head(out: &mut String, page: Page, title: &str) {
          <script type=\"module\" src=\"{js}\"></script></head>\
          <body data-page=\"{page}\"><a class=\"skip\" href=\"#main\">Skip to content</a>\
          <header class=\"top\"><a class=\"brand\" href=\"/\">snip</a>\
-         <a class=\"new-link\" href=\"/new\">New paste</a></header><main id=\"main\">",
+         <a class=\"new-link\" href=\"/new\">New paste</a>{THEME}</header><main id=\"main\">",
         css = assets::SNIP_CSS,
         icon = assets::ICON_SVG,
         js = assets::APP_JS,
     );
 }
+
+/// The theme switch: shown by the script, which remembers the choice ("auto"
+/// follows the system's `prefers-color-scheme`).
+const THEME: &str = "<label class=\"theme\" hidden><span class=\"sr-only\">Theme</span>\
+     <select id=\"theme\"><option value=\"auto\">Auto</option>\
+     <option value=\"light\">Light</option><option value=\"dark\">Dark</option></select></label>";
 
 fn foot(out: &mut String) {
     let _ = writeln!(
@@ -125,7 +132,8 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8]) {
     let id = meta.id.as_str(); // IDs are from a fixed alphabet: nothing to escape.
     let _ = write!(
         out,
-        "<article class=\"paste\" id=\"paste\" data-id=\"{id}\""
+        "<article class=\"paste\" id=\"paste\" data-id=\"{id}\" data-size=\"{}\"",
+        meta.size
     );
     for (key, value) in [
         ("lang", meta.lang.as_deref()),
@@ -164,7 +172,8 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8]) {
         );
     }
     out.push_str(
-        "<button type=\"button\" id=\"copy\" hidden>Copy</button>\
+        "<button type=\"button\" id=\"wrap\" aria-pressed=\"false\" hidden>Wrap</button>\
+         <button type=\"button\" id=\"copy\" hidden>Copy</button>\
          <button type=\"button\" id=\"clone\" hidden>New paste from this</button>\
          <button type=\"button\" class=\"danger\" id=\"delete\" hidden>Delete</button></nav></div>",
     );
@@ -183,7 +192,7 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8]) {
                  <form method=\"post\" action=\"/{id}/reveal\" id=\"reveal\">\
                  <button type=\"submit\" class=\"warn\">Reveal (it will be destroyed)</button></form>\
                  </section>{unlock}<div id=\"content\"></div>",
-                size = human_size(meta.size),
+                size = format_size(meta.size),
                 unlock = if meta.encrypted { UNLOCK_FORM } else { "" },
             );
         }
@@ -237,7 +246,7 @@ fn truncated(out: &mut String, id: &str, lines: usize, size: usize) {
         out,
         "<p class=\"notice\" id=\"truncated\">This page shows the first {lines} lines only; \
          the whole paste ({}) is at <a href=\"/raw/{id}\">/raw/{id}</a>.</p>",
-        human_size(size as u64)
+        format_size(size as u64)
     );
 }
 
@@ -301,7 +310,7 @@ fn content(out: &mut String, meta: &PasteMeta, body: &[u8]) {
             let _ = write!(
                 out,
                 ", {}). <a href=\"/download/{id}\">Download it</a>.</p></div>",
-                human_size(meta.size)
+                format_size(meta.size)
             );
         }
     }
@@ -312,7 +321,7 @@ fn describe(out: &mut String, meta: &PasteMeta, hidden: &str) {
     let _ = write!(
         out,
         "<p class=\"meta\"{hidden}><span>{}</span><span class=\"lang\">",
-        human_size(meta.size)
+        format_size(meta.size)
     );
     if let Some(lang) = &meta.lang {
         escape_into(out, lang);
@@ -341,28 +350,6 @@ fn time(out: &mut String, t: paste::UnixTime) {
     );
 }
 
-/// `123 bytes`, `1.5 KiB`, `12 MiB`.
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [&str; 3] = ["KiB", "MiB", "GiB"];
-    if bytes < 1024 {
-        return format!("{bytes} bytes");
-    }
-    let mut value = bytes as f64;
-    let mut unit = "bytes";
-    for u in UNITS {
-        if value < 1024.0 {
-            break;
-        }
-        value /= 1024.0;
-        unit = u;
-    }
-    if value < 10.0 {
-        format!("{value:.1} {unit}")
-    } else {
-        format!("{value:.0} {unit}")
-    }
-}
-
 /// A friendly error page for browsers.
 pub fn error_page(error: &ApiError) -> String {
     let (heading, explanation) = match error.status.as_u16() {
@@ -377,7 +364,10 @@ pub fn error_page(error: &ApiError) -> String {
             "There is no paste at this address. It may have expired, been deleted, or \
              (burn after reading) already been read.",
         ),
-        404 => ("Page not found", "There is nothing at this address."),
+        404 => (
+            "Page not found",
+            "There is no page at this address. Check the link you followed, or start a new paste.",
+        ),
         413 => ("Too large", "The paste is larger than this server accepts."),
         429 => (
             "Slow down",
@@ -393,8 +383,13 @@ pub fn error_page(error: &ApiError) -> String {
     if !explanation.is_empty() {
         let _ = write!(out, "<p>{explanation}</p>");
     }
-    let _ = write!(out, "<p class=\"code-hint\">{} · ", error.status.as_u16());
-    escape_into(&mut out, &error.message);
+    let _ = write!(out, "<p class=\"code-hint\">{}", error.status.as_u16());
+    // The router's own 404 message is a hint for API clients (which routes
+    // exist); a person who followed a link needs none of it.
+    if error.code != "no_route" {
+        out.push_str(" · ");
+        escape_into(&mut out, &error.message);
+    }
     out.push_str("</p><p><a href=\"/\">Create a new paste</a></p></section>");
     foot(&mut out);
     out
@@ -461,14 +456,15 @@ pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
          <div class=\"url-row\"><label for=\"result-url\" class=\"sr-only\">Link</label>\
          <input id=\"result-url\" readonly><button type=\"button\" class=\"primary\" id=\"copy-url\">Copy</button>\
          <a class=\"btn\" id=\"open-url\">Open</a></div>\
-         <p id=\"result-note\" class=\"hint\"></p>\
+         <div class=\"share\"><ul class=\"summary\" id=\"result-summary\"></ul>\
+         <canvas id=\"qr\" role=\"img\" aria-label=\"QR code of the link\" hidden></canvas></div>\
          <details><summary>Delete link</summary>\
          <p class=\"hint\">Anyone with this link can delete the paste. This browser also remembers it, \
          so the paste shows a Delete button here.</p>\
          <div class=\"url-row\"><label for=\"delete-url\" class=\"sr-only\">Delete link</label>\
          <input id=\"delete-url\" readonly><button type=\"button\" id=\"copy-delete\">Copy</button></div></details>\
          <p><button type=\"button\" id=\"another\">New paste</button></p></section>",
-        max = human_size(options.max_paste_bytes),
+        max = format_size(options.max_paste_bytes),
     );
     foot(&mut out);
     out
@@ -487,13 +483,5 @@ mod tests {
         );
         assert_eq!(escape("plain ünïcode"), "plain ünïcode");
         assert_eq!(escape(""), "");
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(human_size(0), "0 bytes");
-        assert_eq!(human_size(1023), "1023 bytes");
-        assert_eq!(human_size(1536), "1.5 KiB");
-        assert_eq!(human_size(16 << 20), "16 MiB");
     }
 }

@@ -157,11 +157,15 @@ impl EmbeddedStore {
     }
 }
 
-/// Why fjall would not open. fjall recovers a journal whose last batch
+/// Why fjall would not open: another process holds the data dir, or the
+/// journal is damaged. fjall recovers a journal whose last batch
 /// was cut off (it drops that batch), but refuses one with a batch that
 /// fails its checksum: which writes followed it cannot be known.
 fn opening_failed(dir: &Path, e: fjall::Error) -> StoreError {
     match e {
+        fjall::Error::Locked => StoreError::InUse {
+            dir: dir.to_path_buf(),
+        },
         fjall::Error::JournalRecovery(cause) => StoreError::Corrupt(format!(
             "the metadata journal in {} is damaged ({cause:?}), not just cut off at its end \
              (which is recovered); restore the data dir from a backup (`snip restore`)",

@@ -18,18 +18,9 @@ pub fn run_cli(
     stdin: &[u8],
 ) -> Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_snip"));
+    let mut child = isolated(&mut command, server, client_dir)
         .args(args)
-        .env("SNIP_SERVER", &server.url)
-        .env("SNIP_CLIENT_DIR", client_dir)
-        // No config file (unless a test writes one there) and no defaults from the environment.
-        .env("XDG_CONFIG_HOME", client_dir)
-        .env_remove("SNIP_TOKEN")
-        .env_remove("SNIP_ADMIN_TOKEN")
-        .env_remove("SNIP_PASSWORD")
-        .env_remove("SNIP_TTL")
-        .env_remove("SNIP_BURN")
-        .env_remove("SNIP_ENCRYPT")
         .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -41,6 +32,22 @@ pub fn run_cli(
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
     }
     child.wait_with_output().unwrap()
+}
+
+/// Points a client command at `server` with its own client directory, no
+/// config file (unless a test writes one there) and no credentials or
+/// defaults inherited from the environment.
+fn isolated<'a>(command: &'a mut Command, server: &Server, client_dir: &Path) -> &'a mut Command {
+    command
+        .env("SNIP_SERVER", &server.url)
+        .env("SNIP_CLIENT_DIR", client_dir)
+        .env("XDG_CONFIG_HOME", client_dir)
+        .env_remove("SNIP_TOKEN")
+        .env_remove("SNIP_ADMIN_TOKEN")
+        .env_remove("SNIP_PASSWORD")
+        .env_remove("SNIP_TTL")
+        .env_remove("SNIP_BURN")
+        .env_remove("SNIP_ENCRYPT")
 }
 
 /// Writes two small source files, `a.rs` and `b.py`, into `dir`; returns their paths.
@@ -87,7 +94,8 @@ pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) ->
         .chain(args.iter().copied())
         .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
         .collect();
-    Command::new("script")
+    let mut command = Command::new("script");
+    isolated(&mut command, server, client_dir)
         .args([
             "--quiet",
             "--return",
@@ -95,18 +103,9 @@ pub fn run_cli_on_terminal(server: &Server, client_dir: &Path, args: &[&str]) ->
             &quoted.join(" "),
             "/dev/null",
         ])
-        .env("SNIP_SERVER", &server.url)
-        .env("SNIP_CLIENT_DIR", client_dir)
-        .env("XDG_CONFIG_HOME", client_dir)
         // A terminal that can redraw a line: with TERM unset (as under CI) or
         // dumb, progress is rightly not drawn.
         .env("TERM", "xterm")
-        .env_remove("SNIP_TOKEN")
-        .env_remove("SNIP_ADMIN_TOKEN")
-        .env_remove("SNIP_PASSWORD")
-        .env_remove("SNIP_TTL")
-        .env_remove("SNIP_BURN")
-        .env_remove("SNIP_ENCRYPT")
         .stdin(Stdio::null())
         .output()
         .unwrap()
