@@ -15,7 +15,8 @@
 //!   `serve` ([`cli::store_args`]).
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown;
 //!   beside it what happens to a connection before HTTP: the PROXY protocol
-//!   header ([`server::proxy_protocol`]) and the header-read deadline, one
+//!   header ([`server::proxy_protocol`]), the per-client connection limit
+//!   ([`server::conn_limit`]) and the header-read deadline, one
 //!   timer per connection ([`server::header_timer`]); and the background
 //!   task that deletes expired pastes ([`server::sweeper`]).
 //! - [`http`]: the API ([`http::make_app`], served by [`server::serve`]) in three

@@ -180,6 +180,11 @@ fn flags_from_toml(path: &Path) -> Result<Vec<String>, ConfigError> {
         path: path.to_owned(),
         error,
     })?;
+    flags_from_text(path, &text)
+}
+
+/// [`flags_from_toml`] of the file's `text`.
+fn flags_from_text(path: &Path, text: &str) -> Result<Vec<String>, ConfigError> {
     let table: toml::Table = text.parse().map_err(|error| ConfigError::Toml {
         path: path.to_owned(),
         error,
@@ -258,5 +263,60 @@ mod tests {
             "--metrics-public",
             "--metrics-public=false"
         ]));
+    }
+}
+
+/// Property tests of the config file: TOML, then its keys and values as
+/// flags for clap; `bench/fuzz` runs them long.
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// TOML-ish lines: real option names and made-up ones, with values of
+    /// every kind, and lines that are not TOML at all.
+    fn config_text() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            Just("listen".to_owned()),
+            Just("max-paste-size".to_owned()),
+            Just("max_storage".to_owned()),
+            Just("default-ttl".to_owned()),
+            Just("sync".to_owned()),
+            Just("config".to_owned()),
+            Just("store".to_owned()),
+            "[a-z_-]{1,16}",
+        ];
+        let value = prop_oneof![
+            "\"[ -~&&[^\"\\\\]]{0,20}\"",
+            "-?[0-9]{1,20}",
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            "\\[[0-9, ]{0,10}\\]",
+            "\\{ ?[a-z]{0,4} ?= ?[0-9]{0,3} ?\\}",
+            "[ -~]{0,12}",
+        ];
+        let line = prop_oneof![
+            8 => (key, value).prop_map(|(k, v)| format!("{k} = {v}")),
+            1 => "\\[[a-z.]{0,10}\\]",
+            1 => "\\PC{0,30}",
+        ];
+        proptest::collection::vec(line, 0..8).prop_map(|lines| lines.join("\n"))
+    }
+
+    proptest! {
+        /// Any file gives flags or a typed error naming the file, never a
+        /// panic; the flags it gives are parsed by clap or refused.
+        #[test]
+        fn fuzz_config_files(text in config_text()) {
+            let path = Path::new("/etc/snip.toml");
+            match flags_from_text(path, &text) {
+                Ok(flags) => {
+                    let args = ["snip".to_owned(), "serve".to_owned()].into_iter().chain(flags);
+                    let _ = Cli::command().try_get_matches_from(args);
+                }
+                Err(e) => prop_assert!(e.to_string().contains("/etc/snip.toml"), "{e}"),
+            }
+        }
     }
 }

@@ -108,6 +108,13 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u8).range(0..=128))]
     pub ipv6_prefix: u8,
 
+    /// Most connections one client IP may hold open at once (0: no limit);
+    /// more are closed at once. IPv6 clients count by --ipv6-prefix network;
+    /// trusted proxies are not limited, unless --proxy-protocol names each
+    /// connection's client.
+    #[arg(long, env = "SNIP_MAX_CONNECTIONS_PER_IP", default_value_t = 256)]
+    pub max_connections_per_ip: usize,
+
     /// Request rate of tenants that have no rate of their own (or off).
     #[arg(long, env = "SNIP_TENANT_RATE", default_value = "off", value_parser = parse_rate)]
     pub tenant_rate: RateSetting,
@@ -185,6 +192,7 @@ impl ServeArgs {
             auth: self.auth()?,
             ip_limit: self.ip_rate.0.map(|rate| Limit::new(rate, self.ip_burst)),
             ipv6_prefix: self.ipv6_prefix,
+            max_connections_per_ip: Some(self.max_connections_per_ip).filter(|&max| max > 0),
             tenant_limit: self
                 .tenant_rate
                 .0

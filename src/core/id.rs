@@ -266,3 +266,33 @@ mod tests {
         assert_eq!(PasteId::parse("k7m3q9xw2hd4é"), Err(IdError::Character));
     }
 }
+
+/// Property tests of ID parsing, which sees every client's path; run with a
+/// large `PROPTEST_CASES` by `bench/fuzz`.
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Any text parses or is refused without a panic; what parses is
+        /// the input in lower case and checks again.
+        #[test]
+        fn fuzz_paste_ids(input in prop_oneof![
+            "\\PC{0,40}",
+            "[2-9a-hjkmnp-zA-Z]{7,31}",
+            any::<Vec<u8>>().prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+        ]) {
+            let checked = PasteId::check(&input);
+            match PasteId::parse(&input) {
+                Ok(id) => {
+                    prop_assert!(checked.is_ok());
+                    prop_assert_eq!(id.as_str(), input.to_ascii_lowercase());
+                    prop_assert!(PasteId::check(id.as_str()).is_ok());
+                }
+                Err(e) => prop_assert_eq!(checked, Err(e)),
+            }
+        }
+    }
+}

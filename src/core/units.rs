@@ -157,3 +157,31 @@ mod tests {
         assert!(unless("none", "off", parse_size).is_err());
     }
 }
+
+/// Property tests of the size and duration parsers, which read flags, the
+/// config file and the `ttl` option of creates; `bench/fuzz` runs them long.
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Any text is a size, a duration, or refused, without a panic; a
+        /// size written in bytes is its number.
+        #[test]
+        fn fuzz_sizes_and_durations(input in prop_oneof![
+            "\\PC{0,30}",
+            "\\s?[0-9]{0,22}(\\.[0-9]{0,3})?\\s?[a-zA-Z]{0,4}\\s?",
+        ]) {
+            if let Ok(n) = parse_size(&input)
+                && input.trim().bytes().all(|b| b.is_ascii_digit())
+            {
+                prop_assert_eq!(Some(n), input.trim().parse::<u64>().ok());
+            }
+            if let Ok(d) = parse_duration(&input) {
+                prop_assert!(!d.is_zero());
+            }
+        }
+    }
+}

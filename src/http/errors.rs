@@ -203,6 +203,23 @@ impl From<StoreError> for ApiError {
                     "your tenant's quota of {limit} bytes is used up; delete pastes or ask for more"
                 ),
             ),
+            StoreError::DiskFull(detail) => {
+                tracing::error!(error = %detail, "the data dir's disk is full");
+                Self::new(
+                    StatusCode::INSUFFICIENT_STORAGE,
+                    "disk_full",
+                    "the server's disk is full; no paste can be stored until space is freed",
+                )
+            }
+            StoreError::Corrupt(detail) => {
+                tracing::error!(error = %detail, "stored data is damaged");
+                Self::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "corrupt",
+                    "the stored data this request needs is damaged (it fails its checksum) \
+                     and cannot be served",
+                )
+            }
             StoreError::TenantExists => Self::new(
                 StatusCode::CONFLICT,
                 "tenant_exists",

@@ -8,6 +8,7 @@
 //! header-read deadline ([`header_timer`]); [`sweeper`] is the background
 //! task that deletes expired pastes.
 
+pub mod conn_limit;
 pub mod header_timer;
 pub mod proxy_protocol;
 pub mod sweeper;
@@ -38,6 +39,7 @@ use crate::metrics::Metrics;
 use crate::store::{self, Location, MeteredStore, OpenOptions, Store};
 use crate::tls::conn::TlsConnections;
 use crate::tls::{Tls, TlsConfig};
+use conn_limit::ConnLimit;
 use header_timer::HeaderTimer;
 
 /// How long in-flight requests get to finish after a shutdown signal.
@@ -61,8 +63,11 @@ pub struct ServerConfig {
     pub auth: AuthConfig,
     /// The request rate of anonymous clients, per IP (`None`: unlimited).
     pub ip_limit: Option<Limit>,
-    /// The IPv6 prefix length whose addresses share one anonymous bucket.
+    /// The IPv6 prefix length whose addresses share one anonymous bucket
+    /// (and one count of connections).
     pub ipv6_prefix: u8,
+    /// Most connections one client may hold open (`None`: unlimited).
+    pub max_connections_per_ip: Option<usize>,
     /// The request rate of tenants without one of their own (`None`: unlimited).
     pub tenant_limit: Option<Limit>,
     /// Whether every connection starts with a PROXY protocol header from a
@@ -113,6 +118,8 @@ pub struct ConnOptions {
     /// With `Some`, every connection must start with a PROXY protocol header
     /// from one of these proxies (also given `header_timeout` to arrive).
     pub proxy_protocol: Option<Arc<ProxyConfig>>,
+    /// The per-client connection limit, if any.
+    pub conn_limit: Option<Arc<ConnLimit>>,
 }
 
 /// Raises the soft limit on open files to the hard limit (as Go's runtime
@@ -222,6 +229,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         proxy_protocol: config
             .proxy_protocol
             .then(|| Arc::new(config.auth.proxy.clone())),
+        conn_limit: conn_limit(&config),
     };
     let redirect = redirect.map(|listener| {
         let target = state.public_url.clone();
@@ -237,6 +245,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             ConnOptions {
                 header_timeout: options.header_timeout,
                 proxy_protocol: None,
+                conn_limit: options.conn_limit.clone(),
             },
             None,
             async move {
@@ -280,6 +289,7 @@ async fn serve_metrics(
     let options = ConnOptions {
         header_timeout,
         proxy_protocol: None,
+        conn_limit: None,
     };
     let stopped = async move {
         let _ = stop.changed().await;
@@ -391,10 +401,20 @@ pub async fn run<A: Serve>(
                     }
                 }
             };
+            let slot = match &options.conn_limit {
+                None => None,
+                Some(limit) => match limit.admit(peer.ip()) {
+                    Some(slot) => Some(slot),
+                    None => {
+                        tracing::debug!(%peer, "refused a connection: too many open from this client");
+                        return;
+                    }
+                },
+            };
             let service = app.connection(peer);
             if let Some(tls) = &tls {
                 // The PROXY header (if any) came first, in plain text; TLS follows.
-                tls.spawn(stream, peer, service, http, watcher);
+                tls.spawn(stream, peer, service, http, watcher, slot);
                 return;
             }
             let conn = watcher.watch(http.serve_connection(TokioIo::new(stream), service));
@@ -411,6 +431,18 @@ pub async fn run<A: Serve>(
     {
         tracing::warn!("some connections did not finish within {SHUTDOWN_GRACE:?}");
     }
+}
+
+/// The per-client connection limit of the main listener: trusted proxies
+/// are exempt unless the PROXY protocol names each connection's client.
+fn conn_limit(config: &ServerConfig) -> Option<Arc<ConnLimit>> {
+    let max = config.max_connections_per_ip?;
+    let exempt = if config.proxy_protocol {
+        Vec::new()
+    } else {
+        config.auth.proxy.trusted.clone()
+    };
+    Some(Arc::new(ConnLimit::new(max, config.ipv6_prefix, exempt)))
 }
 
 /// Reads the PROXY protocol header of a new connection: the stream and the

@@ -17,7 +17,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use ppp::v2;
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::net::TcpStream;
 
 use crate::http::ProxyConfig;
@@ -70,8 +70,8 @@ pub async fn read_header(
     parse(&header, peer)
 }
 
-/// Reads exactly the header's bytes.
-async fn read_raw(stream: &mut TcpStream) -> Result<Vec<u8>, ProxyProtocolError> {
+/// Reads exactly the header's bytes (generic so tests can read from memory).
+async fn read_raw<S: AsyncRead + Unpin>(stream: &mut S) -> Result<Vec<u8>, ProxyProtocolError> {
     let mut buf = vec![0u8; FIRST_READ];
     stream.read_exact(&mut buf).await?;
     if buf.starts_with(b"PROXY ") {
@@ -162,5 +162,59 @@ mod tests {
         assert_eq!(got, "203.0.113.7:5555".parse().unwrap());
         assert_eq!(parse(&v2_header(0, 0x00, &[]), peer()).unwrap(), peer());
         assert!(parse(&v2_header(1, 0x11, &addresses[..6]), peer()).is_err());
+    }
+}
+
+/// Property tests of the PROXY protocol reader and parser, which see the
+/// first bytes of every connection from a trusted proxy; `bench/fuzz` runs
+/// them long.
+#[cfg(test)]
+mod fuzz {
+    use std::sync::LazyLock;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+    });
+
+    /// Bytes that start like a v1 or v2 header more often than not.
+    fn header_like() -> impl Strategy<Value = Vec<u8>> {
+        let v1 = "PROXY (TCP4|TCP6|UNKNOWN)? ?[0-9a-f.:]{0,40} ?[0-9a-f.:]{0,40} ?[0-9]{0,6} ?[0-9]{0,6}(\\r\\n)?"
+            .prop_map(String::into_bytes);
+        let v2 = (
+            any::<u8>(),
+            any::<u8>(),
+            0u16..300,
+            proptest::collection::vec(any::<u8>(), 0..300),
+        )
+            .prop_map(|(command, family, len, rest)| {
+                let mut h = V2_SIGNATURE.to_vec();
+                h.extend_from_slice(&[command, family]);
+                h.extend_from_slice(&len.to_be_bytes());
+                h.extend_from_slice(&rest);
+                h
+            });
+        prop_oneof![v1, v2, proptest::collection::vec(any::<u8>(), 0..120)]
+    }
+
+    proptest! {
+        /// Any bytes give a client address or an error, never a panic, and
+        /// the reader takes at most the largest header.
+        #[test]
+        fn fuzz_proxy_protocol(bytes in header_like()) {
+            let peer: SocketAddr = "10.0.0.1:40000".parse().unwrap();
+            let mut input = bytes.as_slice();
+            let read = RUNTIME.block_on(read_raw(&mut input));
+            prop_assert!(bytes.len() - input.len() <= V2_MAX);
+            if let Ok(header) = read {
+                let _ = parse(&header, peer);
+            }
+            let _ = parse(&bytes, peer);
+        }
     }
 }

@@ -394,4 +394,93 @@ mod tests {
             Err(DumpError::NotADump)
         ));
     }
+
+    /// Property tests of the `.snipdump` reader, which `snip restore` feeds
+    /// with whatever file it is given;
+    /// `bench/fuzz` runs them long.
+    mod fuzz {
+        use std::sync::LazyLock;
+
+        use proptest::prelude::*;
+
+        use super::*;
+
+        /// A valid dump, to damage.
+        static SAMPLE: LazyLock<Vec<u8>> = LazyLock::new(|| {
+            tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+                .block_on(sample())
+        });
+
+        /// One change to a dump: a byte replaced, bytes cut out, bytes
+        /// inserted (at a position taken modulo the dump's length).
+        #[derive(Debug, Clone)]
+        enum Edit {
+            Set(usize, u8),
+            Cut(usize, usize),
+            Insert(usize, Vec<u8>),
+        }
+
+        fn edit() -> impl Strategy<Value = Edit> {
+            prop_oneof![
+                (any::<usize>(), any::<u8>()).prop_map(|(at, b)| Edit::Set(at, b)),
+                (any::<usize>(), 0usize..40).prop_map(|(at, n)| Edit::Cut(at, n)),
+                (
+                    any::<usize>(),
+                    proptest::collection::vec(any::<u8>(), 0..12)
+                )
+                    .prop_map(|(at, bytes)| Edit::Insert(at, bytes)),
+            ]
+        }
+
+        fn apply(dump: &mut Vec<u8>, edit: Edit) {
+            let at = |n: usize, len: usize| if len == 0 { 0 } else { n % len };
+            match edit {
+                Edit::Set(n, b) if !dump.is_empty() => {
+                    let i = at(n, dump.len());
+                    dump[i] = b;
+                }
+                Edit::Set(..) => {}
+                Edit::Cut(n, len) => {
+                    let i = at(n, dump.len());
+                    dump.drain(i..(i + len).min(dump.len()));
+                }
+                Edit::Insert(n, bytes) => {
+                    let i = at(n, dump.len() + 1);
+                    dump.splice(i..i, bytes);
+                }
+            }
+        }
+
+        /// Damaged dumps and random bytes after a valid header.
+        fn dump_like() -> impl Strategy<Value = Vec<u8>> {
+            prop_oneof![
+                proptest::collection::vec(edit(), 1..4).prop_map(|edits| {
+                    let mut dump = SAMPLE.clone();
+                    for edit in edits {
+                        apply(&mut dump, edit);
+                    }
+                    dump
+                }),
+                proptest::collection::vec(any::<u8>(), 0..300).prop_map(|tail| [
+                    &b"SNIPDUMP\0\0\0\x01"[..],
+                    &tail
+                ]
+                .concat()),
+            ]
+        }
+
+        proptest! {
+            /// Any bytes read as records or are refused, never a panic, and
+            /// never more records than a valid dump of that size could hold.
+            #[test]
+            fn fuzz_snipdump_reader(dump in dump_like()) {
+                let read = read_all(&dump);
+                if let Ok(records) = &read {
+                    prop_assert!(records.len() <= dump.len() / 10);
+                }
+            }
+        }
+    }
 }

@@ -40,9 +40,14 @@ pub enum StoreError {
     /// A list cursor that this store did not hand out.
     #[error("invalid cursor")]
     BadCursor,
-    /// Stored data could not be decoded.
+    /// Stored data could not be decoded, or fails its checksum.
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// The file system holding the data is full (`ENOSPC`), or so nearly
+    /// full that a write could fail half-way; the write was refused whole
+    /// and succeeds again once space is freed.
+    #[error("no space left for the data: {0}")]
+    DiskFull(String),
     /// The backend cannot be reached (database down, connection lost, pool exhausted);
     /// the request may succeed later.
     #[error("the database is unavailable: {0}")]
@@ -63,7 +68,7 @@ pub enum StoreError {
     /// The data dir is in a format this snip does not read (written by
     /// another version); nothing in it was changed.
     #[error(
-        "{} says the data is in format {found}, but this snip reads format {reads}; \
+        "{} says the data is in format {found}, but this snip reads format {reads} (and older ones); \
          run the snip that wrote it, and copy the pastes into a new store with `snip migrate`",
         file.display()
     )]
@@ -72,7 +77,7 @@ pub enum StoreError {
         file: std::path::PathBuf,
         /// What it holds.
         found: String,
-        /// The format this snip reads.
+        /// The newest format this snip reads (and writes).
         reads: u32,
     },
 }
@@ -83,6 +88,15 @@ impl StoreError {
         Self::Backend(BackendError::new(context))
     }
 
+    /// An I/O failure while doing `context`: [`StoreError::DiskFull`] when
+    /// the file system is full, else a backend failure.
+    pub fn io(context: impl Into<Cow<'static, str>>, e: std::io::Error) -> Self {
+        if is_disk_full(&e) {
+            return Self::DiskFull(format!("{}: {e}", context.into()));
+        }
+        Self::backend_caused(context, e)
+    }
+
     /// A backend failure: what was being done, and the error that stopped it.
     pub fn backend_caused(
         context: impl Into<Cow<'static, str>>,
@@ -90,6 +104,15 @@ impl StoreError {
     ) -> Self {
         Self::Backend(BackendError::caused_by(context, cause))
     }
+}
+
+/// Whether an I/O error says the file system is full (`ENOSPC`, or `EDQUOT`:
+/// over the user's disk quota, which a client cannot tell apart).
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+    )
 }
 
 /// The boxed error a [`BackendError`] keeps.
@@ -181,5 +204,24 @@ mod tests {
         );
         let bare = BackendError::from_cause(std::io::Error::other("disk on fire"));
         assert_eq!(bare.to_string(), "disk on fire");
+    }
+
+    /// `ENOSPC` (and `EDQUOT`) is its own error; other I/O errors stay backend errors.
+    #[test]
+    fn a_full_disk_is_told_apart() {
+        let full = std::io::Error::from_raw_os_error(28);
+        let e = StoreError::io("cannot write /d/x", full);
+        assert!(matches!(e, StoreError::DiskFull(_)), "{e:?}");
+        assert!(e.to_string().contains("cannot write /d/x"), "{e}");
+        let quota = std::io::Error::from_raw_os_error(122);
+        assert!(matches!(
+            StoreError::io("w", quota),
+            StoreError::DiskFull(_)
+        ));
+        let denied = std::io::Error::from_raw_os_error(13);
+        assert!(matches!(
+            StoreError::io("w", denied),
+            StoreError::Backend(_)
+        ));
     }
 }

@@ -30,7 +30,7 @@ pub mod transfer;
 
 pub use cursor::ListCursor;
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
-pub use error::{BackendError, Cause, StoreError};
+pub use error::{BackendError, Cause, StoreError, is_disk_full};
 pub use metered::MeteredStore;
 pub use open::{Location, OpenOptions, open};
 pub use postgres::{PostgresOptions, PostgresStore};

@@ -52,7 +52,7 @@ impl TlsConnections {
     }
 
     /// Spawns the task that shakes hands and then serves `service`; `watcher`
-    /// lets graceful shutdown wait for it.
+    /// lets graceful shutdown wait for it, and `hold` is dropped when it ends.
     pub fn spawn<S, B>(
         &self,
         stream: TcpStream,
@@ -60,6 +60,7 @@ impl TlsConnections {
         service: S,
         http1: http1::Builder,
         watcher: Watcher,
+        hold: impl Send + 'static,
     ) where
         S: HttpService<Incoming, ResBody = B> + Clone + Send + 'static,
         S::Future: Send + 'static,
@@ -73,6 +74,8 @@ impl TlsConnections {
         let deadline = self.handshake_timeout;
         let http2 = self.http2.clone();
         tokio::spawn(async move {
+            // Kept for the connection's life (its per-client count).
+            let _hold = hold;
             let stream = match tokio::time::timeout(deadline, acceptor.accept(stream)).await {
                 Ok(Ok(stream)) => stream,
                 Ok(Err(e)) => {

@@ -240,3 +240,47 @@ async fn uploads_past_the_inflight_bound_get_503() {
     drop(slow);
     assert!(eventually(|| async { create().await.status() == 201 }).await);
 }
+
+/// Admin request bodies count against `--max-inflight-bytes` like uploads:
+/// while a slow admin request holds the room, uploads get `503`, and while
+/// a slow upload holds it, admin requests with a body do; each is taken
+/// again once the other has gone.
+#[tokio::test]
+async fn admin_bodies_count_against_the_inflight_bound() {
+    let server = tenants::start(&["--max-paste-size=1KiB", "--max-inflight-bytes=1500"]);
+    let address = server.url.trim_start_matches("http://").to_owned();
+    let mut slow_admin = TcpStream::connect(&address).await.unwrap();
+    let head = format!(
+        "POST /api/admin/tenants HTTP/1.1\r\nHost: snip\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{",
+        tenants::ADMIN
+    );
+    slow_admin.write_all(head.as_bytes()).await.unwrap();
+    let create = || async { server.post("/", vec![b'x'; 1000]).await.status() };
+    assert!(eventually(|| async { create().await == 503 }).await);
+    drop(slow_admin);
+    assert!(eventually(|| async { create().await == 201 }).await);
+
+    let mut slow_upload = TcpStream::connect(&address).await.unwrap();
+    slow_upload
+        .write_all(b"POST / HTTP/1.1\r\nHost: snip\r\nContent-Length: 1000\r\n\r\nslow")
+        .await
+        .unwrap();
+    let big_name = "t".repeat(40);
+    let admin = || async {
+        tenants::request(
+            &server,
+            Method::POST,
+            "/api/admin/tenants",
+            Some(tenants::ADMIN),
+        )
+        .json(&json!({ "name": big_name, "pad": "x".repeat(600) }))
+        .fetch()
+        .await
+    };
+    assert!(eventually(|| async { admin().await.status() == 503 }).await);
+    let refused = admin().await;
+    assert_eq!(refused.headers()["retry-after"], "1");
+    drop(slow_upload);
+    assert!(eventually(|| async { admin().await.status() != 503 }).await);
+}

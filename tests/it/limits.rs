@@ -380,3 +380,43 @@ fn the_open_files_limit_is_raised_to_the_hard_limit() {
     assert_eq!(soft, max, "soft limit not raised: {soft} of {max}");
     assert_eq!(max, hard.to_string());
 }
+
+/// One client may hold `--max-connections-per-ip` connections: one more is
+/// closed without an answer, and is served again once one of the others
+/// has closed.
+#[tokio::test]
+async fn connections_per_client_are_limited() {
+    let server = Server::start_with(&["--max-connections-per-ip=3"]);
+    let address = server.url.trim_start_matches("http://").to_owned();
+    let request = b"GET /healthz HTTP/1.1\r\nHost: snip\r\n\r\n";
+    let open = || async {
+        let mut stream = TcpStream::connect(&address).await.unwrap();
+        stream.write_all(request).await.unwrap();
+        stream
+    };
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let mut stream = open().await;
+        // Answered: the connection is counted.
+        assert_eq!(read_response(&mut stream).await.0, 200);
+        held.push(stream);
+    }
+    let mut refused = open().await;
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(10), refused.read(&mut buf))
+        .await
+        .expect("closed within 10 s");
+    assert!(
+        matches!(read, Ok(0) | Err(_)),
+        "the 4th connection was answered"
+    );
+    held.pop();
+    assert!(
+        crate::support::wait::eventually(|| async {
+            let mut stream = open().await;
+            let mut buf = [0u8; 12];
+            stream.read_exact(&mut buf).await.is_ok() && buf.starts_with(b"HTTP/1.1 200")
+        })
+        .await
+    );
+}

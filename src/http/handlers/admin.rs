@@ -96,24 +96,38 @@ async fn path_param(parts: &mut Parts, state: &SharedState) -> Result<String, Ap
 
 /// An admin request body, read whole within [`ADMIN_BODY_MAX`] bytes and the
 /// body timeout, so a slow or endless body holds neither memory nor a
-/// connection for long.
+/// connection for long. While it arrives it holds a reservation of the
+/// server's in-flight body bytes (`--max-inflight-bytes`) like an upload:
+/// many slow admin requests could otherwise hold memory past that bound.
 struct AdminBody(Bytes);
 
 impl FromRequest<SharedState> for AdminBody {
-    type Rejection = ApiError;
+    type Rejection = Response;
 
-    async fn from_request(request: Request, state: &SharedState) -> Result<Self, ApiError> {
+    async fn from_request(request: Request, state: &SharedState) -> Result<Self, Response> {
+        let Ok(_held) = state.inflight.reserve(admin_reservation(request.headers())) else {
+            return Err(super::create::busy());
+        };
         let timeout = state.limits.body_timeout;
         let read = Limited::new(request.into_body(), ADMIN_BODY_MAX).collect();
-        match tokio::time::timeout(timeout, read).await {
-            Err(_) => Err(ApiError::timeout(timeout.as_secs())),
-            Ok(Ok(collected)) => Ok(Self(collected.to_bytes())),
-            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(body_too_large()),
-            Ok(Err(e)) => Err(ApiError::bad_request(format!(
-                "could not read the request body: {e}"
-            ))),
-        }
+        let error = match tokio::time::timeout(timeout, read).await {
+            Ok(Ok(collected)) => return Ok(Self(collected.to_bytes())),
+            Err(_) => ApiError::timeout(timeout.as_secs()),
+            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => body_too_large(),
+            Ok(Err(e)) => ApiError::bad_request(format!("could not read the request body: {e}")),
+        };
+        Err(error.into_response())
     }
+}
+
+/// The bytes an admin body may hold: its declared length, or for a body of
+/// unknown length (or one declared too large, refused at the limit) the limit.
+fn admin_reservation(headers: &axum::http::HeaderMap) -> u64 {
+    let most = ADMIN_BODY_MAX as u64;
+    headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .map_or(most, |declared| declared.min(most))
 }
 
 fn body_too_large() -> ApiError {

@@ -536,3 +536,29 @@ fn merge(mut pieces: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
     }
     merged
 }
+
+/// Property tests of `Range` headers, which any reader sends; `bench/fuzz`
+/// runs them long.
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Any header against any size gives the whole body, nothing, or
+        /// one range inside the body.
+        #[test]
+        fn fuzz_range_headers(
+            header in prop_oneof![
+                "\\PC{0,60}",
+                "bytes=(([0-9]{0,21})?-([0-9]{0,21})?,? ?){0,70}",
+            ],
+            size in prop_oneof![0..100u64, any::<u64>()],
+        ) {
+            if let RangeOutcome::Part(start, end) = single_range(&header, size) {
+                prop_assert!(start <= end && end < size, "{start}-{end} of {size}");
+            }
+        }
+    }
+}

@@ -5,6 +5,10 @@
 //! swept pastes stayed on disk however much was compacted. A file is gone the
 //! moment it is unlinked.
 //!
+//! A file is the body followed by a trailer: the body's xxh3-64 (u64 LE)
+//! and the magic `SNBC`, checked on every read. Files written in format 1 of
+//! the data dir have no trailer, and are read by their length alone.
+//!
 //! Ordering makes crashes safe: a body file is written completely (with
 //! `fsync`, synced with its directories) before the batch that makes its paste
 //! exist, and unlinked after the batch that removes it. A crash can leave an
@@ -23,6 +27,20 @@ use crate::store::StoreError;
 /// Part of the on-disk format.
 pub const FILE_BODY_BYTES: u64 = 64 << 10;
 
+/// The end of a body file's trailer.
+const TRAILER_MAGIC: &[u8; 4] = b"SNBC";
+
+/// Bytes of the trailer after the body: checksum and magic.
+const TRAILER_LEN: usize = 8 + TRAILER_MAGIC.len();
+
+/// The trailer of `body`.
+fn trailer(body: &[u8]) -> [u8; TRAILER_LEN] {
+    let mut trailer = [0u8; TRAILER_LEN];
+    trailer[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
+    trailer[8..].copy_from_slice(TRAILER_MAGIC);
+    trailer
+}
+
 /// Whether a body of `size` bytes lives in a file.
 pub fn is_file_backed(size: u64) -> bool {
     size >= FILE_BODY_BYTES
@@ -34,9 +52,10 @@ pub struct BodyFiles {
     fsync: bool,
 }
 
-/// An I/O error, with what was being done and to which path.
+/// An I/O error, with what was being done and to which path
+/// ([`StoreError::DiskFull`] if the file system is full).
 pub(super) fn io_error(what: &str, path: &Path, e: std::io::Error) -> StoreError {
-    StoreError::backend_caused(format!("{what} {}", path.display()), e)
+    StoreError::io(format!("{what} {}", path.display()), e)
 }
 
 /// Creates `dir` and its missing parents readable by snip's user alone
@@ -85,16 +104,12 @@ impl BodyFiles {
         Ok(self.dir.join(shard).join(id))
     }
 
-    /// Reads a body and checks its length; `None` if there is no file.
+    /// Reads a body and checks it against its trailer (or, without one, its
+    /// length); `None` if there is no file.
     pub fn read(&self, id: &str, size: u64) -> Result<Option<Vec<u8>>, StoreError> {
         let path = self.path(id)?;
         match std::fs::read(&path) {
-            Ok(body) if body.len() as u64 == size => Ok(Some(body)),
-            Ok(body) => Err(StoreError::Corrupt(format!(
-                "body file {} has {} bytes, not {size}",
-                path.display(),
-                body.len()
-            ))),
+            Ok(bytes) => checked(&path, bytes, size).map(Some),
             // Removed by a concurrent take or delete.
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) => Err(io_error("cannot read body file", &path, e)),
@@ -113,6 +128,7 @@ impl BodyFiles {
         };
         let written = file
             .write_all(body)
+            .and_then(|()| file.write_all(&trailer(body)))
             .and_then(|()| if self.fsync { file.sync_data() } else { Ok(()) });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&path);
@@ -169,6 +185,26 @@ impl BodyFiles {
     }
 }
 
+/// The body in `bytes` (a file's contents) if it is `size` bytes and
+/// matches its trailer's checksum, or has no trailer (format 1).
+fn checked(path: &Path, mut bytes: Vec<u8>, size: u64) -> Result<Vec<u8>, StoreError> {
+    let corrupt =
+        |what: String| StoreError::Corrupt(format!("body file {}: {what}", path.display()));
+    let len = bytes.len() as u64;
+    if len == size {
+        return Ok(bytes);
+    }
+    if len != size.saturating_add(TRAILER_LEN as u64) || !bytes.ends_with(TRAILER_MAGIC) {
+        return Err(corrupt(format!("{len} bytes for a body of {size}")));
+    }
+    let body_len = bytes.len() - TRAILER_LEN;
+    if trailer(&bytes[..body_len])[..] != bytes[body_len..] {
+        return Err(corrupt("does not match its checksum".to_owned()));
+    }
+    bytes.truncate(body_len);
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +242,34 @@ mod tests {
         assert_eq!(removed, 1);
         files.remove("abc123");
         assert_eq!(files.read("abc123", 5).unwrap(), None);
+    }
+
+    /// A flipped bit anywhere in a body file, or a file cut short, is
+    /// refused; a file without a trailer (format 1) reads by its length.
+    #[test]
+    fn damaged_files_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = BodyFiles::open(tmp.path(), false).unwrap();
+        files.write("abc123", b"precious body").unwrap();
+        let path = files.path("abc123").unwrap();
+        let whole = std::fs::read(&path).unwrap();
+        assert_eq!(whole.len(), 13 + TRAILER_LEN);
+        for at in 0..whole.len() {
+            let mut bad = whole.clone();
+            bad[at] ^= 0x01;
+            std::fs::write(&path, &bad).unwrap();
+            let read = files.read("abc123", 13);
+            assert!(
+                matches!(read, Err(StoreError::Corrupt(_))),
+                "flip at {at}: {read:?}"
+            );
+        }
+        std::fs::write(&path, &whole[..whole.len() - 1]).unwrap();
+        assert!(matches!(
+            files.read("abc123", 13),
+            Err(StoreError::Corrupt(_))
+        ));
+        std::fs::write(&path, b"precious body").unwrap();
+        assert_eq!(files.read("abc123", 13).unwrap().unwrap(), b"precious body");
     }
 }

@@ -262,7 +262,14 @@ fn read_exact_at(segment: &Segment, len: usize, offset: u64) -> Result<Vec<u8>, 
     segment
         .file
         .read_exact_at(&mut buf, offset)
-        .map_err(|e| io_error("cannot read body segment", &segment.path, e))?;
+        .map_err(|e| match e.kind() {
+            // A segment shorter than the bodies it was written with.
+            std::io::ErrorKind::UnexpectedEof => StoreError::Corrupt(format!(
+                "body segment {} ends before the body at {offset} ({len} bytes)",
+                segment.path.display()
+            )),
+            _ => io_error("cannot read body segment", &segment.path, e),
+        })?;
     Ok(buf)
 }
 
@@ -798,6 +805,23 @@ pub(super) mod tests {
         assert_eq!(segment_files(dir.path()), [1, 3]);
         assert_eq!(log.read(kept).unwrap(), b"kept");
         assert_eq!(log.append(&[("cccc", b"new")]).unwrap()[0].segment, 3);
+    }
+
+    /// A segment cut short is damage like a wrong checksum, for the bodies
+    /// it lost; the bodies before the cut still read.
+    #[test]
+    fn a_truncated_segment_is_corrupt_past_the_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log
+            .append(&[("aaaa", b"whole"), ("bbbb", b"cut off")])
+            .unwrap();
+        let path = dir.path().join("body-log/1.seg");
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+        assert_eq!(log.read(at[0]).unwrap(), b"whole");
+        let e = log.read(at[1]).unwrap_err();
+        assert!(matches!(e, StoreError::Corrupt(_)), "{e:?}");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::body_files::is_file_backed;
 use super::body_log::Location;
 use super::combiner::{Commit, Outcome};
 use super::keys::{expiry_key, owner_key};
-use super::{EmbeddedStore, Inner, known_ids, meta_codec};
+use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
 use crate::store::{PutLimits, StoreError};
 
@@ -63,6 +63,7 @@ impl Inner {
         {
             return Err(StoreError::Full { limit });
         }
+        self.space.check(meta.size + space::ENTRY_BYTES)?;
         // IdTaken here means a file exists for this ID: it is someone else's, kept.
         self.files.write(&meta.id, body)
     }
@@ -113,16 +114,19 @@ impl Commit<Staged> for Inner {
             .collect();
         // Where each accepted paste's body went (`None`: it is a file).
         let mut locations: Vec<Option<Location>> = Vec::new();
-        let result = self.log.append(&bodies).and_then(|written| {
-            let mut written = written.into_iter();
-            let mut batch = self.db.batch();
-            for staged in &accepted {
-                let at = staged.body.as_ref().and_then(|_| written.next());
-                self.add_to(&mut batch, staged, at.as_ref());
-                locations.push(at);
-            }
-            batch.commit().map_err(StoreError::from)
-        });
+        let result = self
+            .check_space(&accepted, &bodies)
+            .and_then(|()| self.log.append(&bodies))
+            .and_then(|written| {
+                let mut written = written.into_iter();
+                let mut batch = self.db.batch();
+                for staged in &accepted {
+                    let at = staged.body.as_ref().and_then(|_| written.next());
+                    self.add_to(&mut batch, staged, at.as_ref());
+                    locations.push(at);
+                }
+                batch.commit().map_err(StoreError::from)
+            });
         match result {
             Ok(()) => {
                 let mut rebuild = false;
@@ -134,9 +138,8 @@ impl Commit<Staged> for Inner {
                 }
             }
             Err(e) => {
-                let message = e.to_string();
                 for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
-                    *outcome = Err(StoreError::backend(message.clone()));
+                    *outcome = Err(shared_failure(&e));
                 }
                 for at in locations.into_iter().flatten() {
                     self.log.release(at);
@@ -156,7 +159,31 @@ impl Commit<Staged> for Inner {
     }
 }
 
+/// A failure of a whole group, for each of its pastes: a full disk stays
+/// one (so each create answers it), anything else becomes its message.
+fn shared_failure(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::DiskFull(detail) => StoreError::DiskFull(detail.clone()),
+        other => StoreError::backend(other.to_string()),
+    }
+}
+
 impl Inner {
+    /// Refuses a group whose bodies and entries would fill the disk
+    /// (see `space`); body files are written and checked already.
+    fn check_space(
+        &self,
+        accepted: &[&Staged],
+        bodies: &[(&str, &[u8])],
+    ) -> Result<(), StoreError> {
+        if accepted.is_empty() {
+            return Ok(());
+        }
+        let body_bytes: u64 = bodies.iter().map(|(_, body)| body.len() as u64).sum();
+        let entries = accepted.len() as u64 * space::ENTRY_BYTES;
+        self.space.check(body_bytes + entries)
+    }
+
     /// Builds a bigger filter of stored IDs, in the background.
     pub(super) fn rebuild_known_ids(&self) {
         let stored = usize::try_from(self.pastes.load(Ordering::Relaxed)).unwrap_or(usize::MAX);

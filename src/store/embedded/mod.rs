@@ -65,6 +65,7 @@ mod meta_codec;
 mod open;
 mod read;
 mod remove;
+mod space;
 mod sweep;
 mod usage;
 
@@ -76,10 +77,22 @@ use commit::Staged;
 use hot::HotCache;
 use known_ids::KnownIds;
 
-/// fjall's errors are backend failures; the engine's error is kept as the cause.
+/// fjall's errors are backend failures, the engine's error kept as the
+/// cause, except a full disk. fjall refuses every write after a failed
+/// journal write, until it is opened again; the space check before each
+/// commit (`space`) is what keeps that from happening.
 impl From<fjall::Error> for StoreError {
     fn from(e: fjall::Error) -> Self {
-        Self::Backend(BackendError::from_cause(e))
+        let io = match &e {
+            fjall::Error::Io(io) | fjall::Error::Storage(fjall::LsmError::Io(io)) => Some(io),
+            _ => None,
+        };
+        match io {
+            Some(io) if crate::store::is_disk_full(io) => {
+                Self::DiskFull(format!("the metadata store cannot write: {io}"))
+            }
+            _ => Self::Backend(BackendError::from_cause(e)),
+        }
     }
 }
 
@@ -137,6 +150,8 @@ struct Inner {
     usage: Mutex<HashMap<String, Usage>>,
     log: Arc<BodyLog>,
     files: BodyFiles,
+    /// The free-space check before writes that make pastes exist.
+    space: space::Space,
     /// Decoded pastes recently read.
     hot: HotCache,
     /// Every stored ID, so that most creates need not search fjall for theirs.

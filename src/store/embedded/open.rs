@@ -90,12 +90,7 @@ impl EmbeddedStore {
             .worker_threads(4)
             .max_journaling_size(MAX_JOURNAL_BYTES)
             .open()
-            .map_err(|e| match e {
-                fjall::Error::Locked => StoreError::InUse {
-                    dir: dir.to_path_buf(),
-                },
-                e => e.into(),
-            })?;
+            .map_err(|e| opening_failed(dir, e))?;
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
         let meta = db.keyspace("meta", || {
             small()
@@ -129,6 +124,7 @@ impl EmbeddedStore {
             usage: Mutex::new(HashMap::new()),
             log,
             files,
+            space: super::space::Space::new(dir),
             hot: HotCache::new(options.cache_bytes / 4),
             known: Arc::new(KnownIds::new(meta_len, KNOWN_IDS_MIN)),
             combiner: Combiner::default(),
@@ -161,6 +157,24 @@ impl EmbeddedStore {
     }
 }
 
+/// Why fjall would not open: another process holds the data dir, or the
+/// journal is damaged. fjall recovers a journal whose last batch
+/// was cut off (it drops that batch), but refuses one with a batch that
+/// fails its checksum: which writes followed it cannot be known.
+fn opening_failed(dir: &Path, e: fjall::Error) -> StoreError {
+    match e {
+        fjall::Error::Locked => StoreError::InUse {
+            dir: dir.to_path_buf(),
+        },
+        fjall::Error::JournalRecovery(cause) => StoreError::Corrupt(format!(
+            "the metadata journal in {} is damaged ({cause:?}), not just cut off at its end \
+             (which is recovered); restore the data dir from a backup (`snip restore`)",
+            dir.join("fjall").display()
+        )),
+        other => other.into(),
+    }
+}
+
 impl Inner {
     /// Blocking: a read through fjall, then a probe file written, synced and
     /// removed in the data dir, so a vanished, read-only or full data dir
@@ -173,7 +187,12 @@ impl Inner {
         let probe = self.path.join(format!(".ready-probe-{n}"));
         let write = || -> std::io::Result<()> {
             use std::io::Write;
-            let mut file = std::fs::File::create(&probe)?;
+            // 0600 like every file of the data dir, however briefly it exists.
+            let mut file = body_files::private_file()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&probe)?;
             file.write_all(b"ok")?;
             file.sync_data()?;
             std::fs::remove_file(&probe)

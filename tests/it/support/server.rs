@@ -69,6 +69,12 @@ impl Server {
         Ok(server)
     }
 
+    /// Starts a server on the embedded store in `data_dir`, which the
+    /// caller made (e.g. on a file system of its own) and removes.
+    pub fn start_in(data_dir: &Path, args: &[&str]) -> Self {
+        Self::spawn(data_dir, args.iter().map(|s| s.to_string()).collect())
+    }
+
     /// Starts a server on the store its `args` name (no schema of the harness's own).
     pub fn start_with_store(args: &[&str]) -> Self {
         Self::spawn_in_tempdir(args.iter().map(|s| s.to_string()).collect())
@@ -188,12 +194,19 @@ impl Server {
 
     /// Starts a new process on the same data dir and flags (after kill9/terminate).
     pub fn restart(&mut self) {
-        let tmp = self._tmp.take();
-        let mut next = Self::spawn(&self.data_dir, self.args.clone());
-        next._tmp = tmp;
+        self.try_restart()
+            .unwrap_or_else(|logs| panic!("snip did not start; logs:\n{logs}"));
+    }
+
+    /// [`Server::restart`], returning the new process's logs if it exits
+    /// instead of starting.
+    pub fn try_restart(&mut self) -> Result<(), String> {
+        let mut next = Self::try_spawn(&self.data_dir, self.args.clone())?;
+        next._tmp = self._tmp.take();
         next.schema = self.schema.clone();
         next.owns_schema = std::mem::take(&mut self.owns_schema);
         std::mem::swap(self, &mut next);
+        Ok(())
     }
 
     /// A URL on this server.

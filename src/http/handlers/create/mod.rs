@@ -121,7 +121,7 @@ async fn read_upload(
 
 /// `503` with `Retry-After`: too many bytes of uploads are arriving at once.
 /// The body is not read, so the connection closes after the answer.
-fn busy() -> Response {
+pub(super) fn busy() -> Response {
     let error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", Busy.to_string());
     let mut response = closing(error);
     response

@@ -154,3 +154,31 @@ pub fn resolve_ttl(requested: Option<Ttl>, limits: &Limits) -> Result<Ttl, ApiEr
         ))),
     }
 }
+
+/// Property tests of the create options in a query string (form fields go
+/// through the same [`CreateOptions::set`]); `bench/fuzz` runs them long.
+#[cfg(test)]
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Any query string sets options or is refused with a 400, never a
+        /// panic; a name that is accepted passes its own check again.
+        #[test]
+        fn fuzz_create_options(query in prop_oneof![
+            "\\PC{0,80}",
+            "((ttl|burn|lang|name|encrypted|visibility|url|x)=[a-zA-Z0-9%._/:-]{0,20}&?){0,5}",
+        ]) {
+            match CreateOptions::from_query(Some(&query)) {
+                Ok(options) => {
+                    if let Some(name) = &options.name {
+                        prop_assert!(validate_name(name).is_ok());
+                    }
+                }
+                Err(e) => prop_assert_eq!(e.status, axum::http::StatusCode::BAD_REQUEST),
+            }
+        }
+    }
+}

@@ -246,3 +246,73 @@ fn multipart_error(e: multer::Error, limit: u64) -> ApiError {
         other => ApiError::bad_request(format!("malformed multipart body: {other}")),
     }
 }
+
+/// Property tests of uploads: `multipart/form-data` bodies (parsed by
+/// `multer`, then their fields as options) and the content type that names
+/// the boundary; `bench/fuzz` runs them long.
+#[cfg(test)]
+mod fuzz {
+    use std::sync::LazyLock;
+
+    use axum::http::HeaderValue;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+    });
+
+    /// The size limit of the tests' uploads.
+    const LIMIT: u64 = 4096;
+
+    /// A multipart body built from pieces that make parts, broken parts
+    /// and stray bytes.
+    fn multipart_body() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just(b"--XyZ\r\n".to_vec()),
+            Just(b"--XyZ--\r\n".to_vec()),
+            Just(b"\r\n".to_vec()),
+            "Content-Disposition: form-data; name=\"(file|content|ttl|burn|lang|name|url|x)\"(; filename=\"[a-z.]{0,8}\")?\r\n"
+                .prop_map(String::into_bytes),
+            "Content-Type: [a-z/+-]{0,20}\r\n".prop_map(String::into_bytes),
+            proptest::collection::vec(any::<u8>(), 0..64),
+            (0usize..6000).prop_map(|n| vec![b'a'; n]),
+        ];
+        proptest::collection::vec(piece, 0..16).prop_map(|pieces| pieces.concat())
+    }
+
+    fn content_type() -> impl Strategy<Value = String> {
+        prop_oneof![
+            8 => Just("multipart/form-data; boundary=XyZ".to_owned()),
+            1 => "multipart/[a-z-]{0,12}(; ?boundary=\"?[ -~]{0,20}\"?)?",
+            1 => "[ -~]{0,40}",
+        ]
+    }
+
+    proptest! {
+        /// Any body with any content type is read or refused with a 4xx,
+        /// never a panic; what is read is within the size limit.
+        #[test]
+        fn fuzz_multipart_uploads(body in multipart_body(), content_type in content_type()) {
+            let mut headers = HeaderMap::new();
+            if let Ok(value) = HeaderValue::from_str(&content_type) {
+                headers.insert(header::CONTENT_TYPE, value);
+            }
+            let read = RUNTIME.block_on(read(
+                CreateOptions::default(),
+                &headers,
+                Body::from(body),
+                LIMIT,
+                Duration::from_secs(5),
+            ));
+            match read {
+                Ok(upload) => prop_assert!(upload.body.len() as u64 <= LIMIT),
+                Err(e) => prop_assert!(e.status.is_client_error(), "{}: {}", e.status, e.message),
+            }
+        }
+    }
+}

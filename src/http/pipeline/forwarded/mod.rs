@@ -386,3 +386,56 @@ mod tests {
         );
     }
 }
+
+/// Property tests of the forwarding headers (`X-Forwarded-*`, `Forwarded`),
+/// which a client can send through a proxy that appends to them;
+/// `bench/fuzz` runs them long.
+#[cfg(test)]
+mod fuzz {
+    use axum::http::HeaderValue;
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// A header value: printable text, or forwarding syntax with odd nodes.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[ -~]{0,80}",
+            "((for|proto|host|by)=\"?[a-zA-Z0-9.:\\[\\]_-]{0,30}\"?[;,] ?){0,6}",
+            "([0-9a-f.:\\[\\]]{0,40}, ?){0,6}",
+        ]
+    }
+
+    proptest! {
+        /// Any headers from a trusted peer give an origin without a panic:
+        /// a host with no whitespace or control characters, and a base URL
+        /// that is one line.
+        #[test]
+        fn fuzz_forwarded_headers(
+            forwarded in value(), xff in value(), proto in value(), host in value(),
+            rfc in any::<bool>(),
+        ) {
+            let config = ProxyConfig {
+                trusted: vec!["0.0.0.0/0".parse().unwrap(), "::/0".parse().unwrap()],
+                headers: if rfc { ProxyHeaders::Forwarded } else { ProxyHeaders::XForwarded },
+            };
+            let mut headers = HeaderMap::new();
+            for (name, value) in [
+                ("forwarded", &forwarded),
+                ("x-forwarded-for", &xff),
+                ("x-forwarded-proto", &proto),
+                ("x-forwarded-host", &host),
+            ] {
+                if let Ok(value) = HeaderValue::from_str(value) {
+                    headers.append(name, value);
+                }
+            }
+            let origin = resolve("10.0.0.1".parse().unwrap(), &headers, &config);
+            if let Some(host) = &origin.host {
+                prop_assert!(!host.chars().any(|c| c.is_whitespace() || c.is_control()), "{host:?}");
+            }
+            let url = origin.base_url("http://127.0.0.1:8080");
+            prop_assert!(!url.contains('\n'));
+        }
+    }
+}
