@@ -47,15 +47,23 @@ fn make_router(state: SharedState) -> Router {
         .route("/{id}/reveal", post(read::reveal))
         .route("/{id}", get(read::view).delete(delete::delete))
         .route_layer(pipeline::auth::AuthLayer::new(state.clone()));
-    Router::new()
-        .merge(pastes)
-        // Pages that work for anonymous browsers under any policy (they
-        // offer sign-in), and resolve a session themselves.
+    // Pages that work for anonymous browsers under any policy (they offer
+    // sign-in) and resolve a session themselves; limited by client IP.
+    // Signing in and out count against that bucket in their handlers.
+    let pages = Router::new()
         .route("/", get(create::form))
         .route("/new", get(create::form))
-        .route("/signin", get(session::form).post(session::signin))
-        .route("/signout", post(session::signout))
+        .route("/signin", get(session::form))
         .route("/my", get(my::my))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            pipeline::auth::limit_pages,
+        ));
+    Router::new()
+        .merge(pastes)
+        .merge(pages)
+        .route("/signin", post(session::signin))
+        .route("/signout", post(session::signout))
         .merge(admin::routes())
         .merge(ops::routes(state.metrics_on_main))
         .route("/assets/{file}", get(render::assets::serve))

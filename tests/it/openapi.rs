@@ -316,16 +316,13 @@ async fn schemathesis_finds_no_violation() {
         "schemathesis found problems:\n{report}\nserver warnings and errors:\n{}",
         server_errors.join("\n")
     );
+    // "N generated, N passed" (and ", K skipped" when some were skipped).
     let generated: u64 = report
         .lines()
         .find_map(|l| {
-            l.trim()
-                .strip_suffix(" passed")?
-                .split(" generated")
-                .next()?
-                .trim()
-                .parse()
-                .ok()
+            let (count, rest) = l.trim().split_once(" generated, ")?;
+            rest.contains(" passed").then_some(())?;
+            count.trim().parse().ok()
         })
         .unwrap_or_else(|| panic!("no test case count in the report:\n{report}"));
     eprintln!(

@@ -317,6 +317,26 @@ fn admit(
     Ok((caller, verdict))
 }
 
+/// Rate limits the page routes (`/`, `/new`, `/signin`, `/my`) by client IP
+/// without deciding a caller: they answer anonymous browsers under every
+/// `--anonymous` policy (with a sign-in offer), yet each request still
+/// counts, so no route of the server is free to flood.
+pub async fn limit_pages(
+    axum::extract::State(state): axum::extract::State<SharedState>,
+    mut request: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let client = client_of(&state, &mut request);
+    match state.rate_limits.check_ip_anywhere(client).await {
+        Ok(Verdict::Limited { limit, retry_after }) => {
+            state.metrics.rate_limited(Bucket::Ip);
+            limited(limit, retry_after)
+        }
+        Ok(verdict) => with_rate_headers(next.run(request).await, verdict),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
 /// `RateLimit-Limit` and `RateLimit-Remaining` of an admitted request.
 pub fn with_rate_headers(mut response: Response, verdict: Verdict) -> Response {
     if let Verdict::Allowed { limit, remaining } = verdict {
