@@ -73,10 +73,11 @@ async fn a_data_dir_in_use_is_refused_in_plain_words() {
         return;
     }
     let server = Server::start();
-    let started = server.log_text();
+    // The line reaches the harness through a reader thread: wait for it.
     assert!(
-        started.contains("not a power loss (--sync for that)"),
-        "the startup line says what an acknowledged write survives: {started}"
+        server.wait_for_log("not a power loss (--sync for that)"),
+        "the startup line says what an acknowledged write survives: {}",
+        server.log_text()
     );
     let (_, stderr) = refused_start(&server.data_dir);
     assert!(
