@@ -246,7 +246,17 @@ pub async fn decide(state: &SharedState, asked: &Asked<'_>) -> Decision {
             });
         }
     };
-    let verdict = match &caller {
+    let verdict = charge(state, &caller, client).await;
+    admit(state, caller, verdict).map_err(IntoResponse::into_response)
+}
+
+/// Counts one request against the caller's bucket: its tenant's, or its IP's.
+async fn charge(
+    state: &SharedState,
+    caller: &Caller,
+    client: IpAddr,
+) -> Result<Verdict, StoreError> {
+    match caller {
         Caller::Anonymous => state.rate_limits.check_ip_anywhere(client).await,
         Caller::Tenant { tenant, .. } => {
             let own = tenant.rate.map(|rate| Limit::new(rate, tenant.burst));
@@ -255,8 +265,7 @@ pub async fn decide(state: &SharedState, asked: &Asked<'_>) -> Decision {
                 .check_tenant_anywhere(&tenant.name, own)
                 .await
         }
-    };
-    admit(state, caller, verdict).map_err(IntoResponse::into_response)
+    }
 }
 
 /// Counts a wrong proof of key against the bucket of the caller (its
@@ -264,16 +273,7 @@ pub async fn decide(state: &SharedState, asked: &Asked<'_>) -> Decision {
 /// costs twice, so a guesser is throttled sooner than a reader.
 pub async fn charge_wrong_guess(state: &SharedState, caller: &Caller, client: IpAddr) {
     // The answer is already decided (`403`); only the count matters here.
-    let _ = match caller {
-        Caller::Anonymous => state.rate_limits.check_ip_anywhere(client).await,
-        Caller::Tenant { tenant, .. } => {
-            let own = tenant.rate.map(|rate| Limit::new(rate, tenant.burst));
-            state
-                .rate_limits
-                .check_tenant_anywhere(&tenant.name, own)
-                .await
-        }
-    };
+    let _ = charge(state, caller, client).await;
 }
 
 /// Why [`admit`] refused a request.
