@@ -1,8 +1,8 @@
 //! The admin API under `/api/admin`, protected by the admin token
 //! (`--admin-token`); `snip admin …` drives it. Every handler takes an
-//! [`AdminCaller`] first, so the token is checked before anything else;
-//! then path parameters are checked ([`TenantName`], [`TokenId`]) before any
-//! store call, and a body is read last ([`AdminBody`]), bounded in size and
+//! `AdminCaller` first, so the token is checked before anything else;
+//! then path parameters are checked (`TenantName`, `TokenId`) before any
+//! store call, and a body is read last (`AdminBody`), bounded in size and
 //! by the body timeout.
 //! Changes apply to the next request: tenants and tokens are read from the
 //! store on every request.
