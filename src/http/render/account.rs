@@ -8,8 +8,8 @@
 
 use std::fmt::Write;
 
-use super::pages::{Account, Page, escape_into, foot, head};
-use crate::core::paste::{self, PasteMeta, Visibility};
+use super::pages::{Account, Page, escape_into, foot, head, time};
+use crate::core::paste::{PasteMeta, Visibility};
 use crate::core::units::format_size;
 
 /// The sign-in page; `error` says why the last attempt failed, `next` is
@@ -109,16 +109,6 @@ fn row(out: &mut String, meta: &PasteMeta) {
         out,
         "</td><td>{visibility}</td><td>{burn}</td>\
          <td><button type=\"button\" class=\"delete\" data-id=\"{id}\">Delete</button></td></tr>"
-    );
-}
-
-fn time(out: &mut String, t: paste::UnixTime) {
-    let iso = paste::rfc3339(t);
-    let _ = write!(
-        out,
-        "<time datetime=\"{iso}\">{} {} UTC</time>",
-        iso.get(..10).unwrap_or(&iso),
-        iso.get(11..16).unwrap_or("")
     );
 }
 

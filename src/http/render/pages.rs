@@ -401,7 +401,8 @@ fn describe(out: &mut String, meta: &PasteMeta, hidden: &str) {
     out.push_str("</span></p>");
 }
 
-fn time(out: &mut String, t: paste::UnixTime) {
+/// A `<time>` element: the machine-readable instant, shown to the minute.
+pub(super) fn time(out: &mut String, t: paste::UnixTime) {
     let iso = paste::rfc3339(t);
     // 2026-11-23T09:35:47Z → 2026-11-23 09:35 UTC
     let _ = write!(
