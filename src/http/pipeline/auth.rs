@@ -594,14 +594,7 @@ fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(*name, HeaderValue::from_str(value).unwrap());
-        }
-        map
-    }
+    use crate::http::pipeline::test_headers as headers;
 
     /// The session cookie is found among others and in any `Cookie` header;
     /// an empty value or a look-alike name is no session.

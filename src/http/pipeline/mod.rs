@@ -16,3 +16,13 @@ pub mod forwarded;
 pub mod hot;
 pub mod observe;
 pub mod ratelimit;
+
+/// A header map from name/value pairs, for the pipeline's unit tests.
+#[cfg(test)]
+fn test_headers(pairs: &[(&'static str, &str)]) -> axum::http::HeaderMap {
+    let mut map = axum::http::HeaderMap::new();
+    for (name, value) in pairs {
+        map.append(*name, axum::http::HeaderValue::from_str(value).unwrap());
+    }
+    map
+}

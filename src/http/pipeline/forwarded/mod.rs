@@ -208,15 +208,7 @@ fn forwarded_hops(headers: &HeaderMap) -> Option<Vec<Hop>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(*name, HeaderValue::from_str(value).unwrap());
-        }
-        map
-    }
+    use crate::http::pipeline::test_headers as headers;
 
     fn config(headers: ProxyHeaders) -> ProxyConfig {
         ProxyConfig {
