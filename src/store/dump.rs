@@ -45,6 +45,10 @@ const MAX_META: u32 = 1 << 20;
 
 /// One entry of a dump.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "records are read and written one at a time; boxing would only add an allocation"
+)]
 pub enum Record {
     /// A tenant.
     Tenant(Tenant),

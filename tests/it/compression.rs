@@ -114,22 +114,21 @@ async fn ranges_and_validators_of_a_compressed_paste() {
     assert_eq!(beyond.status(), StatusCode::RANGE_NOT_SATISFIABLE);
 
     let (plain_tag, zstd_tag) = (format!("\"{id}\""), format!("\"{id}-zstd\""));
-    let cases: [(&[(&str, &str)], &str, u16, Option<&str>); 4] = [
-        (&[], &plain_tag, 304, None),
-        (&[ZSTD], &zstd_tag, 304, Some("zstd")),
-        (&[ZSTD], &plain_tag, 200, Some("zstd")),
-        (&[], &zstd_tag, 200, None),
+    // (takes zstd, If-None-Match, status, Content-Encoding)
+    let cases = [
+        (false, &plain_tag, 304, None),
+        (true, &zstd_tag, 304, Some("zstd")),
+        (true, &plain_tag, 200, Some("zstd")),
+        (false, &zstd_tag, 200, None),
     ];
-    for (headers, tag, status, coding) in cases {
-        let mut with = headers.to_vec();
-        with.push(("if-none-match", tag));
+    for (takes_zstd, tag, status, coding) in cases {
+        let mut with = vec![("if-none-match", tag.as_str())];
+        if takes_zstd {
+            with.push(ZSTD);
+        }
         let response = get(&server, &path, &with).await;
-        assert_eq!(response.status(), status, "{headers:?} {tag}");
-        assert_eq!(
-            header(&response, "content-encoding"),
-            coding,
-            "{headers:?} {tag}"
-        );
+        assert_eq!(response.status(), status, "{with:?}");
+        assert_eq!(header(&response, "content-encoding"), coding, "{with:?}");
         assert_eq!(header(&response, "vary"), Some("Accept-Encoding"));
     }
 }
