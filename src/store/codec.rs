@@ -257,25 +257,11 @@ pub async fn paste_off_runtime(meta: PasteMeta, stored: Stored) -> Result<Paste,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::Visibility;
-    use crate::core::paste::TEXT_PLAIN;
 
     fn meta(encrypted: bool) -> PasteMeta {
         PasteMeta {
-            id: "k7m3q9xw2hd4p".into(),
-            created_at: 1,
-            expires_at: None,
-            burn: false,
             encrypted,
-            lang: None,
-            name: None,
-            content_type: TEXT_PLAIN.into(),
-            size: 0,
-            delete_token_hash: [0; 32],
-            owner: None,
-            visibility: Visibility::Unlisted,
-            redirect: None,
-            key_check: None,
+            ..crate::core::paste::tests::test_meta()
         }
     }
 
