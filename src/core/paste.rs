@@ -350,7 +350,7 @@ fn is_textual(kind: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Times past year 9999 (a saturated `expires_at`) format as its last second instead of panicking.
@@ -399,7 +399,8 @@ mod tests {
         assert_eq!(Ttl::Never.expires_at(1000), None);
     }
 
-    fn test_meta() -> PasteMeta {
+    /// A plain text paste's metadata, for tests to vary.
+    pub(crate) fn test_meta() -> PasteMeta {
         PasteMeta {
             id: "x".into(),
             created_at: 0,

@@ -4,7 +4,7 @@
 //! ```text
 //! "SNIPDUMP" u32:version
 //! record*      kind:u8 (1 tenant, 2 token, 3 paste) u32:meta_len meta:JSON
-//!              [paste only: u64:body_len body]
+//!              [paste only: u8:encoding u64:body_len body]
 //! trailer      0xFF u64:record_count sha256:32
 //! ```
 //!
@@ -12,7 +12,12 @@
 //! corruption is detected, and the trailer (with the count) is the last thing
 //! written, so any truncation is too. Metadata is the same JSON the model
 //! types serialise to, so a paste comes back with its ID, times, delete-token
-//! hash and owner. Readers check everything before a restore writes anything.
+//! hash and owner. A body travels as the store keeps it: the encoding byte
+//! (`codec`: 0 the body itself, 1 a zstd stream) says how, and the metadata's
+//! `size` stays the body's length. Readers check everything before a restore
+//! writes anything, a compressed body by decompressing it to exactly `size`
+//! bytes. Version 1, without the encoding byte (every body as it is), is
+//! still read.
 
 use std::io::Read;
 
@@ -24,10 +29,13 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 use crate::core::PasteMeta;
 use crate::core::tenant::{Tenant, TokenRecord};
+use crate::store::{Encoding, codec};
 
 const MAGIC: &[u8; 8] = b"SNIPDUMP";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this build writes (and the newest it reads).
+pub const VERSION: u32 = 2;
+/// The version before, whose bodies have no encoding byte; still read.
+const IDENTITY_BODIES: u32 = 1;
 const TENANT: u8 = 1;
 const TOKEN: u8 = 2;
 const PASTE: u8 = 3;
@@ -37,13 +45,17 @@ const MAX_META: u32 = 1 << 20;
 
 /// One entry of a dump.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "records are read and written one at a time; boxing would only add an allocation"
+)]
 pub enum Record {
     /// A tenant.
     Tenant(Tenant),
     /// A token (its hash, never a secret).
     Token(TokenRecord),
-    /// A paste and its body.
-    Paste(PasteMeta, Bytes),
+    /// A paste, its body, and its compressed form if it travelled compressed.
+    Paste(PasteMeta, Bytes, Option<Bytes>),
 }
 
 /// Why a dump cannot be written or read.
@@ -97,7 +109,7 @@ impl<W: AsyncWrite + Unpin> DumpWriter<W> {
         &mut self,
         kind: u8,
         meta: &T,
-        body: Option<&[u8]>,
+        body: Option<(Encoding, &[u8])>,
     ) -> Result<(), DumpError> {
         let json = serde_json::to_vec(meta).map_err(|e| DumpError::Corrupt(e.to_string()))?;
         let len = u32::try_from(json.len())
@@ -107,11 +119,12 @@ impl<W: AsyncWrite + Unpin> DumpWriter<W> {
         let mut head = vec![kind];
         head.extend_from_slice(&len.to_be_bytes());
         head.extend_from_slice(&json);
-        if let Some(body) = body {
+        if let Some((encoding, body)) = body {
+            head.push(encoding.to_byte());
             head.extend_from_slice(&(body.len() as u64).to_be_bytes());
         }
         self.write(&head).await?;
-        if let Some(body) = body {
+        if let Some((_, body)) = body {
             self.write(body).await?;
         }
         self.count += 1;
@@ -128,9 +141,18 @@ impl<W: AsyncWrite + Unpin> DumpWriter<W> {
         self.record(TOKEN, token, None).await
     }
 
-    /// Appends a paste.
-    pub async fn paste(&mut self, meta: &PasteMeta, body: &[u8]) -> Result<(), DumpError> {
-        self.record(PASTE, meta, Some(body)).await
+    /// Appends a paste: its compressed form if it has one, else its body.
+    pub async fn paste(
+        &mut self,
+        meta: &PasteMeta,
+        body: &[u8],
+        compressed: Option<&[u8]>,
+    ) -> Result<(), DumpError> {
+        let stored = match compressed {
+            Some(compressed) => (Encoding::Zstd, compressed),
+            None => (Encoding::Identity, body),
+        };
+        self.record(PASTE, meta, Some(stored)).await
     }
 
     /// Writes the trailer and flushes; returns the number of records.
@@ -152,6 +174,8 @@ pub struct DumpReader<R> {
     hash: Sha256,
     count: u64,
     done: bool,
+    /// The dump's format version.
+    version: u32,
 }
 
 impl<R: Read> DumpReader<R> {
@@ -162,6 +186,7 @@ impl<R: Read> DumpReader<R> {
             hash: Sha256::new(),
             count: 0,
             done: false,
+            version: VERSION,
         };
         let mut magic = [0u8; 8];
         reader.fill(&mut magic).map_err(|e| match e {
@@ -172,9 +197,10 @@ impl<R: Read> DumpReader<R> {
             return Err(DumpError::NotADump);
         }
         let version = u32::from_be_bytes(reader.array()?);
-        if version != VERSION {
+        if version != VERSION && version != IDENTITY_BODIES {
             return Err(DumpError::Version(version));
         }
+        reader.version = version;
         Ok(reader)
     }
 
@@ -207,21 +233,41 @@ impl<R: Read> DumpReader<R> {
             .map_err(|e| DumpError::Corrupt(format!("record {} ({what}): {e}", self.count + 1)))
     }
 
-    fn body(&mut self, expected: u64) -> Result<Bytes, DumpError> {
+    /// A paste's body (and its compressed form, if it travelled so), which
+    /// must be `meta.size` bytes.
+    fn body(&mut self, meta: &PasteMeta) -> Result<(Bytes, Option<Bytes>), DumpError> {
+        let record = self.count + 1;
+        let corrupt = |what: String| DumpError::Corrupt(format!("record {record}: {what}"));
+        let encoding = match self.version {
+            IDENTITY_BODIES => Encoding::Identity,
+            _ => {
+                let [byte] = self.array::<1>()?;
+                Encoding::from_byte(byte)
+                    .ok_or_else(|| corrupt(format!("unknown body encoding {byte}")))?
+            }
+        };
         let len = u64::from_be_bytes(self.array()?);
-        if len != expected {
-            return Err(DumpError::Corrupt(format!(
-                "record {}: body of {len} bytes, metadata says {expected}",
-                self.count + 1
+        // A compressed body is never longer than the body (it is kept only if it saves).
+        if len != meta.size && (encoding == Encoding::Identity || len > meta.size) {
+            return Err(corrupt(format!(
+                "body of {len} bytes, metadata says {}",
+                meta.size
             )));
         }
-        let mut body = Vec::new();
-        let read = (&mut self.input).take(len).read_to_end(&mut body)?;
+        let mut stored = Vec::new();
+        let read = (&mut self.input).take(len).read_to_end(&mut stored)?;
         if read as u64 != len {
             return Err(DumpError::Truncated);
         }
-        self.hash.update(&body);
-        Ok(Bytes::from(body))
+        self.hash.update(&stored);
+        match encoding {
+            Encoding::Identity => Ok((Bytes::from(stored), None)),
+            Encoding::Zstd => {
+                let body = codec::decompress(&meta.id, &stored, meta.size)
+                    .map_err(|e| corrupt(e.to_string()))?;
+                Ok((Bytes::from(body), Some(Bytes::from(stored))))
+            }
+        }
     }
 
     /// The next record, or `None` after a trailer that checks out.
@@ -235,8 +281,8 @@ impl<R: Read> DumpReader<R> {
             TOKEN => Record::Token(self.json("token")?),
             PASTE => {
                 let meta: PasteMeta = self.json("paste")?;
-                let body = self.body(meta.size)?;
-                Record::Paste(meta, body)
+                let (body, compressed) = self.body(&meta)?;
+                Record::Paste(meta, body, compressed)
             }
             TRAILER => {
                 self.trailer()?;
@@ -306,6 +352,11 @@ mod tests {
         (meta, Bytes::copy_from_slice(body))
     }
 
+    /// A body that compresses.
+    fn text() -> Vec<u8> {
+        b"fn main() { println!(\"hello\"); }\n".repeat(20)
+    }
+
     async fn sample() -> Vec<u8> {
         let mut out = Vec::new();
         let mut writer = DumpWriter::new(&mut out).await.unwrap();
@@ -323,9 +374,16 @@ mod tests {
             .enumerate()
         {
             let (meta, body) = paste(&format!("id{n}"), body);
-            writer.paste(&meta, &body).await.unwrap();
+            writer.paste(&meta, &body, None).await.unwrap();
         }
-        assert_eq!(writer.finish().await.unwrap(), 4);
+        let (meta, body) = paste("idz", &text());
+        let compressed = codec::stored(&meta, body.clone(), None).compressed();
+        assert!(compressed.is_some());
+        writer
+            .paste(&meta, &body, compressed.as_deref())
+            .await
+            .unwrap();
+        assert_eq!(writer.finish().await.unwrap(), 5);
         out
     }
 
@@ -338,15 +396,59 @@ mod tests {
         Ok(records)
     }
 
-    /// A dump reads back record for record, byte for byte.
+    /// A dump reads back record for record, byte for byte; a compressed
+    /// body travels compressed and reads back as itself.
     #[tokio::test]
     async fn round_trip() {
-        let records = read_all(&sample().await).unwrap();
-        assert_eq!(records.len(), 4);
+        let dump = sample().await;
+        let records = read_all(&dump).unwrap();
+        assert_eq!(records.len(), 5);
         assert_eq!(records[2], {
             let (m, b) = paste("id1", &[0, 255, 1]);
-            Record::Paste(m, b)
+            Record::Paste(m, b, None)
         });
+        let Record::Paste(meta, body, Some(compressed)) = &records[4] else {
+            panic!("not a compressed paste: {:?}", records[4]);
+        };
+        assert_eq!((meta.size, &body[..]), (text().len() as u64, &text()[..]));
+        assert!(compressed.len() < body.len() / 4);
+    }
+
+    /// A dump of version 1 (no encoding byte; bodies as they are) reads.
+    #[test]
+    fn reads_version_1() {
+        let (meta, body) = paste("id0", b"an old body");
+        let json = serde_json::to_vec(&meta).unwrap();
+        let mut dump = MAGIC.to_vec();
+        dump.extend_from_slice(&IDENTITY_BODIES.to_be_bytes());
+        dump.push(PASTE);
+        dump.extend_from_slice(&(json.len() as u32).to_be_bytes());
+        dump.extend_from_slice(&json);
+        dump.extend_from_slice(&(body.len() as u64).to_be_bytes());
+        dump.extend_from_slice(&body);
+        dump.push(TRAILER);
+        dump.extend_from_slice(&1u64.to_be_bytes());
+        let digest = Sha256::digest(&dump);
+        dump.extend_from_slice(&digest);
+        assert_eq!(
+            read_all(&dump).unwrap(),
+            vec![Record::Paste(meta, body, None)]
+        );
+    }
+
+    /// A compressed body that does not decompress to the paste's size, or
+    /// an unknown encoding, is refused like any damage.
+    #[tokio::test]
+    async fn bad_streams_are_refused() {
+        let (mut meta, body) = paste("idz", &text());
+        let stream = codec::stored(&meta, body.clone(), None).bytes;
+        meta.size -= 1;
+        let mut out = Vec::new();
+        let mut writer = DumpWriter::new(&mut out).await.unwrap();
+        writer.paste(&meta, &body, Some(&stream)).await.unwrap();
+        writer.finish().await.unwrap();
+        let e = read_all(&out).unwrap_err();
+        assert!(matches!(e, DumpError::Corrupt(_)), "{e:?}");
     }
 
     /// A paste's key check (proof of key) is carried; a paste of a dump
@@ -361,11 +463,11 @@ mod tests {
         });
         let mut out = Vec::new();
         let mut writer = DumpWriter::new(&mut out).await.unwrap();
-        writer.paste(&meta, &body).await.unwrap();
+        writer.paste(&meta, &body, None).await.unwrap();
         writer.finish().await.unwrap();
         assert_eq!(
             read_all(&out).unwrap(),
-            vec![Record::Paste(meta.clone(), body)]
+            vec![Record::Paste(meta.clone(), body, None)]
         );
 
         let mut json = serde_json::to_value(&meta).unwrap();
@@ -463,11 +565,14 @@ mod tests {
                     }
                     dump
                 }),
-                proptest::collection::vec(any::<u8>(), 0..300).prop_map(|tail| [
-                    &b"SNIPDUMP\0\0\0\x01"[..],
-                    &tail
-                ]
-                .concat()),
+                (
+                    any::<bool>(),
+                    proptest::collection::vec(any::<u8>(), 0..300)
+                )
+                    .prop_map(|(old, tail)| {
+                        let version: &[u8] = if old { b"\0\0\0\x01" } else { b"\0\0\0\x02" };
+                        [&b"SNIPDUMP"[..], version, &tail].concat()
+                    }),
             ]
         }
 

@@ -56,9 +56,18 @@ impl MeteredStore {
 #[async_trait]
 impl Store for MeteredStore {
     async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
-        let result = self
-            .timed(StoreOp::Put, self.inner.put(meta, body, limits))
-            .await;
+        self.put_compressed(meta, body, None, limits).await
+    }
+
+    async fn put_compressed(
+        &self,
+        meta: PasteMeta,
+        body: Bytes,
+        compressed: Option<Bytes>,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        let put = self.inner.put_compressed(meta, body, compressed, limits);
+        let result = self.timed(StoreOp::Put, put).await;
         if result.is_ok() {
             self.metrics.pastes.created.inc();
         }

@@ -17,6 +17,7 @@ use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
+pub mod codec;
 mod cursor;
 pub mod dump;
 pub mod embedded;
@@ -28,6 +29,7 @@ pub mod postgres;
 mod rates;
 pub mod transfer;
 
+pub use codec::Encoding;
 pub use cursor::ListCursor;
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{BackendError, Cause, StoreError, is_disk_full};
@@ -44,6 +46,10 @@ pub struct Paste {
     pub meta: Arc<PasteMeta>,
     /// The body bytes, shared with the store's cache where possible (no copy).
     pub body: Bytes,
+    /// The body as the store keeps it, zstd-compressed, when it keeps it so
+    /// (`codec`): served as it is to clients that accept zstd, and carried
+    /// so by backups.
+    pub compressed: Option<Bytes>,
 }
 
 /// The outcome of [`Store::take`].
@@ -107,8 +113,22 @@ pub struct ListPage {
 pub trait Store: Send + Sync + 'static {
     /// Stores a new paste. Fails with [`StoreError::IdTaken`] if the ID exists and
     /// [`StoreError::Full`] if the storage limit would be passed. Returns once the
-    /// paste is as durable as the store is configured to make it.
-    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError>;
+    /// paste is as durable as the store is configured to make it. The store
+    /// decides whether to keep the body compressed (`codec::compress`).
+    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
+        self.put_compressed(meta, body, None, limits).await
+    }
+
+    /// [`Self::put`] of a body whose compressed form is already made (a
+    /// restore): `compressed`, a zstd stream that decodes to `body`, is kept
+    /// as it is instead of compressing `body` again.
+    async fn put_compressed(
+        &self,
+        meta: PasteMeta,
+        body: Bytes,
+        compressed: Option<Bytes>,
+        limits: PutLimits,
+    ) -> Result<(), StoreError>;
 
     /// Reads a live paste (not expired at `now`).
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError>;

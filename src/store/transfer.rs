@@ -85,7 +85,8 @@ pub async fn backup<W: AsyncWrite + Unpin>(
             let Some(paste) = store.get(&id, now()).await? else {
                 continue;
             };
-            writer.paste(&paste.meta, &paste.body).await?;
+            let compressed = paste.compressed.as_deref();
+            writer.paste(&paste.meta, &paste.body, compressed).await?;
             summary.pastes += 1;
             summary.bytes += paste.meta.size;
         }
@@ -108,7 +109,7 @@ fn count(summary: &mut Summary, record: &Record) {
     match record {
         Record::Tenant(_) => summary.tenants += 1,
         Record::Token(_) => summary.tokens += 1,
-        Record::Paste(meta, _) => {
+        Record::Paste(meta, ..) => {
             summary.pastes += 1;
             summary.bytes += meta.size;
         }
@@ -137,7 +138,7 @@ pub async fn restore(store: &dyn Store, path: &Path) -> Result<Summary, Transfer
         count(&mut summary, &record);
         match record {
             Record::Tenant(t) => tenants.push(t.name),
-            Record::Paste(meta, _) => ids.push(meta.id),
+            Record::Paste(meta, ..) => ids.push(meta.id),
             Record::Token(_) => {}
         }
         Ok(())
@@ -199,11 +200,14 @@ async fn apply(store: &dyn Store, path: &Path, written: &mut Written) -> Result<
                 written.tenants.push(name);
             }
             Record::Token(token) => store.create_token(token).await?,
-            Record::Paste(meta, body) => {
+            Record::Paste(meta, body, compressed) => {
                 let id = PasteId::parse(&meta.id)
                     .map_err(|e| DumpError::Corrupt(format!("paste ID {:?}: {e}", meta.id)))?;
-                // Quotas were checked when the pastes were made; a restore reproduces them.
-                store.put(meta, body, PutLimits::default()).await?;
+                // Quotas were checked when the pastes were made; a restore
+                // reproduces them. A compressed body is kept as it came.
+                store
+                    .put_compressed(meta, body, compressed, PutLimits::default())
+                    .await?;
                 written.pastes.push(id);
             }
         }

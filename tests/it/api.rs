@@ -576,9 +576,22 @@ async fn hot_routes_answer_exactly_like_the_router() {
     let (id, _) = server.create("0123456789abcdef", "lang=rust").await;
     let (burn, _) = server.create("burn me", "burn=true").await;
     let (link, _) = server.create("", "url=http://example.com/").await;
+    // Stored compressed: two representations, chosen by Accept-Encoding.
+    let (text, _) = server.create("a line of text\n".repeat(100), "").await;
     let encoded = |id: &str| format!("%{:02X}{}", id.as_bytes()[0], &id[1..]);
     let etag = format!("\"{id}\"");
+    let zstd_etag = format!("\"{text}-zstd\"");
+    let zstd = ("accept-encoding", "gzip, br, zstd");
     let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+        (format!("/raw/{text}"), vec![]),
+        (format!("/raw/{text}"), vec![zstd]),
+        (format!("/raw/{text}"), vec![zstd, ("range", "bytes=2-5")]),
+        (
+            format!("/raw/{text}"),
+            vec![zstd, ("if-none-match", zstd_etag.as_str())],
+        ),
+        (format!("/{text}"), vec![zstd]),
+        (format!("/{text}"), vec![zstd, ("accept", "text/html")]),
         (format!("/raw/{id}"), vec![]),
         (format!("/raw/{id}"), vec![("range", "bytes=2-5")]),
         (format!("/raw/{id}"), vec![("if-none-match", etag.as_str())]),

@@ -88,6 +88,22 @@ struct Fixture {
     burn: String,
     /// An encrypted burn paste read only with a proof of key: (ID, proof, envelope).
     proved: (String, String, Vec<u8>),
+    /// A text paste the store keeps compressed.
+    text: String,
+}
+
+/// A body the stores keep compressed: a few KiB of log lines.
+fn log_lines() -> Vec<u8> {
+    (0..60)
+        .map(|n| {
+            format!(
+                "2026-11-25T22:{:02}:00Z INFO request {n} served in {}ms\n",
+                n % 60,
+                n * 7 % 50
+            )
+        })
+        .collect::<String>()
+        .into_bytes()
 }
 
 /// Creates an encrypted burn paste with a verifier (a password, so its salt
@@ -170,12 +186,15 @@ async fn fixture() -> Fixture {
     pastes.push((link, String::new(), Vec::new()));
     let proved = create_proved(&server).await;
     pastes.push((proved.0.clone(), String::new(), proved.2.clone()));
+    let (text, _) = server.create(log_lines(), "").await;
+    pastes.push((text.clone(), String::new(), log_lines()));
     Fixture {
         server,
         secret,
         pastes,
         burn: burn_id,
         proved,
+        text,
     }
 }
 
@@ -236,6 +255,15 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
     let right = reveal_with(proof.clone()).await;
     assert_eq!(right.status(), 200);
     assert_eq!(&right.bytes().await.unwrap()[..], &sealed[..]);
+    // The compressed body came along compressed.
+    let zstd = restored
+        .request(Method::GET, &format!("/raw/{}", fixture.text))
+        .header("accept-encoding", "zstd")
+        .fetch()
+        .await;
+    assert_eq!(zstd.headers()["content-encoding"], "zstd");
+    let stream = zstd.bytes().await.unwrap();
+    assert_eq!(zstd::decode_all(&stream[..]).unwrap(), log_lines());
     let link = &fixture.pastes[4].0;
     let redirect = restored.get(&format!("/{link}")).await;
     assert_eq!(redirect.headers()["location"], "https://example.com/x");
@@ -265,7 +293,7 @@ fn backup_online(fixture: &Fixture, dir: &Path) -> PathBuf {
         dir,
         &["backup", "--out", dump.to_str().unwrap()],
     ));
-    assert!(said.contains("backed up 6 pastes"), "{said}");
+    assert!(said.contains("backed up 7 pastes"), "{said}");
     assert!(!dir.join("snip.snipdump.partial").exists());
     dump
 }
@@ -284,7 +312,7 @@ async fn backup_then_restore_reproduces_everything() {
     let dump = backup_online(&fixture, dir.path());
     let target = Target::same_backend();
     let said = succeeded(&restore(&fixture.server, dir.path(), &dump, &target));
-    assert!(said.contains("restored 6 pastes"), "{said}");
+    assert!(said.contains("restored 7 pastes"), "{said}");
     assert_same(&target.serve(), &fixture).await;
 }
 
@@ -364,7 +392,7 @@ async fn across_backends() {
             &to,
         ],
     ));
-    assert!(said.contains("copied 6 pastes"), "{said}");
+    assert!(said.contains("copied 7 pastes"), "{said}");
     assert_same(&postgres.serve(), &fixture).await;
     assert_same(&back.serve(), &fixture).await;
 }

@@ -1,10 +1,12 @@
 //! Damage found on disk: body segments and body files cut short or with a
-//! flipped bit, and a metadata journal whose tail is cut or damaged, all made
-//! offline between two runs of the server. Damaged pastes answer a clear
+//! flipped bit (bodies stored as they are and compressed ones), and a
+//! metadata journal whose tail is cut or damaged, all made offline between
+//! two runs of the server. Damaged pastes answer a clear
 //! error, every other paste is served, and nothing panics. Embedded store only.
 
 use std::path::{Path, PathBuf};
 
+use crate::support::data::XorShift;
 use crate::support::http::{client, get_bytes};
 use crate::support::postgres::skip_on_postgres;
 use crate::support::server::Server;
@@ -20,11 +22,43 @@ async fn store(server: &Server, body: Vec<u8>) -> Stored {
     Stored { id, body }
 }
 
-/// A body unique to `name`, `len` bytes long.
+/// A body unique to `name`, `len` bytes long, that does not compress (so
+/// the store keeps it as it is, where the test can find it).
 fn body(name: &str, len: usize) -> Vec<u8> {
     let mut body = format!("<{name}>").into_bytes();
-    body.resize(len, b'.');
+    let seed = name
+        .bytes()
+        .fold(1u64, |h, b| h.wrapping_mul(31) ^ u64::from(b));
+    body.extend(XorShift(seed | 1).bytes(len));
+    body.truncate(len);
     body
+}
+
+/// `len` bytes of text unique to `name`, which the store keeps compressed.
+fn text(name: &str, len: usize) -> Vec<u8> {
+    let mut text: Vec<u8> = (0..)
+        .flat_map(|n: usize| format!("{name} line {n}: all is well\n").into_bytes())
+        .take(len)
+        .collect();
+    text.truncate(len);
+    text
+}
+
+/// Where the stored stream of a compressed paste starts in its segment:
+/// after its record header, which names the paste.
+fn stream_of(data_dir: &Path, paste: &Stored) -> (PathBuf, usize) {
+    for path in files_under(&data_dir.join("body-log")) {
+        let bytes = std::fs::read(&path).unwrap();
+        if let Some(at) = bytes
+            .windows(paste.id.len())
+            .position(|w| w == paste.id.as_bytes())
+        {
+            // The ID, then the stored length (4 bytes) and checksum (8).
+            assert_eq!(&bytes[at - 5..at - 1], b"SNBZ", "stored compressed");
+            return (path, at + paste.id.len() + 12);
+        }
+    }
+    panic!("no segment holds paste {}", paste.id);
 }
 
 /// Every file under `dir`, searched recursively.
@@ -78,7 +112,8 @@ fn assert_no_panic(server: &Server) {
 }
 
 /// A flipped bit in one body of a segment, a segment cut inside its last
-/// body, a body file cut short and one with a flipped bit: those four
+/// body, a body file cut short and one with a flipped bit, a flipped bit in
+/// a compressed body's stream and in a compressed body file: those six
 /// pastes answer 500 "damaged"
 /// (every time, and the hot cache never holds them); the others, before and
 /// after the damage, are served; creates still work.
@@ -88,6 +123,8 @@ async fn damaged_bodies_are_refused_and_the_rest_is_served() {
         return;
     }
     let mut server = Server::start();
+    let compressed = store(&server, text("compressed", 2000)).await;
+    let zstd_flipped = store(&server, text("zstd-flipped", 2000)).await;
     let first = store(&server, body("first", 300)).await;
     let flipped = store(&server, body("flipped", 300)).await;
     let middle = store(&server, body("middle", 300)).await;
@@ -95,7 +132,14 @@ async fn damaged_bodies_are_refused_and_the_rest_is_served() {
     let large = store(&server, body("large", 100 << 10)).await;
     let large_cut = store(&server, body("large-cut", 100 << 10)).await;
     let large_flipped = store(&server, body("large-flipped", 100 << 10)).await;
+    let large_compressed = store(&server, text("large-compressed", 100 << 10)).await;
+    let large_zstd_flipped = store(&server, text("large-zstd-flipped", 100 << 10)).await;
     assert!(server.terminate(), "{}", server.log_text());
+
+    let (segment, at) = stream_of(&server.data_dir, &zstd_flipped);
+    let mut bytes = std::fs::read(&segment).unwrap();
+    bytes[at + 20] ^= 0x10;
+    std::fs::write(&segment, bytes).unwrap();
 
     let (segment, at) = segment_of(&server.data_dir, &flipped);
     let mut bytes = std::fs::read(&segment).unwrap();
@@ -114,17 +158,23 @@ async fn damaged_bodies_are_refused_and_the_rest_is_served() {
     let large_file = body_file(&large_cut);
     let whole = std::fs::read(&large_file).unwrap();
     std::fs::write(&large_file, &whole[..whole.len() / 2]).unwrap();
-    let flipped_file = body_file(&large_flipped);
-    let mut bytes = std::fs::read(&flipped_file).unwrap();
-    bytes[5000] ^= 0x01;
-    std::fs::write(&flipped_file, bytes).unwrap();
+    for (paste, at) in [(&large_flipped, 5000), (&large_zstd_flipped, 50)] {
+        let flipped_file = body_file(paste);
+        let mut bytes = std::fs::read(&flipped_file).unwrap();
+        bytes[at] ^= 0x01;
+        std::fs::write(&flipped_file, bytes).unwrap();
+    }
 
     server.restart();
-    for paste in [&first, &middle, &large] {
+    for paste in [&first, &middle, &large, &compressed, &large_compressed] {
         assert_served(&server, paste).await;
     }
     for _ in 0..2 {
-        for paste in [&flipped, &cut, &large_cut, &large_flipped] {
+        let damaged = [&flipped, &cut, &large_cut, &large_flipped];
+        for paste in damaged
+            .into_iter()
+            .chain([&zstd_flipped, &large_zstd_flipped])
+        {
             assert_damaged(&server, paste).await;
         }
     }

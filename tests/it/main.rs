@@ -17,6 +17,7 @@ mod cli;
 mod cli_admin;
 mod cli_encrypt;
 mod cli_scripting;
+mod compression;
 mod corruption;
 mod deb;
 mod disk_full;

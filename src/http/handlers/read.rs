@@ -4,6 +4,12 @@
 //! This is the hot path: the ID is checked before any lookup, there is one
 //! store lookup per request, and the body is sent from the store's shared
 //! bytes without a copy.
+//!
+//! A paste the store keeps compressed has two representations: its stored
+//! zstd stream (`Content-Encoding: zstd`), sent to clients whose
+//! `Accept-Encoding` takes zstd when they ask for the whole body, and the
+//! body itself, sent to everyone else and for every `Range`. Each has its own
+//! entity tag, and both say `Vary: Accept-Encoding`.
 
 use std::sync::LazyLock;
 
@@ -12,6 +18,7 @@ use axum::extract::{FromRequestParts, Path, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
+use bytes::Bytes;
 
 use crate::core::envelope::Proof;
 use crate::core::paste::{self, PasteMeta, ProofStanding};
@@ -21,7 +28,7 @@ use crate::http::pipeline::auth;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::pipeline::forwarded::Origin;
-use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
+use crate::http::render::negotiate::{Accepts, accept_encoding, accepts, vary_by_accept};
 use crate::http::render::pages::{self, Account};
 use crate::http::state::SharedState;
 use crate::store::{Paste, Taken};
@@ -279,7 +286,15 @@ pub async fn reveal(
             &paste.body,
             Account::of(&read.caller),
         )),
-        _ => raw_response(paste, &HeaderMap::new(), Disposition::Inline),
+        // One answer, never stored, so one representation: the body itself.
+        _ => raw_response(
+            Paste {
+                compressed: None,
+                ..paste
+            },
+            &HeaderMap::new(),
+            Disposition::Inline,
+        ),
     };
     response
         .headers_mut()
@@ -317,17 +332,31 @@ enum Disposition {
     Attachment,
 }
 
-/// The raw bytes with safe headers, honouring `If-None-Match` and `Range`.
+/// The raw bytes with safe headers, honouring `If-None-Match`, `Range` and,
+/// for a paste stored compressed, `Accept-Encoding`.
 fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> Response {
-    let Paste { meta, body } = paste;
-    // Paste bodies never change, so the ID is a strong validator.
-    let mut etag = String::with_capacity(meta.id.len() + 2);
-    etag.push('"');
-    etag.push_str(&meta.id);
-    etag.push('"');
+    let Paste {
+        meta,
+        body,
+        compressed,
+    } = paste;
+    let coding = match compressed {
+        Some(stream) if sends_zstd(request) => Coding::Zstd(stream),
+        Some(_) => Coding::Identity { varies: true },
+        None => Coding::Identity { varies: false },
+    };
+    // Paste bodies never change, so the ID (and the coding) is a strong validator.
+    let etag = entity_tag(&meta.id, &coding);
     if if_none_match(request, &etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
         *response.headers_mut() = raw_headers(&meta, etag, disposition);
+        coding.mark(response.headers_mut());
+        return response;
+    }
+    if let Coding::Zstd(stream) = &coding {
+        let mut response = Response::new(axum::body::Body::from(stream.clone()));
+        *response.headers_mut() = raw_headers(&meta, etag, disposition);
+        coding.mark(response.headers_mut());
         return response;
     }
     let size = body.len() as u64;
@@ -352,7 +381,51 @@ fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> 
     if let Some(range) = range.and_then(|r| HeaderValue::from_str(&r).ok()) {
         headers.insert(header::CONTENT_RANGE, range);
     }
+    coding.mark(headers);
     response
+}
+
+/// The representation of a raw answer.
+enum Coding {
+    /// The body itself; `varies` if the paste has a compressed one too.
+    Identity { varies: bool },
+    /// The stored zstd stream.
+    Zstd(Bytes),
+}
+
+impl Coding {
+    /// Adds the headers that say which representation this is.
+    fn mark(&self, headers: &mut HeaderMap) {
+        match self {
+            Self::Identity { varies: false } => return,
+            Self::Identity { varies: true } => {}
+            Self::Zstd(_) => {
+                headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("zstd"));
+            }
+        }
+        headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    }
+}
+
+/// Whether a request gets a compressed paste's zstd stream: it takes zstd,
+/// and asks for the whole body (a range is of the body itself).
+fn sends_zstd(request: &HeaderMap) -> bool {
+    !request.contains_key(header::RANGE) && accept_encoding(request).zstd > 0.0
+}
+
+/// The entity tag of a paste's representation: `"{id}"` for the body itself,
+/// `"{id}-zstd"` for its stream (IDs never hold a `-`).
+fn entity_tag(id: &str, coding: &Coding) -> String {
+    let suffix = match coding {
+        Coding::Identity { .. } => "",
+        Coding::Zstd(_) => "-zstd",
+    };
+    let mut etag = String::with_capacity(id.len() + suffix.len() + 2);
+    etag.push('"');
+    etag.push_str(id);
+    etag.push_str(suffix);
+    etag.push('"');
+    etag
 }
 
 /// The headers every raw answer starts from: those of a plain-text,

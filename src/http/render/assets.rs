@@ -18,6 +18,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::http::errors::ApiError;
+use crate::http::render::negotiate::{AcceptEncoding, accept_encoding};
 
 /// One embedded file and its precompressed variants.
 #[derive(Debug)]
@@ -57,29 +58,7 @@ pub enum Coding {
 /// Honours `q` values (`q=0` refuses a coding), `*`, and prefers brotli
 /// when both compressions are equally acceptable.
 pub fn negotiate_coding(headers: &HeaderMap) -> Coding {
-    let Some(accept) = headers
-        .get(header::ACCEPT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return Coding::Identity;
-    };
-    let (mut br, mut gzip, mut star) = (None::<f32>, None::<f32>, None::<f32>);
-    for part in accept.split(',') {
-        let mut pieces = part.split(';');
-        let coding = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
-        let q = pieces
-            .filter_map(|p| p.trim().strip_prefix("q="))
-            .find_map(|q| q.trim().parse::<f32>().ok())
-            .unwrap_or(1.0);
-        match coding.as_str() {
-            "br" => br = Some(q),
-            "gzip" | "x-gzip" => gzip = Some(q),
-            "*" => star = Some(q),
-            _ => {}
-        }
-    }
-    let br = br.or(star).unwrap_or(0.0);
-    let gzip = gzip.or(star).unwrap_or(0.0);
+    let AcceptEncoding { br, gzip, .. } = accept_encoding(headers);
     if br > 0.0 && br >= gzip {
         Coding::Brotli
     } else if gzip > 0.0 {

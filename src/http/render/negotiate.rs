@@ -1,4 +1,5 @@
 //! Content negotiation: who is asking, a browser, a JSON client, or `curl`?
+//! And which content codings (compressions) it takes.
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
@@ -40,12 +41,69 @@ pub fn accepts(headers: &HeaderMap) -> Accepts {
 }
 
 /// Marks an answer chosen by the request's `Accept` (a page for browsers,
-/// text or bytes for others), so that caches keep the variants apart.
+/// text or bytes for others), so that caches keep the variants apart; an
+/// answer that also varies by something else (a compressed paste's raw
+/// bytes, by `Accept-Encoding`) keeps saying so.
 pub fn vary_by_accept(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    let vary = match headers.get(header::VARY).and_then(|v| v.to_str().ok()) {
+        Some(other) => HeaderValue::from_str(&format!("Accept, {other}")).ok(),
+        None => None,
+    };
+    headers.insert(
+        header::VARY,
+        vary.unwrap_or(HeaderValue::from_static("Accept")),
+    );
     response
-        .headers_mut()
-        .insert(header::VARY, HeaderValue::from_static("Accept"));
-    response
+}
+
+/// How much a request's `Accept-Encoding` takes each content coding snip
+/// can send: its `q` values, where 0 refuses (a coding it does not name
+/// gets the value of `*`, or 0).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct AcceptEncoding {
+    /// `br`
+    pub br: f32,
+    /// `gzip` (or `x-gzip`)
+    pub gzip: f32,
+    /// `zstd`
+    pub zstd: f32,
+}
+
+/// Reads a request's `Accept-Encoding`; without one, nothing but identity
+/// is taken.
+pub fn accept_encoding(headers: &HeaderMap) -> AcceptEncoding {
+    let Some(accept) = headers
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return AcceptEncoding::default();
+    };
+    let (mut br, mut gzip, mut zstd, mut star) = (None, None, None, None);
+    for part in accept.split(',') {
+        let mut pieces = part.split(';');
+        let coding = pieces.next().unwrap_or("").trim();
+        let q = pieces
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        let named = |name: &str| coding.eq_ignore_ascii_case(name);
+        if named("br") {
+            br = Some(q);
+        } else if named("gzip") || named("x-gzip") {
+            gzip = Some(q);
+        } else if named("zstd") {
+            zstd = Some(q);
+        } else if coding == "*" {
+            star = Some(q);
+        }
+    }
+    let q = |named: Option<f32>| named.or(star).unwrap_or(0.0);
+    AcceptEncoding {
+        br: q(br),
+        gzip: q(gzip),
+        zstd: q(zstd),
+    }
 }
 
 #[cfg(test)]
@@ -71,5 +129,42 @@ mod tests {
         assert_eq!(with("*/*"), Accepts::Other);
         assert_eq!(with("text/htmlx"), Accepts::Other);
         assert_eq!(accepts(&HeaderMap::new()), Accepts::Other);
+    }
+
+    fn encodings(accept: &str) -> AcceptEncoding {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(accept).unwrap(),
+        );
+        accept_encoding(&headers)
+    }
+
+    /// Browsers', curl's and odd headers give each coding its `q` value.
+    #[test]
+    fn reads_accept_encoding() {
+        let all = |br, gzip, zstd| AcceptEncoding { br, gzip, zstd };
+        assert_eq!(encodings("gzip, deflate, br, zstd"), all(1.0, 1.0, 1.0));
+        assert_eq!(encodings("ZSTD;q=0.5, GZIP"), all(0.0, 1.0, 0.5));
+        assert_eq!(encodings("zstd;q=0, *"), all(1.0, 1.0, 0.0));
+        assert_eq!(encodings("*;q=0.2, br"), all(1.0, 0.2, 0.2));
+        assert_eq!(encodings("identity"), AcceptEncoding::default());
+        assert_eq!(
+            accept_encoding(&HeaderMap::new()),
+            AcceptEncoding::default()
+        );
+    }
+
+    /// An answer that varies by encoding too says both.
+    #[test]
+    fn vary_keeps_what_was_there() {
+        let plain = vary_by_accept(Response::new(axum::body::Body::empty()));
+        assert_eq!(plain.headers()[header::VARY], "Accept");
+        let mut compressed = Response::new(axum::body::Body::empty());
+        compressed
+            .headers_mut()
+            .insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        let both = vary_by_accept(compressed);
+        assert_eq!(both.headers()[header::VARY], "Accept, Accept-Encoding");
     }
 }

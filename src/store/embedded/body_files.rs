@@ -5,9 +5,11 @@
 //! swept pastes stayed on disk however much was compacted. A file is gone the
 //! moment it is unlinked.
 //!
-//! A file is the body followed by a trailer: the body's xxh3-64 (u64 LE)
-//! and the magic `SNBC`, checked on every read. Files written in format 1 of
-//! the data dir have no trailer, and are read by their length alone.
+//! A file is the body as stored followed by a trailer: the stored bytes'
+//! xxh3-64 (u64 LE) and a magic that says how they are encoded (`codec`):
+//! `SNBC` for the body itself, `SNBZ` for a zstd stream; checked on every
+//! read. Files written in format 1 of the data dir have no trailer, and are
+//! read by their length alone.
 //!
 //! Ordering makes crashes safe: a body file is written completely (with
 //! `fsync`, synced with its directories) before the batch that makes its paste
@@ -21,23 +23,28 @@ use std::io::{ErrorKind, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::store::StoreError;
+use crate::store::{Encoding, StoreError};
 
 /// Bodies of at least this many bytes are files rather than fjall values.
 /// Part of the on-disk format.
 pub const FILE_BODY_BYTES: u64 = 64 << 10;
 
-/// The end of a body file's trailer.
+/// The end of the trailer of a file holding the body itself.
 const TRAILER_MAGIC: &[u8; 4] = b"SNBC";
+/// The end of the trailer of a file holding a zstd stream.
+const TRAILER_MAGIC_ZSTD: &[u8; 4] = b"SNBZ";
 
 /// Bytes of the trailer after the body: checksum and magic.
 const TRAILER_LEN: usize = 8 + TRAILER_MAGIC.len();
 
-/// The trailer of `body`.
-fn trailer(body: &[u8]) -> [u8; TRAILER_LEN] {
+/// The trailer of `stored`, bytes of `encoding`.
+fn trailer(stored: &[u8], encoding: Encoding) -> [u8; TRAILER_LEN] {
     let mut trailer = [0u8; TRAILER_LEN];
-    trailer[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(body).to_le_bytes());
-    trailer[8..].copy_from_slice(TRAILER_MAGIC);
+    trailer[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(stored).to_le_bytes());
+    trailer[8..].copy_from_slice(match encoding {
+        Encoding::Identity => TRAILER_MAGIC,
+        Encoding::Zstd => TRAILER_MAGIC_ZSTD,
+    });
     trailer
 }
 
@@ -104,9 +111,10 @@ impl BodyFiles {
         Ok(self.dir.join(shard).join(id))
     }
 
-    /// Reads a body and checks it against its trailer (or, without one, its
-    /// length); `None` if there is no file.
-    pub fn read(&self, id: &str, size: u64) -> Result<Option<Vec<u8>>, StoreError> {
+    /// Reads a body as stored, with its encoding, and checks it against its
+    /// trailer (or, without one, its length: `size` is the body's); `None`
+    /// if there is no file.
+    pub fn read(&self, id: &str, size: u64) -> Result<Option<(Vec<u8>, Encoding)>, StoreError> {
         let path = self.path(id)?;
         match std::fs::read(&path) {
             Ok(bytes) => checked(&path, bytes, size).map(Some),
@@ -116,8 +124,9 @@ impl BodyFiles {
         }
     }
 
-    /// Writes a new body file; [`StoreError::IdTaken`] if one exists for this ID.
-    pub fn write(&self, id: &str, body: &[u8]) -> Result<(), StoreError> {
+    /// Writes a new body file, `stored` bytes of `encoding`;
+    /// [`StoreError::IdTaken`] if one exists for this ID.
+    pub fn write(&self, id: &str, stored: &[u8], encoding: Encoding) -> Result<(), StoreError> {
         let path = self.path(id)?;
         let shard = path.parent().unwrap_or(&self.dir).to_path_buf();
         create_private_dir(&shard).map_err(|e| io_error("cannot create directory", &shard, e))?;
@@ -127,8 +136,8 @@ impl BodyFiles {
             Err(e) => return Err(io_error("cannot create body file", &path, e)),
         };
         let written = file
-            .write_all(body)
-            .and_then(|()| file.write_all(&trailer(body)))
+            .write_all(stored)
+            .and_then(|()| file.write_all(&trailer(stored, encoding)))
             .and_then(|()| if self.fsync { file.sync_data() } else { Ok(()) });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&path);
@@ -185,24 +194,30 @@ impl BodyFiles {
     }
 }
 
-/// The body in `bytes` (a file's contents) if it is `size` bytes and
-/// matches its trailer's checksum, or has no trailer (format 1).
-fn checked(path: &Path, mut bytes: Vec<u8>, size: u64) -> Result<Vec<u8>, StoreError> {
+/// The stored bytes in `bytes` (a file's contents) and their encoding, if
+/// they match the trailer's checksum (and, for the body itself, are `size`
+/// bytes), or are `size` bytes without a trailer (format 1). A compressed
+/// body is never that long: it is kept only if it saves an eighth.
+fn checked(path: &Path, mut bytes: Vec<u8>, size: u64) -> Result<(Vec<u8>, Encoding), StoreError> {
     let corrupt =
         |what: String| StoreError::Corrupt(format!("body file {}: {what}", path.display()));
     let len = bytes.len() as u64;
     if len == size {
-        return Ok(bytes);
+        return Ok((bytes, Encoding::Identity));
     }
-    if len != size.saturating_add(TRAILER_LEN as u64) || !bytes.ends_with(TRAILER_MAGIC) {
+    let encoding = if bytes.ends_with(TRAILER_MAGIC_ZSTD) && bytes.len() >= TRAILER_LEN {
+        Encoding::Zstd
+    } else if len == size.saturating_add(TRAILER_LEN as u64) && bytes.ends_with(TRAILER_MAGIC) {
+        Encoding::Identity
+    } else {
         return Err(corrupt(format!("{len} bytes for a body of {size}")));
-    }
-    let body_len = bytes.len() - TRAILER_LEN;
-    if trailer(&bytes[..body_len])[..] != bytes[body_len..] {
+    };
+    let stored_len = bytes.len() - TRAILER_LEN;
+    if trailer(&bytes[..stored_len], encoding)[..] != bytes[stored_len..] {
         return Err(corrupt("does not match its checksum".to_owned()));
     }
-    bytes.truncate(body_len);
-    Ok(bytes)
+    bytes.truncate(stored_len);
+    Ok((bytes, encoding))
 }
 
 #[cfg(test)]
@@ -224,20 +239,22 @@ mod tests {
     fn file_lifecycle() {
         let tmp = tempfile::tempdir().unwrap();
         let files = BodyFiles::open(tmp.path(), true).unwrap();
-        files.write("abc123", b"hello").unwrap();
+        files.write("abc123", b"hello", Encoding::Identity).unwrap();
         assert!(matches!(
-            files.write("abc123", b"again"),
+            files.write("abc123", b"again", Encoding::Identity),
             Err(StoreError::IdTaken)
         ));
         assert_eq!(
-            files.read("abc123", 5).unwrap().as_deref(),
-            Some(&b"hello"[..])
+            files.read("abc123", 5).unwrap(),
+            Some((b"hello".to_vec(), Encoding::Identity))
         );
         assert!(matches!(
             files.read("abc123", 6),
             Err(StoreError::Corrupt(_))
         ));
-        files.write("abc999", b"orphan").unwrap();
+        files
+            .write("abc999", b"orphan", Encoding::Identity)
+            .unwrap();
         let removed = files.remove_orphans(|id| Ok(id == "abc123")).unwrap();
         assert_eq!(removed, 1);
         files.remove("abc123");
@@ -245,31 +262,50 @@ mod tests {
     }
 
     /// A flipped bit anywhere in a body file, or a file cut short, is
-    /// refused; a file without a trailer (format 1) reads by its length.
+    /// refused, whatever its encoding; a file without a trailer (format 1)
+    /// reads by its length.
     #[test]
     fn damaged_files_are_refused() {
         let tmp = tempfile::tempdir().unwrap();
         let files = BodyFiles::open(tmp.path(), false).unwrap();
-        files.write("abc123", b"precious body").unwrap();
-        let path = files.path("abc123").unwrap();
-        let whole = std::fs::read(&path).unwrap();
-        assert_eq!(whole.len(), 13 + TRAILER_LEN);
-        for at in 0..whole.len() {
-            let mut bad = whole.clone();
-            bad[at] ^= 0x01;
-            std::fs::write(&path, &bad).unwrap();
-            let read = files.read("abc123", 13);
-            assert!(
-                matches!(read, Err(StoreError::Corrupt(_))),
-                "flip at {at}: {read:?}"
+        // A compressed body is shorter than the body (size 100 here).
+        for (stored, encoding, size) in [
+            (&b"precious body"[..], Encoding::Identity, 13),
+            (&b"a compressed stream"[..], Encoding::Zstd, 100),
+        ] {
+            files.write("abc123", stored, encoding).unwrap();
+            let path = files.path("abc123").unwrap();
+            let whole = std::fs::read(&path).unwrap();
+            assert_eq!(whole.len(), stored.len() + TRAILER_LEN);
+            assert_eq!(
+                files.read("abc123", size).unwrap(),
+                Some((stored.to_vec(), encoding))
             );
+            for at in 0..whole.len() {
+                let mut bad = whole.clone();
+                bad[at] ^= 0x01;
+                std::fs::write(&path, &bad).unwrap();
+                let read = files.read("abc123", size);
+                assert!(
+                    matches!(read, Err(StoreError::Corrupt(_))),
+                    "flip at {at}: {read:?}"
+                );
+            }
+            std::fs::write(&path, &whole[..whole.len() - 1]).unwrap();
+            assert!(matches!(
+                files.read("abc123", size),
+                Err(StoreError::Corrupt(_))
+            ));
+            files.remove("abc123");
         }
-        std::fs::write(&path, &whole[..whole.len() - 1]).unwrap();
-        assert!(matches!(
-            files.read("abc123", 13),
-            Err(StoreError::Corrupt(_))
-        ));
+        files
+            .write("abc123", b"precious body", Encoding::Identity)
+            .unwrap();
+        let path = files.path("abc123").unwrap();
         std::fs::write(&path, b"precious body").unwrap();
-        assert_eq!(files.read("abc123", 13).unwrap().unwrap(), b"precious body");
+        assert_eq!(
+            files.read("abc123", 13).unwrap(),
+            Some((b"precious body".to_vec(), Encoding::Identity))
+        );
     }
 }

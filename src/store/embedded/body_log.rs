@@ -10,9 +10,12 @@
 //! metadata, which records where the body is ([`Location`]).
 //!
 //! A segment is a sequence of records:
-//! `"SNB1" | ID length (u8) | ID | body length (u32 LE) | xxh3 of the body (u64 LE) | body`.
-//! The metadata's location points at the body; the header lets the compactor
-//! find the paste each body belongs to.
+//! `magic | ID length (u8) | ID | body length (u32 LE) | xxh3 of the body (u64 LE) | body`,
+//! where the magic says how the body is encoded (`codec`): `SNB1` for the
+//! body itself, `SNBZ` for a zstd stream. Lengths and checksums are of the
+//! bytes stored. The metadata's location points at the body and says its
+//! encoding too; the header lets the compactor find the paste each body
+//! belongs to, and copy it as it is.
 //!
 //! Crash safety: a group's bodies are written (`pwrite`) before the fjall batch
 //! that makes their pastes exist, and with `--sync` the segment is synced
@@ -48,7 +51,7 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak, mps
 
 use super::body_files::{create_private_dir, io_error, private_file, sync_dir};
 use super::lock;
-use crate::store::StoreError;
+use crate::store::{Encoding, StoreError};
 
 /// A segment is sealed, and a new one started, once it holds this much.
 pub const SEGMENT_BYTES: u64 = 16 << 20;
@@ -56,39 +59,73 @@ pub const SEGMENT_BYTES: u64 = 16 << 20;
 /// A sealed segment is compacted once less than this share of it is live.
 const COMPACT_BELOW_LIVE: f64 = 0.5;
 
+/// The record magic of a body stored as it is.
 const MAGIC: &[u8; 4] = b"SNB1";
+/// The record magic of a body stored zstd-compressed.
+const MAGIC_ZSTD: &[u8; 4] = b"SNBZ";
 
-/// Where a body is: part of the metadata entry (and so of the on-disk format).
+/// The record magic of a body of `encoding`.
+fn magic(encoding: Encoding) -> &'static [u8; 4] {
+    match encoding {
+        Encoding::Identity => MAGIC,
+        Encoding::Zstd => MAGIC_ZSTD,
+    }
+}
+
+/// Where a body is and how it is encoded: part of the metadata entry (and
+/// so of the on-disk format).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
     pub segment: u32,
     /// Offset of the body (after its record header) in the segment.
     pub offset: u32,
+    /// Bytes stored.
     pub len: u32,
-    /// xxh3-64 of the body.
+    /// xxh3-64 of the bytes stored.
     pub checksum: u64,
+    pub encoding: Encoding,
 }
 
 impl Location {
-    /// Bytes of an encoded location.
-    pub const ENCODED_LEN: usize = 20;
+    /// Bytes of an encoded location: place and checksum, then the encoding.
+    pub const ENCODED_LEN: usize = Self::PLACE_LEN + 1;
+
+    /// Bytes of a location without its encoding (entries that have none
+    /// hold identity bodies).
+    pub const PLACE_LEN: usize = 20;
 
     pub fn encode_into(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.segment.to_le_bytes());
         out.extend_from_slice(&self.offset.to_le_bytes());
         out.extend_from_slice(&self.len.to_le_bytes());
         out.extend_from_slice(&self.checksum.to_le_bytes());
+        out.push(self.encoding.to_byte());
     }
 
     /// Decodes a location from the start of `raw`; the rest follows it.
     pub fn decode(raw: &[u8]) -> Option<(Self, &[u8])> {
-        let (head, rest) = raw.split_at_checked(Self::ENCODED_LEN)?;
+        let (location, rest) = Self::decode_place(raw)?;
+        let (&encoding, rest) = rest.split_first()?;
+        let encoding = Encoding::from_byte(encoding)?;
+        Some((
+            Self {
+                encoding,
+                ..location
+            },
+            rest,
+        ))
+    }
+
+    /// Decodes a location written without an encoding (an identity body).
+    pub fn decode_place(raw: &[u8]) -> Option<(Self, &[u8])> {
+        let (head, rest) = raw.split_at_checked(Self::PLACE_LEN)?;
         let u32_at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().unwrap_or_default());
         let location = Self {
             segment: u32_at(0),
             offset: u32_at(4),
             len: u32_at(8),
             checksum: u64::from_le_bytes(head[12..20].try_into().unwrap_or_default()),
+            encoding: Encoding::Identity,
         };
         Some((location, rest))
     }
@@ -340,8 +377,9 @@ impl BodyLog {
         dead.len()
     }
 
-    /// Appends the bodies of a group and returns where each went, in order.
-    pub fn append(&self, bodies: &[(&str, &[u8])]) -> Result<Vec<Location>, StoreError> {
+    /// Appends the bodies of a group (each as stored, with its encoding)
+    /// and returns where each went, in order.
+    pub fn append(&self, bodies: &[(&str, Encoding, &[u8])]) -> Result<Vec<Location>, StoreError> {
         if bodies.is_empty() {
             return Ok(Vec::new());
         }
@@ -354,17 +392,17 @@ impl BodyLog {
         let mut buf = Vec::with_capacity(
             bodies
                 .iter()
-                .map(|(id, body)| header + id.len() + body.len())
+                .map(|(id, _, body)| header + id.len() + body.len())
                 .sum(),
         );
         let mut locations = Vec::with_capacity(bodies.len());
-        for (id, body) in bodies {
+        for &(id, encoding, body) in bodies {
             let id_len = u8::try_from(id.len())
                 .map_err(|_| StoreError::backend(format!("ID too long to store: {id}")))?;
             let len = u32::try_from(body.len())
                 .map_err(|_| StoreError::backend("body too large for the body log"))?;
             let checksum = xxhash_rust::xxh3::xxh3_64(body);
-            buf.extend_from_slice(MAGIC);
+            buf.extend_from_slice(magic(encoding));
             buf.push(id_len);
             buf.extend_from_slice(id.as_bytes());
             buf.extend_from_slice(&len.to_le_bytes());
@@ -377,6 +415,7 @@ impl BodyLog {
                 offset,
                 len,
                 checksum,
+                encoding,
             });
         }
         active
@@ -579,7 +618,11 @@ fn checked(at: Location, body: Vec<u8>) -> Result<Vec<u8>, StoreError> {
 /// (the unwritten tail of a segment cut off by a crash).
 fn parse_record(bytes: &[u8], at: usize, segment: u32) -> Option<(String, Location, usize)> {
     let rest = bytes.get(at..)?;
-    let rest = rest.strip_prefix(MAGIC)?;
+    let (encoding, rest) = match rest.split_at_checked(MAGIC.len())? {
+        (head, rest) if head == MAGIC => (Encoding::Identity, rest),
+        (head, rest) if head == MAGIC_ZSTD => (Encoding::Zstd, rest),
+        _ => return None,
+    };
     let (&id_len, rest) = rest.split_first()?;
     let (id, rest) = rest.split_at_checked(usize::from(id_len))?;
     let (len, rest) = rest.split_at_checked(4)?;
@@ -593,6 +636,7 @@ fn parse_record(bytes: &[u8], at: usize, segment: u32) -> Option<(String, Locati
         offset: u32::try_from(body_at).ok()?,
         len,
         checksum: u64::from_le_bytes(checksum.try_into().ok()?),
+        encoding,
     };
     Some((std::str::from_utf8(id).ok()?.to_owned(), location, next))
 }
@@ -647,13 +691,17 @@ pub(super) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (log, cache) = scripted(dir.path());
         let filler = vec![7u8; SEGMENT_BYTES as usize];
-        let first = log.append(&[("aaaa", b"an early body")]).unwrap()[0];
-        log.append(&[("ffff", &filler)]).unwrap();
-        log.append(&[("bbbb", b"x")]).unwrap();
+        let first = log
+            .append(&[("aaaa", Encoding::Identity, b"an early body")])
+            .unwrap()[0];
+        log.append(&[("ffff", Encoding::Identity, &filler)])
+            .unwrap();
+        log.append(&[("bbbb", Encoding::Identity, b"x")]).unwrap();
         log.drop_behind.settle();
         assert_eq!(*lock(&cache.dropped), ["1.seg"]);
-        log.append(&[("gggg", &filler)]).unwrap();
-        log.append(&[("cccc", b"y")]).unwrap();
+        log.append(&[("gggg", Encoding::Identity, &filler)])
+            .unwrap();
+        log.append(&[("cccc", Encoding::Identity, b"y")]).unwrap();
         log.drop_behind.settle();
         assert_eq!(*lock(&cache.dropped), ["1.seg", "2.seg", "1.seg"]);
         assert_eq!(log.read(first).unwrap(), b"an early body");
@@ -669,7 +717,9 @@ pub(super) mod tests {
     fn the_kernels_cached_reads_are_exact_or_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let log = BodyLog::open(dir.path(), false).unwrap();
-        let at = log.append(&[("aaaa", b"a body")]).unwrap()[0];
+        let at = log
+            .append(&[("aaaa", Encoding::Identity, b"a body")])
+            .unwrap()[0];
         if let Some(body) = log.read_cached(at).unwrap() {
             assert_eq!(body, b"a body");
         }
@@ -680,7 +730,9 @@ pub(super) mod tests {
     fn cached_reads_check_the_checksum() {
         let dir = tempfile::tempdir().unwrap();
         let (log, _cache) = scripted(dir.path());
-        let at = log.append(&[("aaaa", b"body")]).unwrap()[0];
+        let at = log
+            .append(&[("aaaa", Encoding::Identity, b"body")])
+            .unwrap()[0];
         let wrong = Location {
             checksum: at.checksum ^ 1,
             ..at
@@ -697,9 +749,9 @@ pub(super) mod tests {
         let log = BodyLog::open(dir.path(), false).unwrap();
         let at = log
             .append(&[
-                ("aaaa", b"first body"),
-                ("bbbb", b""),
-                ("cccc", &[0, 255, 7]),
+                ("aaaa", Encoding::Identity, b"first body"),
+                ("bbbb", Encoding::Identity, b""),
+                ("cccc", Encoding::Identity, &[0, 255, 7]),
             ])
             .unwrap();
         assert_eq!(log.read(at[0]).unwrap(), b"first body");
@@ -718,19 +770,46 @@ pub(super) mod tests {
             offset: 123_456,
             len: 65_535,
             checksum: u64::MAX - 3,
+            encoding: Encoding::Zstd,
         };
         let mut raw = Vec::new();
         at.encode_into(&mut raw);
         raw.extend_from_slice(b"rest");
         assert_eq!(Location::decode(&raw), Some((at, &b"rest"[..])));
-        assert_eq!(Location::decode(&raw[..19]), None);
+        assert_eq!(Location::decode(&raw[..20]), None);
+        raw[20] = 9;
+        assert_eq!(Location::decode(&raw), None, "an unknown encoding");
+        let place = Location::decode_place(&raw[..20]).unwrap().0;
+        assert_eq!(place.encoding, Encoding::Identity);
+        assert_eq!((place.segment, place.len), (7, 65_535));
+    }
+
+    /// A record says how its body is encoded, and the compactor's view of a
+    /// segment keeps it.
+    #[test]
+    fn records_keep_their_encoding() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = BodyLog::open(dir.path(), false).unwrap();
+        let at = log
+            .append(&[
+                ("aaaa", Encoding::Zstd, b"a stream"),
+                ("bbbb", Encoding::Identity, b"plain"),
+            ])
+            .unwrap();
+        assert_eq!(at[0].encoding, Encoding::Zstd);
+        assert_eq!(at[1].encoding, Encoding::Identity);
+        assert_eq!(log.read(at[0]).unwrap(), b"a stream");
+        let records = log.records(1).unwrap();
+        assert_eq!(records.iter().map(|(_, l)| *l).collect::<Vec<_>>(), at);
     }
 
     #[test]
     fn a_damaged_body_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let log = BodyLog::open(dir.path(), false).unwrap();
-        let at = log.append(&[("aaaa", b"precious")]).unwrap()[0];
+        let at = log
+            .append(&[("aaaa", Encoding::Identity, b"precious")])
+            .unwrap()[0];
         let path = dir.path().join(format!("body-log/{}.seg", at.segment));
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[at.offset as usize] ^= 1;
@@ -745,7 +824,7 @@ pub(super) mod tests {
         let big = vec![1u8; 60 << 10];
         let mut first = Vec::new();
         while lock(&log.active).number == 1 {
-            first.extend(log.append(&[("aaaa", &big)]).unwrap());
+            first.extend(log.append(&[("aaaa", Encoding::Identity, &big)]).unwrap());
         }
         // The append that started segment 2 went there.
         let moved = first.pop().unwrap();
@@ -762,7 +841,9 @@ pub(super) mod tests {
     fn with_fsync_a_dead_segment_waits_to_be_deleted() {
         let dir = tempfile::tempdir().unwrap();
         let log = BodyLog::open(dir.path(), true).unwrap();
-        let at = log.append(&[("aaaa", b"gone soon")]).unwrap()[0];
+        let at = log
+            .append(&[("aaaa", Encoding::Identity, b"gone soon")])
+            .unwrap()[0];
         log.release(at);
         log.retire_dead_active().unwrap();
         assert_eq!(segment_files(dir.path()), [1, 2]);
@@ -776,7 +857,9 @@ pub(super) mod tests {
     fn an_active_segment_whose_bodies_all_died_is_retired() {
         let dir = tempfile::tempdir().unwrap();
         let log = BodyLog::open(dir.path(), false).unwrap();
-        let at = log.append(&[("aaaa", b"gone soon")]).unwrap()[0];
+        let at = log
+            .append(&[("aaaa", Encoding::Identity, b"gone soon")])
+            .unwrap()[0];
         log.retire_dead_active().unwrap();
         assert_eq!(segment_files(dir.path()), [1], "a live body keeps it");
         log.release(at);
@@ -791,10 +874,14 @@ pub(super) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (kept, dropped) = {
             let log = BodyLog::open(dir.path(), true).unwrap();
-            let kept = log.append(&[("aaaa", b"kept")]).unwrap()[0];
+            let kept = log
+                .append(&[("aaaa", Encoding::Identity, b"kept")])
+                .unwrap()[0];
             log.sync().unwrap();
             let log = BodyLog::open(dir.path(), true).unwrap();
-            let dropped = log.append(&[("bbbb", b"dropped")]).unwrap()[0];
+            let dropped = log
+                .append(&[("bbbb", Encoding::Identity, b"dropped")])
+                .unwrap()[0];
             (kept, dropped)
         };
         assert_eq!((kept.segment, dropped.segment), (1, 2));
@@ -804,7 +891,10 @@ pub(super) mod tests {
         assert_eq!(deleted, 1);
         assert_eq!(segment_files(dir.path()), [1, 3]);
         assert_eq!(log.read(kept).unwrap(), b"kept");
-        assert_eq!(log.append(&[("cccc", b"new")]).unwrap()[0].segment, 3);
+        assert_eq!(
+            log.append(&[("cccc", Encoding::Identity, b"new")]).unwrap()[0].segment,
+            3
+        );
     }
 
     /// A segment cut short is damage like a wrong checksum, for the bodies
@@ -814,7 +904,10 @@ pub(super) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = BodyLog::open(dir.path(), false).unwrap();
         let at = log
-            .append(&[("aaaa", b"whole"), ("bbbb", b"cut off")])
+            .append(&[
+                ("aaaa", Encoding::Identity, b"whole"),
+                ("bbbb", Encoding::Identity, b"cut off"),
+            ])
             .unwrap();
         let path = dir.path().join("body-log/1.seg");
         let bytes = std::fs::read(&path).unwrap();
@@ -829,7 +922,10 @@ pub(super) mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = BodyLog::open(dir.path(), false).unwrap();
         let at = log
-            .append(&[("aaaa", b"whole"), ("bbbb", b"cut off")])
+            .append(&[
+                ("aaaa", Encoding::Identity, b"whole"),
+                ("bbbb", Encoding::Identity, b"cut off"),
+            ])
             .unwrap();
         let path = dir.path().join("body-log/1.seg");
         let bytes = std::fs::read(&path).unwrap();

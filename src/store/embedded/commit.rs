@@ -12,14 +12,15 @@ use super::combiner::{Commit, Outcome};
 use super::keys::{expiry_key, owner_key};
 use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
-use crate::store::{PutLimits, StoreError};
+use crate::store::codec::{self, Stored};
+use crate::store::{Encoding, PutLimits, StoreError};
 
 /// A paste on its way into the store: encoded, its bytes reserved.
 pub(super) struct Staged {
     meta: PasteMeta,
     encoded: Vec<u8>,
-    /// `None` when the body is in its file.
-    body: Option<Bytes>,
+    /// The body as it is to be stored; `None` when it is in its file.
+    body: Option<Stored>,
 }
 
 impl Inner {
@@ -28,7 +29,7 @@ impl Inner {
     pub(super) fn stage(
         &self,
         meta: PasteMeta,
-        body: Option<Bytes>,
+        body: Option<Stored>,
         limits: PutLimits,
     ) -> Result<Staged, StoreError> {
         let reserved = meta_codec::encode(&meta).and_then(|encoded| {
@@ -55,17 +56,25 @@ impl Inner {
         }
     }
 
-    /// Blocking: writes a large body's file, after checking it would fit.
-    pub(super) fn write_body_file(&self, meta: &PasteMeta, body: &[u8]) -> Result<(), StoreError> {
+    /// Blocking: writes a large body's file (compressed if that is worth
+    /// it), after checking it would fit.
+    pub(super) fn write_body_file(
+        &self,
+        meta: &PasteMeta,
+        body: Bytes,
+        compressed: Option<Bytes>,
+    ) -> Result<(), StoreError> {
         // Not atomic (`stage` reserves for real), but spares writing a file that would be refused.
         if let Some(limit) = self.max_bytes
             && self.used.load(Ordering::Relaxed).saturating_add(meta.size) > limit
         {
             return Err(StoreError::Full { limit });
         }
-        self.space.check(meta.size + space::ENTRY_BYTES)?;
+        let body = codec::stored(meta, body, compressed);
+        self.space
+            .check(body.bytes.len() as u64 + space::ENTRY_BYTES)?;
         // IdTaken here means a file exists for this ID: it is someone else's, kept.
-        self.files.write(&meta.id, body)
+        self.files.write(&meta.id, &body.bytes, body.encoding)
     }
 
     /// Gives back what [`Self::stage`] took for a paste that was not stored.
@@ -108,9 +117,12 @@ impl Commit<Staged> for Inner {
             .filter(|(_, outcome)| outcome.is_ok())
             .map(|(staged, _)| staged)
             .collect();
-        let bodies: Vec<(&str, &[u8])> = accepted
+        let bodies: Vec<(&str, Encoding, &[u8])> = accepted
             .iter()
-            .filter_map(|staged| Some((staged.meta.id.as_str(), staged.body.as_deref()?)))
+            .filter_map(|staged| {
+                let body = staged.body.as_ref()?;
+                Some((staged.meta.id.as_str(), body.encoding, &body.bytes[..]))
+            })
             .collect();
         // Where each accepted paste's body went (`None`: it is a file).
         let mut locations: Vec<Option<Location>> = Vec::new();
@@ -174,12 +186,12 @@ impl Inner {
     fn check_space(
         &self,
         accepted: &[&Staged],
-        bodies: &[(&str, &[u8])],
+        bodies: &[(&str, Encoding, &[u8])],
     ) -> Result<(), StoreError> {
         if accepted.is_empty() {
             return Ok(());
         }
-        let body_bytes: u64 = bodies.iter().map(|(_, body)| body.len() as u64).sum();
+        let body_bytes: u64 = bodies.iter().map(|(.., body)| body.len() as u64).sum();
         let entries = accepted.len() as u64 * space::ENTRY_BYTES;
         self.space.check(body_bytes + entries)
     }
@@ -221,23 +233,27 @@ impl Inner {
 }
 
 impl EmbeddedStore {
-    /// Stores a new paste: a large body's file first (on a blocking thread),
-    /// then the paste joins the next group commit.
+    /// Stores a new paste: its body compressed if that is worth it (`codec`;
+    /// `compressed` if the caller has it), a large body's file written (on a
+    /// blocking thread, which compresses it too), then the paste joins the
+    /// next group commit.
     pub(super) async fn put_paste(
         &self,
         meta: PasteMeta,
         body: Bytes,
+        compressed: Option<Bytes>,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         let (meta, body) = if is_file_backed(meta.size) {
             let meta = self
                 .blocking(move |inner| {
-                    inner.write_body_file(&meta, &body)?;
+                    inner.write_body_file(&meta, body, compressed)?;
                     Ok(meta)
                 })
                 .await?;
             (meta, None)
         } else {
+            let body = codec::stored_off_runtime(&meta, body, compressed).await;
             (meta, Some(body))
         };
         let staged = self.inner.stage(meta, body, limits)?;

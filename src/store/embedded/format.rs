@@ -3,7 +3,8 @@
 //! It is checked before anything else in the data dir is opened, so a snip
 //! that cannot read the data never changes it. Every format but the first
 //! has the file, so a data dir without it is new or in format 1: either way
-//! it gets the file, naming the current format (format 1 is read as it is).
+//! it gets the file, naming the current format. Older formats are read as
+//! they are, and recorded as the current one when opened.
 
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -15,20 +16,25 @@ use crate::store::StoreError;
 pub const FILE_NAME: &str = "FORMAT";
 
 /// The format this snip writes: `postcard` metadata in fjall, bodies in
-/// the body log or in body files, each body file with a checksum trailer.
-pub const CURRENT: u32 = 2;
+/// the body log or in body files, each body file with a checksum trailer,
+/// and bodies stored compressed where that saves space, each record and
+/// body file saying how its body is encoded (`codec`).
+pub const CURRENT: u32 = 3;
 
-/// The format before: body files without a trailer. This snip reads it, and
-/// records [`CURRENT`] when it opens such a data dir, since files it writes
-/// from then on are ones a snip of format 1 would refuse.
-const TRAILERLESS: u32 = 1;
+/// The formats before, which this snip reads: 1, body files without a
+/// trailer; 2, every body stored as it is. This snip records [`CURRENT`]
+/// when it opens such a data dir, since what it writes from then on is
+/// what an older snip would refuse.
+const OLDER: [u32; 2] = [1, 2];
 
 /// Refuses a data dir in a format this snip does not read, and records the
 /// current format in one that has no version file yet or an older one.
 pub fn check_or_record(dir: &Path, fsync: bool) -> Result<(), StoreError> {
     let file = dir.join(FILE_NAME);
     match std::fs::read_to_string(&file) {
-        Ok(text) if text.trim().parse::<u32>() == Ok(TRAILERLESS) => record(dir, &file, fsync),
+        Ok(text) if text.trim().parse().is_ok_and(|n| OLDER.contains(&n)) => {
+            record(dir, &file, fsync)
+        }
         Ok(text) => check(file, text.trim()),
         Err(e) if e.kind() == ErrorKind::NotFound => record(dir, &file, fsync),
         Err(e) => Err(io_error("cannot read", &file, e)),
@@ -82,14 +88,16 @@ mod tests {
         assert!(!dir.path().join("FORMAT.partial").exists());
     }
 
-    /// A data dir of format 1 is read, and recorded as the current format.
+    /// A data dir of an older format is read, and recorded as the current format.
     #[test]
-    fn format_1_is_upgraded() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE_NAME), "1\n").unwrap();
-        check_or_record(dir.path(), false).unwrap();
-        let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
-        assert_eq!(text, format!("{CURRENT}\n"));
+    fn older_formats_are_upgraded() {
+        for older in OLDER {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(FILE_NAME), format!("{older}\n")).unwrap();
+            check_or_record(dir.path(), false).unwrap();
+            let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
+            assert_eq!(text, format!("{CURRENT}\n"));
+        }
     }
 
     /// Another version, or text that is no version, is refused with a

@@ -15,6 +15,9 @@
 //! Burn pastes are never cached (they are read once, by a reveal), nor are
 //! file-backed bodies (64 KiB and more), which would crowd out many small
 //! pastes for one large one.
+//!
+//! A paste stored compressed is kept both decompressed (what most reads
+//! send) and compressed (what clients accepting zstd get), and weighs both.
 
 use std::sync::Arc;
 
@@ -28,17 +31,21 @@ use crate::store::Paste;
 /// Estimated bytes of a cached paste besides its body (metadata and entry).
 const ENTRY_OVERHEAD: u64 = 256;
 
+/// A cached paste: metadata, body, and the body compressed if it is stored so.
+type Entry = (Arc<PasteMeta>, Bytes, Option<Bytes>);
+
 /// Decoded pastes by ID, bounded by their total size.
 pub struct HotCache {
-    pastes: Cache<String, (Arc<PasteMeta>, Bytes), BySize>,
+    pastes: Cache<String, Entry, BySize>,
 }
 
 #[derive(Clone)]
 struct BySize;
 
-impl Weighter<String, (Arc<PasteMeta>, Bytes)> for BySize {
-    fn weight(&self, _id: &String, paste: &(Arc<PasteMeta>, Bytes)) -> u64 {
-        paste.1.len() as u64 + ENTRY_OVERHEAD
+impl Weighter<String, Entry> for BySize {
+    fn weight(&self, _id: &String, (_, body, compressed): &Entry) -> u64 {
+        let compressed = compressed.as_ref().map_or(0, Bytes::len);
+        (body.len() + compressed) as u64 + ENTRY_OVERHEAD
     }
 }
 
@@ -55,12 +62,18 @@ impl HotCache {
     /// The cached paste with ID `id`, if any (expired or not: the caller
     /// checks). Its metadata is shared with the cache, not copied.
     pub fn get(&self, id: &str) -> Option<Paste> {
-        self.pastes.get(id).map(|(meta, body)| Paste { meta, body })
+        self.pastes.get(id).map(|(meta, body, compressed)| Paste {
+            meta,
+            body,
+            compressed,
+        })
     }
 
     /// The cached metadata of `id`, if any.
     pub fn meta(&self, id: &str) -> Option<PasteMeta> {
-        self.pastes.get(id).map(|(meta, _)| PasteMeta::clone(&meta))
+        self.pastes
+            .get(id)
+            .map(|(meta, ..)| PasteMeta::clone(&meta))
     }
 
     /// Keeps `paste` if it is worth caching. Caller holds the ID's lock.
@@ -72,8 +85,11 @@ impl HotCache {
         // so it must not keep alive a larger buffer the body may be a slice
         // of. A fill happens on a miss, never on a hit.
         let body = Bytes::copy_from_slice(&paste.body);
-        self.pastes
-            .insert(paste.meta.id.clone(), (paste.meta.clone(), body));
+        let compressed = paste.compressed.as_deref().map(Bytes::copy_from_slice);
+        self.pastes.insert(
+            paste.meta.id.clone(),
+            (paste.meta.clone(), body, compressed),
+        );
     }
 
     /// Forgets `id`. Caller holds the ID's lock.
@@ -106,6 +122,7 @@ mod tests {
                 key_check: None,
             }),
             body: Bytes::from(vec![b'x'; size]),
+            compressed: None,
         }
     }
 
@@ -137,6 +154,29 @@ mod tests {
         assert_eq!(
             cache.get("a").map(|p| p.body),
             Some(Bytes::from(vec![b'x'; 16]))
+        );
+    }
+
+    /// A paste stored compressed keeps both forms, and weighs both.
+    #[test]
+    fn keeps_and_weighs_the_compressed_form() {
+        let mut compressed = paste("z", false, 1000);
+        compressed.compressed = Some(Bytes::from(vec![b'z'; 300]));
+        let entry = (
+            compressed.meta.clone(),
+            compressed.body.clone(),
+            compressed.compressed.clone(),
+        );
+        assert_eq!(
+            BySize.weight(&"z".to_owned(), &entry),
+            1300 + ENTRY_OVERHEAD
+        );
+        let cache = HotCache::new(1 << 20);
+        cache.fill(&compressed);
+        let hit = cache.get("z").unwrap();
+        assert_eq!(
+            (hit.body.len(), hit.compressed.map(|c| c.len())),
+            (1000, Some(300))
         );
     }
 

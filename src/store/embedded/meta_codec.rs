@@ -6,14 +6,16 @@
 //! specification), which decodes without parsing text.
 //!
 //! A paste whose body is in the body log (`body_log`) has a located entry:
-//! the body's [`Location`] (20 bytes), then the same postcard encoding.
-//! Other entries are pastes whose body is a file (`body_files`).
+//! the body's [`Location`] (where, its checksum, and its encoding: 21 bytes),
+//! then the same postcard encoding. Other entries are pastes whose body is a
+//! file (`body_files`, whose trailer says the encoding).
 //!
-//! Versions 3 (plain) and 4 (located) are written; versions 1 and 2 are
-//! the same encodings without the last field, `key_check`, and are still
-//! read: postcard is positional and encodes `None` as one zero byte, so such
-//! a record followed by a zero byte is exactly a version 3 or 4 record
-//! without a key check.
+//! Versions 3 (plain) and 5 (located) are written. Version 4 is a located
+//! entry whose location has no encoding byte (20 bytes): its body is stored
+//! as it is. Versions 1 and 2 are versions 3 and 4 without the last field,
+//! `key_check`, and are still read: postcard is positional and encodes
+//! `None` as one zero byte, so such a record followed by a zero byte is
+//! exactly a version 3 or 4 record without a key check.
 
 use crate::core::PasteMeta;
 
@@ -26,8 +28,10 @@ const POSTCARD_V1: u8 = 1;
 const LOCATED_V2: u8 = 2;
 /// The first byte of a postcard-encoded entry.
 const POSTCARD_V3: u8 = 3;
-/// The first byte of a body location followed by a postcard encoding.
+/// The first byte of a body location without its encoding followed by a postcard encoding.
 const LOCATED_V4: u8 = 4;
+/// The first byte of a body location followed by a postcard encoding.
+const LOCATED_V5: u8 = 5;
 
 /// Encodes `meta` for the `meta` keyspace, without a body location.
 pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
@@ -41,7 +45,7 @@ pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
 pub fn with_location(encoded: &[u8], at: &Location) -> Vec<u8> {
     let payload = encoded.get(1..).unwrap_or_default();
     let mut entry = Vec::with_capacity(1 + Location::ENCODED_LEN + payload.len());
-    entry.push(LOCATED_V4);
+    entry.push(LOCATED_V5);
     at.encode_into(&mut entry);
     entry.extend_from_slice(payload);
     entry
@@ -64,15 +68,20 @@ pub fn decode_entry(key: &[u8], raw: &[u8]) -> Result<(PasteMeta, Option<Locatio
         padded.push(0); // `key_check: None`
         postcard::from_bytes(&padded).map_err(|e| corrupt(&e))
     };
-    let located = |rest| Location::decode(rest).ok_or_else(|| corrupt(&"truncated location"));
+    let located = |rest| Location::decode(rest).ok_or_else(|| corrupt(&"bad location"));
+    let placed = |rest| Location::decode_place(rest).ok_or_else(|| corrupt(&"truncated location"));
     match raw.split_first() {
-        Some((&LOCATED_V4, rest)) => {
+        Some((&LOCATED_V5, rest)) => {
             let (at, rest) = located(rest)?;
+            Ok((postcard(rest)?, Some(at)))
+        }
+        Some((&LOCATED_V4, rest)) => {
+            let (at, rest) = placed(rest)?;
             Ok((postcard(rest)?, Some(at)))
         }
         Some((&POSTCARD_V3, rest)) => Ok((postcard(rest)?, None)),
         Some((&LOCATED_V2, rest)) => {
-            let (at, rest) = located(rest)?;
+            let (at, rest) = placed(rest)?;
             Ok((legacy(rest)?, Some(at)))
         }
         Some((&POSTCARD_V1, rest)) => Ok((legacy(rest)?, None)),
@@ -87,6 +96,7 @@ mod tests {
     use super::*;
     use crate::core::Visibility;
     use crate::core::paste::KeyCheck;
+    use crate::store::Encoding;
 
     fn sample() -> PasteMeta {
         PasteMeta {
@@ -137,10 +147,30 @@ mod tests {
             offset: 0,
             len: 1234,
             checksum: 7,
+            encoding: Encoding::Identity,
         };
-        let mut located = with_location(&old, &at);
-        located[0] = LOCATED_V2;
+        let mut located = vec![LOCATED_V2];
+        located.extend_from_slice(&with_location(&old, &at)[1..=Location::PLACE_LEN]);
+        located.extend_from_slice(&old[1..]);
         assert_eq!(decode_entry(b"k", &located).unwrap(), (meta, Some(at)));
+    }
+
+    /// Entries of version 4, whose location has no encoding, hold identity bodies.
+    #[test]
+    fn reads_located_entries_without_an_encoding() {
+        let meta = sample();
+        let encoded = encode(&meta).unwrap();
+        let at = Location {
+            segment: 2,
+            offset: 64,
+            len: 1234,
+            checksum: 11,
+            encoding: Encoding::Identity,
+        };
+        let mut v4 = vec![LOCATED_V4];
+        v4.extend_from_slice(&with_location(&encoded, &at)[1..=Location::PLACE_LEN]);
+        v4.extend_from_slice(&encoded[1..]);
+        assert_eq!(decode_entry(b"k", &v4).unwrap(), (meta, Some(at)));
     }
 
     #[test]
@@ -151,9 +181,10 @@ mod tests {
             offset: 4096,
             len: 1234,
             checksum: 99,
+            encoding: Encoding::Zstd,
         };
         let entry = with_location(&encode(&meta).unwrap(), &at);
-        assert_eq!(entry[0], LOCATED_V4);
+        assert_eq!(entry[0], LOCATED_V5);
         assert_eq!(
             decode_entry(b"k", &entry).unwrap(),
             (meta.clone(), Some(at))

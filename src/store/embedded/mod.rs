@@ -210,8 +210,14 @@ impl Inner {
 /// `listing`, `usage`, `sweep`, `open`); tenants and tokens are `accounts`.
 #[async_trait]
 impl Store for EmbeddedStore {
-    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
-        self.put_paste(meta, body, limits).await
+    async fn put_compressed(
+        &self,
+        meta: PasteMeta,
+        body: Bytes,
+        compressed: Option<Bytes>,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        self.put_paste(meta, body, compressed, limits).await
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {

@@ -3,9 +3,8 @@
 //!
 //! fjall reads are made inline on the async runtime: they are memory-speed in
 //! the common case (memtable or block cache). A body is read inline only if
-//! the OS has it in memory; otherwise on a blocking thread ([`Read::Cold`]).
-
-use std::sync::Arc;
+//! the OS has it in memory; otherwise on a blocking thread ([`Read::Cold`]),
+//! as is a large body to decompress (`codec`).
 
 use bytes::Bytes;
 
@@ -13,7 +12,8 @@ use super::body_files::is_file_backed;
 use super::body_log::Location;
 use super::{EmbeddedStore, Inner, meta_codec};
 use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::store::{Paste, StoreError};
+use crate::store::codec::{self, Stored};
+use crate::store::{Encoding, Paste, StoreError};
 
 /// What [`Inner::read_filling`] found.
 pub(super) enum Read {
@@ -22,8 +22,9 @@ pub(super) enum Read {
     /// A paste whose body is a file, for the caller to read on a blocking
     /// thread (boxed: rare, and the metadata is the largest variant by far).
     FileBacked(Box<PasteMeta>),
-    /// A paste whose body the OS would have to read from disk: the caller
-    /// reads it again on a blocking thread ([`Inner::read_waiting`]).
+    /// A paste whose body the OS would have to read from disk, or a large
+    /// one to decompress: the caller reads it again on a blocking thread
+    /// ([`Inner::read_waiting`]).
     Cold,
 }
 
@@ -59,11 +60,9 @@ impl Inner {
         meta: PasteMeta,
         at: Option<Location>,
     ) -> Result<Option<Paste>, StoreError> {
-        let body = match at {
-            Some(at) => Some(Bytes::from(self.log.read(at)?)),
-            None if is_file_backed(meta.size) => {
-                self.files.read(&meta.id, meta.size)?.map(Bytes::from)
-            }
+        let stored = match at {
+            Some(at) => Some((self.log.read(at)?, at.encoding)),
+            None if is_file_backed(meta.size) => self.files.read(&meta.id, meta.size)?,
             None => {
                 return Err(StoreError::Corrupt(format!(
                     "paste {} has neither a body file nor a body in the log",
@@ -71,10 +70,9 @@ impl Inner {
                 )));
             }
         };
-        Ok(body.map(|body| Paste {
-            meta: Arc::new(meta),
-            body,
-        }))
+        stored
+            .map(|(stored, encoding)| codec::paste(meta, stored_as(stored, encoding)))
+            .transpose()
     }
 
     /// A small paste read under its ID's lock and kept in the hot cache; the
@@ -98,11 +96,12 @@ impl Inner {
             return Ok(Read::FileBacked(Box::new(meta)));
         }
         let paste = match at {
+            // A large body to decompress holds a thread like a disk read.
+            Some(at) if !wait && codec::decodes_off_runtime(at.encoding, meta.size) => {
+                return Ok(Read::Cold);
+            }
             Some(at) if !wait => match self.log.read_cached(at)? {
-                Some(body) => Some(Paste {
-                    meta: Arc::new(meta),
-                    body: Bytes::from(body),
-                }),
+                Some(stored) => Some(codec::paste(meta, stored_as(stored, at.encoding))?),
                 None => return Ok(Read::Cold),
             },
             _ => self.read_body(meta, at)?,
@@ -125,6 +124,14 @@ impl Inner {
             // Only a read that does not wait finds a body cold.
             Read::Cold => Err(StoreError::backend("a waiting read found no body")),
         }
+    }
+}
+
+/// Bytes read from the body log or a body file, of `encoding`.
+fn stored_as(bytes: Vec<u8>, encoding: Encoding) -> Stored {
+    Stored {
+        bytes: Bytes::from(bytes),
+        encoding,
     }
 }
 

@@ -71,7 +71,9 @@ impl Inner {
                 }
                 self.log.read(at)?
             };
-            let copy = self.log.append(&[(id.as_str(), body.as_slice())])?[0];
+            let copy = self
+                .log
+                .append(&[(id.as_str(), at.encoding, body.as_slice())])?[0];
             copies.push((id, at, copy));
         }
         if copies.is_empty() {

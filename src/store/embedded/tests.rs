@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::core::paste::Visibility;
+use crate::store::Encoding;
 use body_files::FILE_BODY_BYTES;
 use read::Read;
 use std::sync::atomic::Ordering::SeqCst;
@@ -51,6 +52,13 @@ fn tenant(name: &str) -> crate::core::tenant::Tenant {
         rate: None,
         burst: None,
     }
+}
+
+/// `len` bytes that do not compress (the store keeps them as they are), from `seed`.
+fn noise(seed: u64, len: usize) -> Bytes {
+    let words = (0..len.div_ceil(8) as u64)
+        .flat_map(|i| xxhash_rust::xxh3::xxh3_64_with_seed(&i.to_le_bytes(), seed).to_le_bytes());
+    words.take(len).collect()
 }
 
 fn new_id() -> String {
@@ -312,7 +320,11 @@ async fn orphan_files_are_deleted_on_open() {
             .put(meta(&kept, big, None), body, PutLimits::default())
             .await
             .unwrap();
-        store.inner.files.write(&orphan, b"half a paste").unwrap();
+        store
+            .inner
+            .files
+            .write(&orphan, b"half a paste", crate::store::Encoding::Identity)
+            .unwrap();
         store.close().await.unwrap();
     }
     let store = open(tmp.path());
@@ -496,7 +508,7 @@ async fn sweeping_gives_back_the_space_of_dead_bodies() {
             m.expires_at = None;
             kept.push((text.clone(), n));
         }
-        let body = Bytes::from(vec![n as u8; size]);
+        let body = noise(n as u64, size);
         store.put(m, body, PutLimits::default()).await.unwrap();
     }
     let before = segment_files(tmp.path());
@@ -513,7 +525,7 @@ async fn sweeping_gives_back_the_space_of_dead_bodies() {
         async move {
             for (text, n) in &kept {
                 let paste = store.get(&id(text), 200).await.unwrap().unwrap();
-                assert_eq!(paste.body, vec![*n as u8; size]);
+                assert_eq!(paste.body, noise(*n as u64, size));
             }
         }
     };
@@ -675,4 +687,186 @@ async fn sessions_are_kept_and_purged() {
     assert_eq!(store.session(&live.hash).await.unwrap(), Some(live.clone()));
     assert!(store.delete_session(&live.hash).await.unwrap());
     assert!(!store.delete_session(&live.hash).await.unwrap());
+}
+
+/// `len` bytes of log-like text, which compress well.
+fn log_text(len: usize) -> Bytes {
+    let lines = (0..).map(|n: u64| {
+        format!(
+            "2026-11-25T21:{:02}:{:02}Z INFO worker-{} request {n} took {}ms\n",
+            n % 60,
+            n * 7 % 60,
+            n % 4,
+            n * 13 % 97
+        )
+    });
+    let mut text: Vec<u8> = lines.flat_map(String::into_bytes).take(len).collect();
+    text.truncate(len);
+    Bytes::from(text)
+}
+
+/// Text is stored compressed, in the body log and in body files, and reads
+/// back as itself with its compressed form beside it (from the hot cache
+/// too, and after reopening); an encrypted body is stored as it is.
+#[tokio::test]
+async fn text_is_stored_compressed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let (small, large, sealed) = (new_id(), new_id(), new_id());
+    let small_body = log_text(2048);
+    let large_body = log_text(FILE_BODY_BYTES as usize * 2);
+    for (text, body, encrypted) in [
+        (&small, &small_body, false),
+        (&large, &large_body, false),
+        (&sealed, &small_body, true),
+    ] {
+        let m = PasteMeta {
+            encrypted,
+            ..meta(text, body.len(), None)
+        };
+        store
+            .put(m, body.clone(), PutLimits::default())
+            .await
+            .unwrap();
+    }
+    let (_, at) = store.inner.read_entry(&small).unwrap().unwrap();
+    let at = at.unwrap();
+    assert_eq!(at.encoding, Encoding::Zstd);
+    assert!(u64::from(at.len) < 2048 / 4, "{at:?}");
+    let (_, at) = store.inner.read_entry(&sealed).unwrap().unwrap();
+    assert_eq!(at.unwrap().encoding, Encoding::Identity);
+    let (file, encoding) = store.inner.files.read(&large, 0).unwrap().unwrap();
+    assert_eq!(encoding, Encoding::Zstd);
+    assert!(file.len() < large_body.len() / 4);
+    let check = |store: EmbeddedStore| {
+        let (small, large, sealed) = (small.clone(), large.clone(), sealed.clone());
+        let (small_body, large_body) = (small_body.clone(), large_body.clone());
+        async move {
+            for _ in 0..2 {
+                let paste = store.get(&id(&small), 50).await.unwrap().unwrap();
+                assert_eq!(paste.body, small_body);
+                let compressed = paste.compressed.unwrap();
+                assert_eq!(
+                    crate::store::codec::decompress("x", &compressed, 2048).unwrap(),
+                    small_body
+                );
+            }
+            assert!(store.cached(&id(&small), 50).unwrap().compressed.is_some());
+            let paste = store.get(&id(&large), 50).await.unwrap().unwrap();
+            assert_eq!((paste.body, paste.compressed.is_some()), (large_body, true));
+            let paste = store.get(&id(&sealed), 50).await.unwrap().unwrap();
+            assert_eq!((paste.body, paste.compressed), (small_body, None));
+            store
+        }
+    };
+    let store = check(store).await;
+    store.close().await.unwrap();
+    drop(store);
+    check(open(tmp.path())).await;
+}
+
+/// Compacting the body log copies a compressed body as it is stored.
+#[tokio::test]
+async fn compaction_keeps_the_encoding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let kept = new_id();
+    let body = log_text(4096);
+    let m = PasteMeta {
+        expires_at: None,
+        ..meta(&kept, body.len(), None)
+    };
+    store
+        .put(m, body.clone(), PutLimits::default())
+        .await
+        .unwrap();
+    let size = 32 << 10;
+    // One more than a segment holds, so that the first one is sealed.
+    for n in 0..=(body_log::SEGMENT_BYTES / size as u64) {
+        let filler = noise(n, size);
+        let m = meta(&new_id(), size, None);
+        store.put(m, filler, PutLimits::default()).await.unwrap();
+    }
+    let (_, before) = store.inner.read_entry(&kept).unwrap().unwrap();
+    store.sweep(100, usize::MAX).await.unwrap();
+    let (_, after) = store.inner.read_entry(&kept).unwrap().unwrap();
+    let (before, after) = (before.unwrap(), after.unwrap());
+    assert_ne!(before.segment, after.segment, "the body moved");
+    assert_eq!((after.encoding, after.len), (Encoding::Zstd, before.len));
+    store.inner.hot.evict(&kept);
+    assert_eq!(
+        store.get(&id(&kept), 200).await.unwrap().unwrap().body,
+        body
+    );
+}
+
+/// A data dir of format 2 (every body as it is; located entries without an
+/// encoding) is read, and recorded as the current format.
+#[tokio::test]
+async fn a_format_2_data_dir_is_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (small, large) = (new_id(), new_id());
+    let (small_body, large_body) = (noise(1, 3000), noise(2, FILE_BODY_BYTES as usize));
+    {
+        let store = open(tmp.path());
+        for (text, body) in [(&small, &small_body), (&large, &large_body)] {
+            let m = meta(text, body.len(), None);
+            store
+                .put(m, body.clone(), PutLimits::default())
+                .await
+                .unwrap();
+        }
+        // Format 2's located entry: version 4, the location without its encoding byte.
+        let mut entry = store.inner.meta.get(&small).unwrap().unwrap().to_vec();
+        assert_eq!(entry[0], 5);
+        entry[0] = 4;
+        entry.remove(1 + body_log::Location::PLACE_LEN);
+        store.inner.meta.insert(&small, entry).unwrap();
+        store.close().await.unwrap();
+    }
+    let file = tmp.path().join(format::FILE_NAME);
+    std::fs::write(&file, "2\n").unwrap();
+    let store = open(tmp.path());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap().trim(),
+        format::CURRENT.to_string()
+    );
+    let paste = store.get(&id(&small), 50).await.unwrap().unwrap();
+    assert_eq!((paste.body, paste.compressed), (small_body, None));
+    let paste = store.get(&id(&large), 50).await.unwrap().unwrap();
+    assert_eq!(paste.body, large_body);
+}
+
+/// A stored stream that passes its checksum but does not decompress (or
+/// decompresses to another length) is `Corrupt`, and other pastes are served.
+#[tokio::test]
+async fn a_stream_that_does_not_decompress_is_corrupt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let (good, bad, short) = (new_id(), new_id(), new_id());
+    let body = log_text(2048);
+    store
+        .put(meta(&good, 2048, None), body.clone(), PutLimits::default())
+        .await
+        .unwrap();
+    let stream = crate::store::codec::stored(&meta(&good, 2048, None), body.clone(), None).bytes;
+    for (text, stored, size) in [
+        (&bad, &b"not a zstd stream"[..], 2048),
+        (&short, &stream[..], 2047),
+    ] {
+        let at = store
+            .inner
+            .log
+            .append(&[(text.as_str(), Encoding::Zstd, stored)])
+            .unwrap()[0];
+        let encoded = meta_codec::encode(&meta(text, size, None)).unwrap();
+        store
+            .inner
+            .meta
+            .insert(text.as_str(), meta_codec::with_location(&encoded, &at))
+            .unwrap();
+        let e = store.get(&id(text), 50).await.unwrap_err();
+        assert!(matches!(e, StoreError::Corrupt(_)), "{e:?}");
+    }
+    assert_eq!(store.get(&id(&good), 50).await.unwrap().unwrap().body, body);
 }

@@ -15,8 +15,9 @@
 //! counts from a total it re-reads at every sweep, so instances together may
 //! overshoot the limit by what they accept within one sweep interval.
 //!
-//! Bodies are `bytea` in the paste row, stored out of line by TOAST; metadata
-//! reads never select the body column.
+//! Bodies are `bytea` in the paste row, stored out of line by TOAST and
+//! compressed by snip where that saves space (`codec`; `body_encoding` says
+//! how); metadata reads never select the body column.
 //!
 //! Connections come from a `deadpool` pool with bounded waits, so an outage
 //! turns into [`StoreError::Unavailable`] within seconds instead of a hang,
@@ -39,6 +40,7 @@ use super::{
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::store::codec::{self, Stored};
 
 mod accounts;
 mod errors;
@@ -49,7 +51,8 @@ pub mod schema;
 pub(crate) use errors::db_error;
 use errors::pool_error;
 use rows::{
-    META_COLUMNS, key_check_columns, meta_from_row, paste_from_row, to_i64, to_u64, visibility_text,
+    BODY_COLUMNS, META_COLUMNS, key_check_columns, meta_from_row, stored_from_row, to_i64, to_u64,
+    visibility_text,
 };
 
 /// Connection settings of the PostgreSQL store.
@@ -165,11 +168,12 @@ impl PostgresStore {
             });
     }
 
-    /// Inserts the paste, and with an owner reserves its quota in the same transaction.
+    /// Inserts the paste with its body as stored, and with an owner reserves
+    /// its quota in the same transaction.
     async fn insert(
         &self,
         meta: &PasteMeta,
-        body: &[u8],
+        body: &Stored,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         let mut client = self.client().await?;
@@ -214,8 +218,9 @@ impl PostgresStore {
             .prepare_cached(
                 "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
                     content_type, size, delete_token_hash, owner, visibility, redirect, body,
-                    proof_verifier, proof_iterations, proof_salt)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                    proof_verifier, proof_iterations, proof_salt, body_encoding)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+                    $18)
                  ON CONFLICT (id) DO NOTHING",
             )
             .await
@@ -239,10 +244,11 @@ impl PostgresStore {
                     &meta.owner,
                     &visibility_text(meta.visibility),
                     &meta.redirect,
-                    &body,
+                    &&body.bytes[..],
                     &proof_verifier,
                     &proof_iterations,
                     &proof_salt,
+                    &body.encoding.name(),
                 ],
             )
             .await
@@ -254,7 +260,7 @@ impl PostgresStore {
     }
 
     /// Reads one live paste (not expired at `now`): selects the metadata
-    /// columns and `extra_columns` (`", body"` or nothing), and decodes the row.
+    /// columns and `extra_columns` ([`BODY_COLUMNS`] or nothing), and decodes the row.
     async fn read_live<T>(
         &self,
         id: &PasteId,
@@ -306,8 +312,15 @@ impl PostgresStore {
 
 #[async_trait]
 impl Store for PostgresStore {
-    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
+    async fn put_compressed(
+        &self,
+        meta: PasteMeta,
+        body: Bytes,
+        compressed: Option<Bytes>,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
         self.reserve(meta.size)?;
+        let body = codec::stored_off_runtime(&meta, body, compressed).await;
         self.insert(&meta, &body, limits)
             .await
             .inspect(|()| {
@@ -317,7 +330,13 @@ impl Store for PostgresStore {
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        self.read_live(id, now, ", body", paste_from_row).await
+        match self
+            .read_live(id, now, BODY_COLUMNS, stored_from_row)
+            .await?
+        {
+            Some((meta, stored)) => codec::paste_off_runtime(meta, stored).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
@@ -340,7 +359,7 @@ impl Store for PostgresStore {
             .delete_returning(
                 "id = $1 AND (expires_at IS NULL OR expires_at > $2)
                  AND (proof_verifier IS NULL OR proof_verifier = $3)",
-                &format!("{META_COLUMNS}, body"),
+                &format!("{META_COLUMNS}{BODY_COLUMNS}"),
                 &[
                     &id.as_str(),
                     &to_i64(now),
@@ -349,7 +368,10 @@ impl Store for PostgresStore {
             )
             .await?;
         if let Some(row) = row {
-            return paste_from_row(&row).map(Taken::Paste);
+            let (meta, stored) = stored_from_row(&row)?;
+            return codec::paste_off_runtime(meta, stored)
+                .await
+                .map(Taken::Paste);
         }
         // Not taken: refused if a live paste with a key check is still there.
         let still_there = self

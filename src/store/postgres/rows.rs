@@ -1,14 +1,13 @@
 //! Conversions between rows and the model: column lists, integer widths.
 
-use std::sync::Arc;
-
 use bytes::Bytes;
 use tokio_postgres::Row;
 
 use super::StoreError;
 use crate::core::PasteMeta;
 use crate::core::paste::{KeyCheck, Visibility};
-use crate::store::Paste;
+use crate::store::Encoding;
+use crate::store::codec::Stored;
 
 /// The metadata columns, in the order [`meta_from_row`] reads them.
 pub const META_COLUMNS: &str = "id, created_at, expires_at, burn, encrypted, lang, name, \
@@ -81,12 +80,22 @@ pub fn key_check_columns(check: Option<&KeyCheck>) -> (Option<&[u8]>, Option<i32
     }
 }
 
-pub fn paste_from_row(row: &Row) -> Result<Paste, StoreError> {
+/// The columns after the metadata that [`stored_from_row`] reads.
+pub const BODY_COLUMNS: &str = ", body, body_encoding";
+
+/// A paste's metadata and its body as stored, from a row of
+/// [`META_COLUMNS`] and [`BODY_COLUMNS`].
+pub fn stored_from_row(row: &Row) -> Result<(PasteMeta, Stored), StoreError> {
+    let meta = meta_from_row(row)?;
     let body: Vec<u8> = row.get(16);
-    Ok(Paste {
-        meta: Arc::new(meta_from_row(row)?),
-        body: Bytes::from(body),
-    })
+    let encoding: String = row.get(17);
+    let encoding = Encoding::from_name(&encoding)
+        .ok_or_else(|| StoreError::Corrupt(format!("body encoding of paste {}", meta.id)))?;
+    let stored = Stored {
+        bytes: Bytes::from(body),
+        encoding,
+    };
+    Ok((meta, stored))
 }
 
 pub fn visibility_text(v: Visibility) -> &'static str {

@@ -1,0 +1,350 @@
+//! Paste bodies compressed at rest: which bodies are stored zstd-compressed,
+//! and how a stored body is read back.
+//!
+//! Text (logs, code) shrinks to a fifth or less with zstd, so both stores keep
+//! such bodies compressed, and clients that accept zstd get the stored bytes as
+//! they are (`Content-Encoding: zstd`). A body is compressed only when that
+//! saves space: not below [`MIN_BYTES`] (zstd's frame header and the lost
+//! zero-copy read cost more than they save), not when it is client-side
+//! ciphertext (random bytes never shrink), and kept only if it shrinks to at
+//! most [`KEEP_AT_MOST`] of its size (already compressed media hardly does,
+//! and each read would pay for decompressing it).
+//!
+//! A paste's metadata keeps the plaintext length (`size`): quotas, listings and
+//! identity responses all count the user's bytes. Decompression is bounded by
+//! that length, so a damaged or hostile stored stream can never make a read
+//! allocate more, and a stream that does not decode to exactly that many bytes
+//! is [`StoreError::Corrupt`], like a checksum failure.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::core::PasteMeta;
+use crate::store::{Paste, StoreError};
+
+/// Bodies shorter than this are stored as they are.
+pub const MIN_BYTES: usize = 256;
+
+/// The share of its size a compressed body may take at most to be kept
+/// compressed, in eighths: it must save at least an eighth.
+const KEEP_AT_MOST: usize = 7;
+
+/// The zstd level: see `docs/design.md` for the measurement that chose it.
+pub const LEVEL: i32 = 3;
+
+/// Bodies at least this long are compressed and decompressed on a blocking
+/// thread ([`stored_off_runtime`], [`paste_off_runtime`]): that holds a
+/// thread for tens of microseconds or more, which a runtime thread owes to
+/// its other connections.
+pub const INLINE_BYTES: usize = 16 << 10;
+
+/// How a stored body's bytes are encoded. Part of every store's format:
+/// the values are the bytes and names the stores write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encoding {
+    /// The body itself.
+    #[default]
+    Identity,
+    /// One zstd frame that decodes to the body.
+    Zstd,
+}
+
+impl Encoding {
+    /// The encoding's byte in the embedded store's records.
+    pub fn to_byte(self) -> u8 {
+        match self {
+            Self::Identity => 0,
+            Self::Zstd => 1,
+        }
+    }
+
+    /// The encoding a stored byte names, if any.
+    pub fn from_byte(byte: u8) -> Option<Self> {
+        match byte {
+            0 => Some(Self::Identity),
+            1 => Some(Self::Zstd),
+            _ => None,
+        }
+    }
+
+    /// The encoding's name in PostgreSQL and in dumps (the HTTP content coding's).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Identity => "identity",
+            Self::Zstd => "zstd",
+        }
+    }
+
+    /// The encoding a stored name names, if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "identity" => Some(Self::Identity),
+            "zstd" => Some(Self::Zstd),
+            _ => None,
+        }
+    }
+}
+
+thread_local! {
+    /// One compression context per thread: making one per body would cost
+    /// more than compressing a small body.
+    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+    /// Likewise for decompression.
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// A body as a store keeps it: the bytes stored and their encoding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The bytes stored.
+    pub bytes: Bytes,
+    /// How they encode the body.
+    pub encoding: Encoding,
+}
+
+impl Stored {
+    /// A body stored as it is.
+    pub fn identity(body: Bytes) -> Self {
+        Self {
+            bytes: body,
+            encoding: Encoding::Identity,
+        }
+    }
+
+    /// A zstd stream of a body.
+    pub fn zstd(compressed: Bytes) -> Self {
+        Self {
+            bytes: compressed,
+            encoding: Encoding::Zstd,
+        }
+    }
+
+    /// The compressed form a read hands out beside the body, if it is one.
+    pub fn compressed(&self) -> Option<Bytes> {
+        (self.encoding == Encoding::Zstd).then(|| self.bytes.clone())
+    }
+}
+
+/// How a new paste's body is stored: as `compressed` if the caller made it
+/// already (a restore), else compressed if that is worth it, else as it is.
+pub fn stored(meta: &PasteMeta, body: Bytes, compressed: Option<Bytes>) -> Stored {
+    if let Some(compressed) = compressed {
+        return Stored::zstd(compressed);
+    }
+    if !worth_trying(meta, body.len()) {
+        return Stored::identity(body);
+    }
+    compress(&body).map_or(Stored::identity(body), |c| Stored::zstd(Bytes::from(c)))
+}
+
+/// [`stored`] from the async runtime: a large body is compressed on a
+/// blocking thread.
+pub async fn stored_off_runtime(
+    meta: &PasteMeta,
+    body: Bytes,
+    compressed: Option<Bytes>,
+) -> Stored {
+    if compressed.is_some() || body.len() < INLINE_BYTES || !worth_trying(meta, body.len()) {
+        return stored(meta, body, compressed);
+    }
+    let plain = body.clone();
+    match tokio::task::spawn_blocking(move || compress(&plain)).await {
+        Ok(Some(compressed)) => Stored::zstd(Bytes::from(compressed)),
+        // Not worth it, or the task failed: the body as it is is never wrong.
+        _ => Stored::identity(body),
+    }
+}
+
+/// Whether a body of `len` bytes of `meta`'s paste may be worth compressing.
+fn worth_trying(meta: &PasteMeta, len: usize) -> bool {
+    !meta.encrypted && len >= MIN_BYTES
+}
+
+/// `body` compressed, if that saves enough to keep it so.
+fn compress(body: &[u8]) -> Option<Vec<u8>> {
+    let compressed = COMPRESSOR.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = zstd::bulk::Compressor::new(LEVEL).ok();
+        }
+        // Never larger than the limit: a stream that would be is not kept.
+        let limit = body.len() / 8 * KEEP_AT_MOST;
+        let mut out = Vec::with_capacity(limit);
+        slot.as_mut()?
+            .compress_to_buffer(body, &mut out)
+            .ok()
+            .map(|_| out)
+    })?;
+    worth_keeping(body.len(), compressed.len()).then_some(compressed)
+}
+
+/// Whether a body of `size` bytes compressed to `compressed` bytes is kept so.
+fn worth_keeping(size: usize, compressed: usize) -> bool {
+    compressed <= size / 8 * KEEP_AT_MOST
+}
+
+/// The body a stored zstd stream decodes to, which must be exactly `size`
+/// bytes; `id` names the paste in errors. Never allocates more than `size`.
+pub fn decompress(id: &str, stored: &[u8], size: u64) -> Result<Vec<u8>, StoreError> {
+    let corrupt =
+        |what: &dyn std::fmt::Display| StoreError::Corrupt(format!("body of {id}: {what}"));
+    // The frame says how long its content is (snip's always do): a frame
+    // that disagrees with the metadata is refused before anything is allocated.
+    match zstd::zstd_safe::get_frame_content_size(stored) {
+        Ok(Some(declared)) if declared == size => {}
+        _ => return Err(corrupt(&"its stream does not declare the paste's size")),
+    }
+    let size = usize::try_from(size).map_err(|_| corrupt(&"too large for this machine"))?;
+    let body = DECOMPRESSOR.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| corrupt(&e))?);
+        }
+        let mut out = Vec::with_capacity(size);
+        match slot.as_mut() {
+            Some(decompressor) => decompressor
+                .decompress_to_buffer(stored, &mut out)
+                .map(|_| out)
+                .map_err(|e| corrupt(&format_args!("does not decompress ({e})"))),
+            None => Err(corrupt(&"no decompression context")),
+        }
+    })?;
+    if body.len() != size {
+        return Err(corrupt(&format_args!(
+            "decompresses to {} bytes, the metadata says {size}",
+            body.len()
+        )));
+    }
+    Ok(body)
+}
+
+/// The paste of `meta` whose body is stored as `stored`: decompressed
+/// (bounded by the paste's size), the compressed form kept beside it.
+pub fn paste(meta: PasteMeta, stored: Stored) -> Result<Paste, StoreError> {
+    let (body, compressed) = match stored.encoding {
+        Encoding::Identity => (stored.bytes, None),
+        Encoding::Zstd => {
+            let body = decompress(&meta.id, &stored.bytes, meta.size)?;
+            (Bytes::from(body), Some(stored.bytes))
+        }
+    };
+    Ok(Paste {
+        meta: Arc::new(meta),
+        body,
+        compressed,
+    })
+}
+
+/// Whether decoding a body of `encoding` and `size` bytes belongs on a
+/// blocking thread.
+pub fn decodes_off_runtime(encoding: Encoding, size: u64) -> bool {
+    encoding == Encoding::Zstd && size >= INLINE_BYTES as u64
+}
+
+/// [`paste`] from the async runtime: a large body is decompressed on a
+/// blocking thread.
+pub async fn paste_off_runtime(meta: PasteMeta, stored: Stored) -> Result<Paste, StoreError> {
+    if !decodes_off_runtime(stored.encoding, meta.size) {
+        return paste(meta, stored);
+    }
+    tokio::task::spawn_blocking(move || paste(meta, stored))
+        .await
+        .map_err(|e| StoreError::backend_caused("decompression task failed", e))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(encrypted: bool) -> PasteMeta {
+        PasteMeta {
+            encrypted,
+            ..crate::core::paste::tests::test_meta()
+        }
+    }
+
+    fn text(len: usize) -> Vec<u8> {
+        b"2026-11-25T21:40:01Z INFO request completed path=/api/v1/items took=3ms\n"
+            .iter()
+            .copied()
+            .cycle()
+            .take(len)
+            .collect()
+    }
+
+    /// Text is compressed and decompresses to itself; short, encrypted and
+    /// random bodies are stored as they are.
+    #[test]
+    fn compresses_only_what_shrinks() {
+        let body = Bytes::from(text(2048));
+        let kept = stored(&meta(false), body.clone(), None);
+        assert_eq!(kept.encoding, Encoding::Zstd);
+        assert!(kept.bytes.len() < body.len() / 4, "{}", kept.bytes.len());
+        assert_eq!(kept.compressed(), Some(kept.bytes.clone()));
+        assert_eq!(decompress("x", &kept.bytes, 2048).unwrap(), body);
+        let short = Bytes::from(text(MIN_BYTES - 1));
+        let plain = stored(&meta(false), short.clone(), None);
+        assert_eq!(plain, Stored::identity(short));
+        assert_eq!(plain.compressed(), None);
+        let encrypted = stored(&meta(true), body.clone(), None);
+        assert_eq!(encrypted, Stored::identity(body.clone()));
+        let given = Bytes::from_static(b"a stream made before");
+        assert_eq!(
+            stored(&meta(false), body, Some(given.clone())),
+            Stored::zstd(given)
+        );
+        let random: Vec<u8> = (0..512u64)
+            .flat_map(|i| xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()).to_le_bytes())
+            .collect();
+        assert_eq!(compress(&random), None);
+        assert!(worth_keeping(800, 700) && !worth_keeping(800, 701));
+    }
+
+    /// A stream that decodes to more or fewer bytes than the metadata says,
+    /// or does not decode, is corrupt; the bound holds for a stream that
+    /// claims a huge size.
+    #[test]
+    fn decompression_is_bounded_and_exact() {
+        let body = text(4096);
+        let compressed = compress(&body).unwrap();
+        for size in [4095, 4097, 0] {
+            let e = decompress("x", &compressed, size).unwrap_err();
+            assert!(matches!(e, StoreError::Corrupt(_)), "{size}: {e:?}");
+        }
+        let mut damaged = compressed.clone();
+        let last = damaged.len() - 1;
+        damaged[last / 2] ^= 0x55;
+        damaged.truncate(last);
+        assert!(matches!(
+            decompress("x", &damaged, 4096),
+            Err(StoreError::Corrupt(_))
+        ));
+        // 16 MiB of zeros is a tiny stream; a paste claiming 4 KiB never gets it.
+        let bomb = zstd::bulk::compress(&vec![0u8; 1 << 24], 1).unwrap();
+        assert!(matches!(
+            decompress("x", &bomb, 4096),
+            Err(StoreError::Corrupt(_))
+        ));
+    }
+
+    /// Large bodies are compressed off the runtime, to the same bytes.
+    #[tokio::test]
+    async fn large_bodies_compress_off_the_runtime() {
+        let body = Bytes::from(text(INLINE_BYTES * 2));
+        let off = stored_off_runtime(&meta(false), body.clone(), None).await;
+        assert_eq!(off, stored(&meta(false), body, None));
+        assert_eq!(off.encoding, Encoding::Zstd);
+    }
+
+    #[test]
+    fn encodings_round_trip_their_stored_forms() {
+        for encoding in [Encoding::Identity, Encoding::Zstd] {
+            assert_eq!(Encoding::from_byte(encoding.to_byte()), Some(encoding));
+            assert_eq!(Encoding::from_name(encoding.name()), Some(encoding));
+        }
+        assert_eq!(Encoding::from_byte(2), None);
+        assert_eq!(Encoding::from_name("gzip"), None);
+    }
+}
