@@ -8,7 +8,7 @@
 //! Stores check expiry themselves against the `now` they are given, so an
 //! expired paste is never returned, even before the sweeper removes it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -17,11 +17,13 @@ use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 
+mod combiner;
 mod cursor;
 pub mod dump;
 pub mod embedded;
 mod error;
 mod group_commit;
+mod hot;
 mod metered;
 mod open;
 pub mod postgres;
@@ -35,6 +37,12 @@ pub use metered::MeteredStore;
 pub use open::{Location, OpenOptions, open};
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use rates::{GcraOutcome, RateStore};
+
+/// Locks a mutex whose data stays consistent even if a holder panicked
+/// (every critical section in the stores is a handful of updates).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// A paste's metadata and body, as read from a store.
 #[derive(Debug, Clone)]
