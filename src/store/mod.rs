@@ -16,6 +16,7 @@ use bytes::Bytes;
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::metrics::CacheStats;
 
 mod combiner;
 mod cursor;
@@ -166,6 +167,11 @@ pub trait Store: Send + Sync + 'static {
     /// Number of stored pastes, expired ones included until they are swept.
     /// Read at every metrics scrape, so it must be cheap (a counter, not a scan).
     fn stored_pastes(&self) -> u64;
+
+    /// The figures of the store's own coherent cache, read at every metrics
+    /// scrape; `None` for a store without one (the embedded store's hot
+    /// cache needs no coherence and reports nothing).
+    fn cache_stats(&self) -> Option<CacheStats>;
 
     /// Checks that the backend can serve requests (`GET /readyz`): really
     /// touches it (a read, a probe write, a round trip), cheaply.

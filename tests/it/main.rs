@@ -28,6 +28,7 @@ mod nginx;
 mod observability;
 mod openapi;
 mod outage;
+mod pg_cache;
 mod proof;
 mod proxy;
 mod proxy_protocol;

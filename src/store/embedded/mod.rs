@@ -266,6 +266,10 @@ impl Store for EmbeddedStore {
         self.inner.scan(after, limit, now)
     }
 
+    fn cache_stats(&self) -> Option<crate::metrics::CacheStats> {
+        None
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         self.ping_store().await
     }
