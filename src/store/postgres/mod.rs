@@ -37,6 +37,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 use tokio_postgres::Row;
 
+use super::combiner::Combiner;
 use super::{
     GcraOutcome, ListCursor, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError,
     SweepReport, Taken, Usage,
@@ -47,6 +48,7 @@ use crate::core::{PasteId, PasteMeta, UnixTime, paste};
 use crate::metrics::CacheStats;
 
 mod accounts;
+mod batch;
 mod cache;
 mod errors;
 mod listener;
@@ -55,6 +57,7 @@ mod rate;
 mod rows;
 pub mod schema;
 
+use batch::{Inserter, Pending};
 use cache::{PgCache, Ticket};
 pub(crate) use errors::db_error;
 use errors::pool_error;
@@ -81,16 +84,59 @@ pub struct PostgresOptions {
     pub cache_bytes: u64,
 }
 
-/// The PostgreSQL store. Cheap to share: the pool and counters are behind `Arc`s.
-pub struct PostgresStore {
-    pool: Pool,
+/// What the instance counts of the whole store, shared with the `batch` inserter.
+pub(crate) struct Totals {
     /// Body bytes of all pastes as last counted, plus this instance's writes since.
-    used: Arc<AtomicU64>,
+    used: AtomicU64,
     /// Number of pastes as last counted (at start and at every sweep), plus
     /// this instance's creates and minus its deletes since: the metrics
     /// gauge; exact counting would cost a round trip per scrape.
-    pastes: Arc<AtomicU64>,
+    pastes: AtomicU64,
     max_bytes: Option<u64>,
+}
+
+impl Totals {
+    /// Checks the storage limit before a write (see the module docs for its precision).
+    fn reserve(&self, size: u64) -> Result<(), StoreError> {
+        let limit = self.max_bytes.unwrap_or(u64::MAX);
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(size).filter(|&total| total <= limit)
+            })
+            .map(|_| ())
+            .map_err(|_| StoreError::Full { limit })
+    }
+
+    /// Gives back bytes reserved for a paste that was not stored, or that was removed.
+    fn release(&self, size: u64) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                Some(used.saturating_sub(size))
+            });
+    }
+
+    /// Counts a stored paste.
+    fn created(&self) {
+        self.pastes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a removed paste of `size` bytes.
+    fn removed(&self, size: u64) {
+        self.release(size);
+        let _ = self
+            .pastes
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+}
+
+/// The PostgreSQL store. Cheap to share: the pool and counters are behind `Arc`s.
+pub struct PostgresStore {
+    pool: Pool,
+    totals: Arc<Totals>,
+    /// Creates without an owner, inserted in groups (`batch`).
+    combiner: Combiner<Pending>,
+    inserter: Arc<Inserter>,
     /// Pastes, tokens and tenants read, kept coherent by `listener`.
     cache: Arc<PgCache>,
     /// The channel changes are notified on (`notify::channel`).
@@ -139,11 +185,19 @@ impl PostgresStore {
             channel: channel.clone(),
             cache: cache.clone(),
         };
-        let store = Self {
-            pool,
-            used: Arc::new(AtomicU64::new(0)),
-            pastes: Arc::new(AtomicU64::new(0)),
+        let totals = Arc::new(Totals {
+            used: AtomicU64::new(0),
+            pastes: AtomicU64::new(0),
             max_bytes: options.max_bytes,
+        });
+        let store = Self {
+            inserter: Arc::new(Inserter {
+                pool: pool.clone(),
+                totals: totals.clone(),
+            }),
+            combiner: Combiner::default(),
+            pool,
+            totals,
             cache,
             channel,
             // The cache is not trusted until the listener listens, so
@@ -192,31 +246,16 @@ impl PostgresStore {
             )
             .await
             .map_err(db_error)?;
-        self.used.store(to_u64(row.get(0)), Ordering::Relaxed);
-        self.pastes.store(to_u64(row.get(1)), Ordering::Relaxed);
+        self.totals
+            .used
+            .store(to_u64(row.get(0)), Ordering::Relaxed);
+        self.totals
+            .pastes
+            .store(to_u64(row.get(1)), Ordering::Relaxed);
         Ok(())
     }
 
-    /// Checks the storage limit before a write (see the module docs for its precision).
-    fn reserve(&self, size: u64) -> Result<(), StoreError> {
-        let limit = self.max_bytes.unwrap_or(u64::MAX);
-        self.used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(size).filter(|&total| total <= limit)
-            })
-            .map(|_| ())
-            .map_err(|_| StoreError::Full { limit })
-    }
-
-    fn release(&self, size: u64) {
-        let _ = self
-            .used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                Some(used.saturating_sub(size))
-            });
-    }
-
-    /// Inserts the paste, and with an owner reserves its quota in the same transaction.
+    /// Inserts a paste with an owner, and reserves its quota in the same transaction.
     async fn insert(
         &self,
         meta: &PasteMeta,
@@ -358,10 +397,7 @@ impl PostgresStore {
         if let Some(row) = &row {
             self.cache
                 .invalidate(&Invalidation::Paste(id_text.to_owned()));
-            self.release(to_u64(row.get("size")));
-            let _ = self
-                .pastes
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            self.totals.removed(to_u64(row.get("size")));
         }
         Ok(row)
     }
@@ -377,13 +413,18 @@ impl Drop for PostgresStore {
 #[async_trait]
 impl Store for PostgresStore {
     async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
-        self.reserve(meta.size)?;
+        self.totals.reserve(meta.size)?;
+        if meta.owner.is_none() {
+            // The inserter counts the paste, or gives its bytes back.
+            return self
+                .combiner
+                .submit(Pending { meta, body }, &self.inserter)
+                .await;
+        }
         self.insert(&meta, &body, limits)
             .await
-            .inspect(|()| {
-                self.pastes.fetch_add(1, Ordering::Relaxed);
-            })
-            .inspect_err(|_| self.release(meta.size))
+            .inspect(|()| self.totals.created())
+            .inspect_err(|_| self.totals.release(meta.size))
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
@@ -564,11 +605,11 @@ impl Store for PostgresStore {
     }
 
     fn used_bytes(&self) -> u64 {
-        self.used.load(Ordering::Relaxed)
+        self.totals.used.load(Ordering::Relaxed)
     }
 
     fn stored_pastes(&self) -> u64 {
-        self.pastes.load(Ordering::Relaxed)
+        self.totals.pastes.load(Ordering::Relaxed)
     }
 
     async fn scan(
