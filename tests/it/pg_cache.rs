@@ -69,6 +69,21 @@ async fn cached_paste(server: &Server, body: &str) -> (String, String) {
     (id, token)
 }
 
+/// Caches a paste on A, deletes it through B, waits for A to hear of it,
+/// and checks that A answers 404.
+async fn deleted_through_b_is_gone_from_a(a: &Server, b: &Server, body: &str) {
+    let (id, token) = cached_paste(a, body).await;
+    let before = metric(a, INVALIDATIONS).await;
+    assert!(
+        b.delete(&format!("/{id}"), Some(&token))
+            .await
+            .status()
+            .is_success()
+    );
+    until_invalidated(a, before).await;
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+}
+
 /// A paste cached by A and deleted through B: A answers 404 once the
 /// invalidation arrived.
 #[tokio::test]
@@ -78,16 +93,7 @@ async fn a_delete_through_one_instance_evicts_the_other() {
     }
     let (a, b) = pair();
     until_trusted(&a).await;
-    let (id, token) = cached_paste(&a, "cached on A").await;
-    let before = metric(&a, INVALIDATIONS).await;
-    assert!(
-        b.delete(&format!("/{id}"), Some(&token))
-            .await
-            .status()
-            .is_success()
-    );
-    until_invalidated(&a, before).await;
-    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+    deleted_through_b_is_gone_from_a(&a, &b, "cached on A").await;
     assert_eq!(metric(&a, &entries("paste")).await, 0.0);
 }
 
@@ -214,14 +220,5 @@ async fn a_paste_deleted_while_the_listener_is_down_is_never_served() {
     until_trusted(&a).await;
     // Listening again emptied the cache: what was cached before is not served.
     assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
-    let (id, token) = cached_paste(&a, "cached after the cut").await;
-    let before = metric(&a, INVALIDATIONS).await;
-    assert!(
-        b.delete(&format!("/{id}"), Some(&token))
-            .await
-            .status()
-            .is_success()
-    );
-    until_invalidated(&a, before).await;
-    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+    deleted_through_b_is_gone_from_a(&a, &b, "cached after the cut").await;
 }
