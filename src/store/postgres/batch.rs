@@ -196,3 +196,84 @@ fn copy(e: &StoreError) -> StoreError {
         other => StoreError::backend(other.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{PasteId, Visibility};
+    use crate::store::postgres::{PostgresOptions, PostgresStore};
+
+    fn pending(id: &str, body: &'static [u8]) -> Pending {
+        Pending {
+            meta: PasteMeta {
+                id: id.into(),
+                created_at: 1,
+                expires_at: None,
+                burn: false,
+                encrypted: false,
+                lang: Some("rust".into()),
+                name: None,
+                content_type: "text/plain; charset=utf-8".into(),
+                size: body.len() as u64,
+                delete_token_hash: [3; 32],
+                owner: None,
+                visibility: Visibility::Unlisted,
+                redirect: None,
+                key_check: None,
+            },
+            body: Bytes::from_static(body),
+        }
+    }
+
+    /// In one group: a new ID is stored, an ID stored before and the second
+    /// create of an ID in the group are refused as taken, and only the first
+    /// body of a repeated ID is kept. Needs `SNIP_TEST_STORE=postgres`.
+    #[tokio::test]
+    async fn a_group_stores_each_new_id_once() {
+        if !std::env::var("SNIP_TEST_STORE").is_ok_and(|v| v == "postgres") {
+            eprintln!("skipped: needs SNIP_TEST_STORE=postgres");
+            return;
+        }
+        let url = std::env::var("SNIP_TEST_DATABASE_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
+        let schema = format!("snip_batch_test_{}", std::process::id());
+        let store = PostgresStore::open(PostgresOptions {
+            url,
+            schema: Some(schema.clone()),
+            pool_size: 2,
+            timeout: std::time::Duration::from_secs(5),
+            max_bytes: None,
+            cache_bytes: 1 << 20,
+        })
+        .await
+        .unwrap();
+        let [old, new, twice] = [(); 3].map(|()| PasteId::generate(12).unwrap());
+        let first = store
+            .inserter
+            .insert(&[pending(old.as_str(), b"old")])
+            .await;
+        assert!(first[0].is_ok());
+        let group = [
+            pending(old.as_str(), b"again"),
+            pending(new.as_str(), b"new"),
+            pending(twice.as_str(), b"first"),
+            pending(twice.as_str(), b"second"),
+        ];
+        let outcomes = store.inserter.insert(&group).await;
+        let taken = |o: &Outcome| matches!(o, Err(StoreError::IdTaken));
+        assert!(taken(&outcomes[0]), "{outcomes:?}");
+        assert!(outcomes[1].is_ok() && outcomes[2].is_ok(), "{outcomes:?}");
+        assert!(taken(&outcomes[3]), "{outcomes:?}");
+        let now = 2;
+        for (id, body) in [(&old, "old"), (&new, "new"), (&twice, "first")] {
+            let paste = store.read_live(id, now, ", body", super::super::paste_from_row);
+            let paste = paste.await.unwrap().unwrap();
+            assert_eq!(&paste.body[..], body.as_bytes());
+        }
+        let client = store.client().await.unwrap();
+        client
+            .batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+            .await
+            .unwrap();
+    }
+}
