@@ -212,18 +212,20 @@ impl PostgresStore {
         Ok(store)
     }
 
-    /// A cached `hit`, or `read` from the database (with a ticket taken
-    /// before it starts) and `fill`ed into the cache.
+    /// A cached `hit`, or `read` from the database and `fill`ed into the
+    /// cache with a ticket taken before the read starts (a future does
+    /// nothing until awaited); a hit takes no ticket.
     async fn read_through<T>(
         &self,
         hit: Option<T>,
-        ticket: Ticket,
+        ticket: impl FnOnce() -> Ticket,
         read: impl Future<Output = Result<Option<T>, StoreError>>,
         fill: impl FnOnce(Ticket, &T),
     ) -> Result<Option<T>, StoreError> {
         if hit.is_some() {
             return Ok(hit);
         }
+        let ticket = ticket();
         let found = read.await?;
         if let Some(found) = &found {
             fill(ticket, found);
@@ -430,7 +432,7 @@ impl Store for PostgresStore {
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
         self.read_through(
             self.cache.paste(id, now),
-            self.cache.paste_ticket(id.as_str()),
+            || self.cache.paste_ticket(id.as_str()),
             self.read_live(id, now, ", body", paste_from_row),
             |ticket, paste| self.cache.fill_paste(ticket, paste, now),
         )
@@ -647,7 +649,7 @@ impl Store for PostgresStore {
         let now = paste::now();
         self.read_through(
             self.cache.tenant(name, now),
-            self.cache.tenant_ticket(name),
+            || self.cache.tenant_ticket(name),
             async { accounts::tenant(&*self.client().await?, name).await },
             |ticket, tenant| self.cache.fill_tenant(ticket, tenant, now),
         )
@@ -676,7 +678,7 @@ impl Store for PostgresStore {
         let now = paste::now();
         self.read_through(
             self.cache.token(hash, now),
-            self.cache.token_ticket(hash),
+            || self.cache.token_ticket(hash),
             async { accounts::token(&*self.client().await?, hash).await },
             |ticket, record| self.cache.fill_token(ticket, record, now),
         )
