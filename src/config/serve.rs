@@ -85,8 +85,9 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_BODY_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub body_timeout: Duration,
 
-    /// Memory for the embedded store's caches: three quarters for its block
-    /// cache, a quarter for decoded pastes recently read.
+    /// Memory for the store's caches: the embedded store gives three quarters
+    /// to its block cache and a quarter to decoded pastes recently read;
+    /// PostgreSQL all of it to pastes recently read.
     #[arg(long, env = "SNIP_CACHE_SIZE", default_value = "32MiB", value_parser = parse_size)]
     pub cache_size: u64,
 

@@ -15,7 +15,12 @@
 //! - `pastes_total{event}`: `created`, `read`, `burned`, `expired`, `deleted`;
 //! - `stored_bytes`, `stored_pastes` (gauges read from the store at scrape time);
 //! - `store_operation_duration_seconds{op}`;
-//! - `rate_limited_total{bucket}`: `ip` or `tenant`.
+//! - `rate_limited_total{bucket}`: `ip` or `tenant`;
+//! - on PostgreSQL, the instance's cache ([`Metrics::with_store_cache`]):
+//!   `store_cache_entries{kind}` (`paste`, `token`, `tenant`),
+//!   `store_cache_invalidations_total` (notifications received),
+//!   `store_cache_listens_total` (times its listener started listening and
+//!   emptied it), `store_cache_trusted` (1 while it may be served).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -83,6 +88,11 @@ struct BucketLabels {
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabels {
+    kind: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultLabels {
     result: &'static str,
 }
@@ -105,6 +115,50 @@ impl TlsSeries {
             counter.inc_by(total.saturating_sub(counter.get()));
         }
         self.expiry.set(self.stats.cert_not_after().unwrap_or(0));
+    }
+}
+
+/// What a store's own cache reports at every scrape (PostgreSQL's, kept
+/// coherent by notifications).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Pastes cached.
+    pub pastes: u64,
+    /// Tokens cached.
+    pub tokens: u64,
+    /// Tenants cached.
+    pub tenants: u64,
+    /// Invalidations received from other instances (and this one).
+    pub invalidations: u64,
+    /// Times the listener started listening and emptied the cache.
+    pub listens: u64,
+    /// Whether the cache may be served now.
+    pub trusted: bool,
+}
+
+/// The series of [`CacheStats`], copied from the store at every scrape.
+#[derive(Debug)]
+struct CacheSeries {
+    /// Pastes, tokens, tenants.
+    entries: [Gauge; 3],
+    invalidations: Counter,
+    listens: Counter,
+    trusted: Gauge,
+}
+
+impl CacheSeries {
+    fn sync(&self, stats: CacheStats) {
+        let counts = [stats.pastes, stats.tokens, stats.tenants];
+        for (gauge, count) in self.entries.iter().zip(counts) {
+            gauge.set(i64::try_from(count).unwrap_or(i64::MAX));
+        }
+        for (counter, total) in [
+            (&self.invalidations, stats.invalidations),
+            (&self.listens, stats.listens),
+        ] {
+            counter.inc_by(total.saturating_sub(counter.get()));
+        }
+        self.trusted.set(i64::from(stats.trusted));
     }
 }
 
@@ -223,6 +277,7 @@ pub struct Metrics {
     store_ops: Vec<LatencyHistogram>,
     rate_limited: [Counter; 2],
     tls: Option<TlsSeries>,
+    cache: Option<CacheSeries>,
 }
 
 impl Metrics {
@@ -314,7 +369,45 @@ impl Metrics {
             store_ops,
             rate_limited,
             tls: None,
+            cache: None,
         }
+    }
+
+    /// Adds the series of the store's own cache, set from the
+    /// [`CacheStats`] given to every [`Metrics::render`].
+    pub fn with_store_cache(mut self) -> Self {
+        let kinds = Family::<KindLabels, Gauge>::default();
+        self.registry.register(
+            "store_cache_entries",
+            "Entries in the store's cache, by kind (paste, token, tenant)",
+            kinds.clone(),
+        );
+        let invalidations = Counter::default();
+        self.registry.register(
+            "store_cache_invalidations",
+            "Invalidations the store's cache received from the database",
+            invalidations.clone(),
+        );
+        let listens = Counter::default();
+        self.registry.register(
+            "store_cache_listens",
+            "Times the cache's listener started listening and emptied the cache",
+            listens.clone(),
+        );
+        let trusted = Gauge::default();
+        self.registry.register(
+            "store_cache_trusted",
+            "1 while the store's cache may answer reads (its listener is connected)",
+            trusted.clone(),
+        );
+        let kind = |kind| kinds.get_or_create_owned(&KindLabels { kind });
+        self.cache = Some(CacheSeries {
+            entries: [kind("paste"), kind("token"), kind("tenant")],
+            invalidations,
+            listens,
+            trusted,
+        });
+        self
     }
 
     /// Adds the TLS series, read from the acceptor's `stats` at every scrape.
@@ -400,13 +493,21 @@ impl Metrics {
     }
 
     /// The exposition text, with the store gauges set to these values.
-    pub fn render(&self, stored_bytes: u64, stored_pastes: u64) -> String {
+    pub fn render(
+        &self,
+        stored_bytes: u64,
+        stored_pastes: u64,
+        cache: Option<CacheStats>,
+    ) -> String {
         self.stored_bytes
             .set(i64::try_from(stored_bytes).unwrap_or(i64::MAX));
         self.stored_pastes
             .set(i64::try_from(stored_pastes).unwrap_or(i64::MAX));
         if let Some(tls) = &self.tls {
             tls.sync();
+        }
+        if let (Some(series), Some(stats)) = (&self.cache, cache) {
+            series.sync(stats);
         }
         let mut text = String::with_capacity(16 * 1024);
         // Writing to a String cannot fail.
@@ -463,7 +564,7 @@ mod tests {
         );
         metrics.pastes.created.inc();
         metrics.rate_limited(Bucket::Tenant);
-        let text = metrics.render(1234, 5);
+        let text = metrics.render(1234, 5, None);
         assert!(
             text.contains(
                 "snip_http_requests_total{route=\"/raw/{id}\",method=\"GET\",status=\"200\"} 3"
@@ -480,5 +581,41 @@ mod tests {
         assert!(text.contains("snip_stored_bytes 1234"));
         assert!(text.contains("snip_stored_pastes 5"));
         assert!(text.ends_with("# EOF\n"));
+        assert!(
+            !text.contains("store_cache"),
+            "cache series without a cache"
+        );
+    }
+
+    /// The cache's series follow the store's figures at every scrape.
+    #[test]
+    fn cache_series() {
+        let metrics = Metrics::new(["/raw/{id}"]).with_store_cache();
+        let stats = CacheStats {
+            pastes: 3,
+            tokens: 2,
+            tenants: 1,
+            invalidations: 7,
+            listens: 1,
+            trusted: true,
+        };
+        metrics.render(0, 0, Some(stats));
+        let text = metrics.render(
+            0,
+            0,
+            Some(CacheStats {
+                invalidations: 9,
+                ..stats
+            }),
+        );
+        for expected in [
+            "snip_store_cache_entries{kind=\"paste\"} 3",
+            "snip_store_cache_entries{kind=\"token\"} 2",
+            "snip_store_cache_invalidations_total 9",
+            "snip_store_cache_listens_total 1",
+            "snip_store_cache_trusted 1",
+        ] {
+            assert!(text.contains(expected), "{expected} in {text}");
+        }
     }
 }

@@ -174,11 +174,14 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     if let Some(tls) = &tls {
         metrics = metrics.with_tls(tls.stats());
     }
-    let metrics = Arc::new(metrics);
     let location = &config.store;
     let backend = store::open(location, &config.store_options)
         .await
         .with_context(|| format!("cannot open the store {}", location.describe()))?;
+    if backend.cache_stats().is_some() {
+        metrics = metrics.with_store_cache();
+    }
+    let metrics = Arc::new(metrics);
     let store: Arc<dyn Store> = Arc::new(MeteredStore::new(backend, metrics.clone()));
     let public_url = config.public_url(bound);
     if config.public_url.is_none() && bound.ip().is_unspecified() {

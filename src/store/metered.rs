@@ -18,7 +18,7 @@ use super::{
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::metrics::{Metrics, StoreOp};
+use crate::metrics::{CacheStats, Metrics, StoreOp};
 
 /// Delegates to a store, recording into [`Metrics`].
 pub struct MeteredStore {
@@ -150,6 +150,10 @@ impl Store for MeteredStore {
 
     fn stored_pastes(&self) -> u64 {
         self.inner.stored_pastes()
+    }
+
+    fn cache_stats(&self) -> Option<CacheStats> {
+        self.inner.cache_stats()
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -8,7 +8,7 @@
 //! Stores check expiry themselves against the `now` they are given, so an
 //! expired paste is never returned, even before the sweeper removes it.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -16,13 +16,16 @@ use bytes::Bytes;
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::metrics::CacheStats;
 
 pub mod codec;
+mod combiner;
 mod cursor;
 pub mod dump;
 pub mod embedded;
 mod error;
 mod group_commit;
+mod hot;
 mod metered;
 mod open;
 pub mod postgres;
@@ -37,6 +40,12 @@ pub use metered::MeteredStore;
 pub use open::{Location, OpenOptions, open};
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use rates::{GcraOutcome, RateStore};
+
+/// Locks a mutex whose data stays consistent even if a holder panicked
+/// (every critical section in the stores is a handful of updates).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// A paste's metadata and body, as read from a store.
 #[derive(Debug, Clone)]
@@ -178,6 +187,11 @@ pub trait Store: Send + Sync + 'static {
     /// Number of stored pastes, expired ones included until they are swept.
     /// Read at every metrics scrape, so it must be cheap (a counter, not a scan).
     fn stored_pastes(&self) -> u64;
+
+    /// The figures of the store's own coherent cache, read at every metrics
+    /// scrape; `None` for a store without one (the embedded store's hot
+    /// cache needs no coherence and reports nothing).
+    fn cache_stats(&self) -> Option<CacheStats>;
 
     /// Checks that the backend can serve requests (`GET /readyz`): really
     /// touches it (a read, a probe write, a round trip), cheaply.

@@ -82,7 +82,8 @@ pub struct OpenOptions {
     pub max_bytes: Option<u64>,
     /// Embedded: acknowledgement level of writes.
     pub durability: Durability,
-    /// Embedded: block cache size.
+    /// Memory for caches: the embedded store's block cache and decoded
+    /// pastes, PostgreSQL's cached pastes.
     pub cache_bytes: u64,
     /// PostgreSQL: keep the tables in this schema.
     pub schema: Option<String>,
@@ -126,6 +127,7 @@ pub async fn open(
                 pool_size: options.pool_size,
                 timeout: options.timeout,
                 max_bytes: options.max_bytes,
+                cache_bytes: options.cache_bytes,
             })
             .await?,
         ),

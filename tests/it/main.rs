@@ -29,6 +29,8 @@ mod nginx;
 mod observability;
 mod openapi;
 mod outage;
+mod pg_cache;
+mod pg_creates;
 mod proof;
 mod proxy;
 mod proxy_protocol;

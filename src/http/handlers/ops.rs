@@ -77,9 +77,11 @@ pub async fn watch_readiness(state: SharedState) {
 
 /// `GET /metrics`: every series in the text exposition format.
 pub async fn render_metrics(State(state): State<SharedState>) -> Response {
-    let text = state
-        .metrics
-        .render(state.store.used_bytes(), state.store.stored_pastes());
+    let text = state.metrics.render(
+        state.store.used_bytes(),
+        state.store.stored_pastes(),
+        state.store.cache_stats(),
+    );
     (
         [(
             header::CONTENT_TYPE,

@@ -30,8 +30,8 @@
 //! which hands each operation to the file of its concern: `open` (and the
 //! data dir's `format`), `read`, `commit`, `remove`, `usage`, `listing`,
 //! `sweep`; `keys` lays out the index keys. Storage formats live in
-//! `meta_codec`, `body_log` and `body_files`; `combiner`, `hot` and
-//! `known_ids` are the machinery of the write and read paths.
+//! `meta_codec`, `body_log` and `body_files`; `known_ids`, and the
+//! store-wide `combiner` and `hot`, are the machinery of the write and read paths.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -47,6 +47,7 @@ use super::{
     BackendError, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
     Taken, Usage,
 };
+use super::{combiner, hot, lock};
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
@@ -54,10 +55,8 @@ use crate::core::{PasteId, PasteMeta, UnixTime};
 mod accounts;
 mod body_files;
 mod body_log;
-mod combiner;
 mod commit;
 mod format;
-mod hot;
 mod keys;
 mod known_ids;
 mod listing;
@@ -187,12 +186,6 @@ impl EmbeddedStore {
     }
 }
 
-/// Locks a mutex whose data stays consistent even if a holder panicked
-/// (every critical section here is a handful of arithmetic updates).
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl Inner {
     /// The lock of `id`'s stripe, held by every read-modify-write of that paste.
     fn lock_id(&self, id: &str) -> MutexGuard<'_, ()> {
@@ -277,6 +270,10 @@ impl Store for EmbeddedStore {
         now: UnixTime,
     ) -> Result<Vec<PasteMeta>, StoreError> {
         self.inner.scan(after, limit, now)
+    }
+
+    fn cache_stats(&self) -> Option<crate::metrics::CacheStats> {
+        None
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -1,14 +1,18 @@
 //! Tenants, tokens and browser sessions in PostgreSQL.
 //!
-//! Unlike the embedded store, nothing is cached: every authenticated request
-//! reads its token and tenant (two primary-key lookups), so a revocation or a
-//! limit change made through any instance applies to the next request on all.
+//! Tokens and tenants are cached by each instance (`cache`); the statements
+//! that revoke a token, or change or delete a tenant, notify every instance
+//! in the same transaction (`notify`), so a revocation or a limit change
+//! made through any instance applies to the next request on all. Sessions
+//! are not cached: signing out deletes the row, and the next request through
+//! any instance finds it gone.
 
 use deadpool_postgres::ClientWrapper;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
+use super::notify;
 use super::rows::{to_i64, to_u64};
 use super::{StoreError, db_error};
 use crate::core::tenant::{Rate, SessionRecord, Tenant, TokenRecord};
@@ -97,14 +101,25 @@ pub async fn create_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<()
     Ok(())
 }
 
-pub async fn update_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<(), StoreError> {
+/// Replaces a tenant's settings and notifies `channel` when that commits.
+pub async fn update_tenant(
+    client: &ClientWrapper,
+    tenant: &Tenant,
+    channel: &str,
+) -> Result<(), StoreError> {
     let settings = settings(tenant);
+    let mut params = tenant_params(tenant, &settings);
+    params.push(&channel);
     let updated = client
         .execute(
-            "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
-                rate_per_secs = $5::bigint::int, burst = $6::bigint::int
-             WHERE name = $1",
-            &tenant_params(tenant, &settings),
+            &format!(
+                "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
+                    rate_per_secs = $5::bigint::int, burst = $6::bigint::int
+                 WHERE name = $1
+                 RETURNING pg_notify($7, '{}' || name)",
+                notify::TENANT
+            ),
+            &params,
         )
         .await
         .map_err(db_error)?;
@@ -136,8 +151,13 @@ pub async fn tenants(client: &ClientWrapper) -> Result<Vec<Tenant>, StoreError> 
     Ok(rows.iter().map(tenant_from_row).collect())
 }
 
-/// Deletes the tenant (its tokens go with it, `ON DELETE CASCADE`) unless it owns pastes.
-pub async fn delete_tenant(client: &mut ClientWrapper, name: &str) -> Result<bool, StoreError> {
+/// Deletes the tenant (its tokens go with it, `ON DELETE CASCADE`) unless
+/// it owns pastes, and notifies `channel` when that commits.
+pub async fn delete_tenant(
+    client: &mut ClientWrapper,
+    name: &str,
+    channel: &str,
+) -> Result<bool, StoreError> {
     let tx = client.transaction().await.map_err(db_error)?;
     // Lock the tenant row first, so a concurrent create_token waits for the verdict.
     let exists = tx
@@ -162,6 +182,15 @@ pub async fn delete_tenant(client: &mut ClientWrapper, name: &str) -> Result<boo
     tx.execute("DELETE FROM owner_usage WHERE owner = $1", &[&name])
         .await
         .map_err(db_error)?;
+    tx.execute(
+        &format!(
+            "SELECT pg_notify($1, '{}' || $2::text)",
+            notify::TENANT_GONE
+        ),
+        &[&channel, &name],
+    )
+    .await
+    .map_err(db_error)?;
     tx.commit().await.map_err(db_error)?;
     Ok(true)
 }
@@ -206,12 +235,30 @@ pub async fn token(
     row.as_ref().map(token_from_row).transpose()
 }
 
-pub async fn revoke_token(client: &ClientWrapper, id: &str) -> Result<bool, StoreError> {
-    let deleted = client
-        .execute("DELETE FROM tokens WHERE id = $1", &[&id])
+/// Deletes a token by its public ID and notifies `channel` when that
+/// commits; the hash of the token it deleted, if any.
+pub async fn revoke_token(
+    client: &ClientWrapper,
+    id: &str,
+    channel: &str,
+) -> Result<Option<[u8; 32]>, StoreError> {
+    let row = client
+        .query_opt(
+            &format!(
+                "DELETE FROM tokens WHERE id = $1
+                 RETURNING hash, pg_notify($2, '{}' || encode(hash, 'hex'))",
+                notify::TOKEN
+            ),
+            &[&id, &channel],
+        )
         .await
         .map_err(db_error)?;
-    Ok(deleted > 0)
+    row.map(|row| {
+        row.get::<_, Vec<u8>>(0)
+            .try_into()
+            .map_err(|_| StoreError::Corrupt("a token hash is not 32 bytes".into()))
+    })
+    .transpose()
 }
 
 pub async fn tokens(client: &ClientWrapper, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {

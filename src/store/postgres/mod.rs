@@ -22,6 +22,11 @@
 //! Connections come from a `deadpool` pool with bounded waits, so an outage
 //! turns into [`StoreError::Unavailable`] within seconds instead of a hang,
 //! and the pool replaces dead connections by itself once the database is back.
+//!
+//! Each instance caches the pastes it reads and the tokens and tenants its
+//! requests look up (`cache`), kept coherent by notifications that the
+//! statements changing them send (`notify`) and one listening connection
+//! receives (`listener`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,23 +38,33 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 use tokio_postgres::Row;
 
+use super::combiner::Combiner;
 use super::{
     GcraOutcome, ListCursor, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError,
     SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
-use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::core::{PasteId, PasteMeta, UnixTime, paste};
+use crate::metrics::CacheStats;
 use crate::store::codec::{self, Stored};
 
 mod accounts;
+mod batch;
+mod cache;
 mod errors;
+mod listener;
+mod notify;
 mod rate;
 mod rows;
 pub mod schema;
 
+use batch::{Inserter, Pending};
+use cache::{PgCache, Ticket};
 pub(crate) use errors::db_error;
 use errors::pool_error;
+use listener::Listener;
+use notify::Invalidation;
 use rows::{
     BODY_COLUMNS, META_COLUMNS, key_check_columns, meta_from_row, stored_from_row, to_i64, to_u64,
     visibility_text,
@@ -68,18 +83,69 @@ pub struct PostgresOptions {
     pub timeout: Duration,
     /// Refuse new pastes once the stored bodies take this many bytes.
     pub max_bytes: Option<u64>,
+    /// Memory for the pastes this instance caches.
+    pub cache_bytes: u64,
+}
+
+/// What the instance counts of the whole store, shared with the `batch` inserter.
+pub(crate) struct Totals {
+    /// Body bytes of all pastes as last counted, plus this instance's writes since.
+    used: AtomicU64,
+    /// Number of pastes as last counted (at start and at every sweep), plus
+    /// this instance's creates and minus its deletes since: the metrics
+    /// gauge; exact counting would cost a round trip per scrape.
+    pastes: AtomicU64,
+    max_bytes: Option<u64>,
+}
+
+impl Totals {
+    /// Checks the storage limit before a write (see the module docs for its precision).
+    fn reserve(&self, size: u64) -> Result<(), StoreError> {
+        let limit = self.max_bytes.unwrap_or(u64::MAX);
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(size).filter(|&total| total <= limit)
+            })
+            .map(|_| ())
+            .map_err(|_| StoreError::Full { limit })
+    }
+
+    /// Gives back bytes reserved for a paste that was not stored, or that was removed.
+    fn release(&self, size: u64) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                Some(used.saturating_sub(size))
+            });
+    }
+
+    /// Counts a stored paste.
+    fn created(&self) {
+        self.pastes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a removed paste of `size` bytes.
+    fn removed(&self, size: u64) {
+        self.release(size);
+        let _ = self
+            .pastes
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
 }
 
 /// The PostgreSQL store. Cheap to share: the pool and counters are behind `Arc`s.
 pub struct PostgresStore {
     pool: Pool,
-    /// Body bytes of all pastes as last counted, plus this instance's writes since.
-    used: Arc<AtomicU64>,
-    /// Number of pastes as last counted (at start and at every sweep), plus
-    /// this instance's creates and minus its deletes since: the metrics
-    /// gauge; exact counting would cost a round trip per scrape.
-    pastes: Arc<AtomicU64>,
-    max_bytes: Option<u64>,
+    totals: Arc<Totals>,
+    /// Creates without an owner, inserted in groups (`batch`).
+    combiner: Combiner<Pending>,
+    inserter: Arc<Inserter>,
+    /// Pastes, tokens and tenants read, kept coherent by `listener`.
+    cache: Arc<PgCache>,
+    /// The channel changes are notified on (`notify::channel`).
+    channel: String,
+    /// The listener's task, stopped by `close`.
+    listening: tokio::task::JoinHandle<()>,
 }
 
 impl PostgresStore {
@@ -100,7 +166,7 @@ impl PostgresStore {
             config.options(opts.trim());
         }
         let manager = Manager::from_config(
-            config,
+            config.clone(),
             NoTls,
             ManagerConfig {
                 // Dead connections are noticed by the driver; no extra round trip per checkout.
@@ -115,11 +181,31 @@ impl PostgresStore {
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(|e| StoreError::backend_caused("cannot build the connection pool", e))?;
-        let store = Self {
-            pool,
-            used: Arc::new(AtomicU64::new(0)),
-            pastes: Arc::new(AtomicU64::new(0)),
+        let cache = Arc::new(PgCache::new(options.cache_bytes));
+        let channel = notify::channel(options.schema.as_deref());
+        let listener = Listener {
+            config: Listener::config_from(&config),
+            channel: channel.clone(),
+            cache: cache.clone(),
+        };
+        let totals = Arc::new(Totals {
+            used: AtomicU64::new(0),
+            pastes: AtomicU64::new(0),
             max_bytes: options.max_bytes,
+        });
+        let store = Self {
+            inserter: Arc::new(Inserter {
+                pool: pool.clone(),
+                totals: totals.clone(),
+            }),
+            combiner: Combiner::default(),
+            pool,
+            totals,
+            cache,
+            channel,
+            // The cache is not trusted until the listener listens, so
+            // starting it before the schema exists serves nothing early.
+            listening: tokio::spawn(listener.run()),
         };
         {
             let mut client = store.client().await?;
@@ -127,6 +213,27 @@ impl PostgresStore {
         }
         store.recount().await?;
         Ok(store)
+    }
+
+    /// A cached `hit`, or `read` from the database and `fill`ed into the
+    /// cache with a ticket taken before the read starts (a future does
+    /// nothing until awaited); a hit takes no ticket.
+    async fn read_through<T>(
+        &self,
+        hit: Option<T>,
+        ticket: impl FnOnce() -> Ticket,
+        read: impl Future<Output = Result<Option<T>, StoreError>>,
+        fill: impl FnOnce(Ticket, &T),
+    ) -> Result<Option<T>, StoreError> {
+        if hit.is_some() {
+            return Ok(hit);
+        }
+        let ticket = ticket();
+        let found = read.await?;
+        if let Some(found) = &found {
+            fill(ticket, found);
+        }
+        Ok(found)
     }
 
     async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
@@ -144,31 +251,16 @@ impl PostgresStore {
             )
             .await
             .map_err(db_error)?;
-        self.used.store(to_u64(row.get(0)), Ordering::Relaxed);
-        self.pastes.store(to_u64(row.get(1)), Ordering::Relaxed);
+        self.totals
+            .used
+            .store(to_u64(row.get(0)), Ordering::Relaxed);
+        self.totals
+            .pastes
+            .store(to_u64(row.get(1)), Ordering::Relaxed);
         Ok(())
     }
 
-    /// Checks the storage limit before a write (see the module docs for its precision).
-    fn reserve(&self, size: u64) -> Result<(), StoreError> {
-        let limit = self.max_bytes.unwrap_or(u64::MAX);
-        self.used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(size).filter(|&total| total <= limit)
-            })
-            .map(|_| ())
-            .map_err(|_| StoreError::Full { limit })
-    }
-
-    fn release(&self, size: u64) {
-        let _ = self
-            .used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                Some(used.saturating_sub(size))
-            });
-    }
-
-    /// Inserts the paste with its body as stored, and with an owner reserves
+    /// Inserts a paste with an owner, with its body as stored, and reserves
     /// its quota in the same transaction.
     async fn insert(
         &self,
@@ -283,30 +375,57 @@ impl PostgresStore {
         row.as_ref().map(decode).transpose()
     }
 
-    /// Deletes one paste with `filter` (`$1` is the ID, `$2` the time) and
-    /// returns its row; gives its bytes back to its owner in the same statement.
+    /// Reads one live paste with its body, decompressed where it is stored compressed.
+    async fn read_paste(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        match self
+            .read_live(id, now, BODY_COLUMNS, stored_from_row)
+            .await?
+        {
+            Some((meta, stored)) => codec::paste_off_runtime(meta, stored).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Deletes paste `id` if `filter` holds (`$1` is the ID; the filter's
+    /// own parameters follow) and returns its row; gives its bytes back to
+    /// its owner and notifies every instance in the same statement, and
+    /// evicts it here before returning.
     async fn delete_returning(
         &self,
+        id: &PasteId,
         filter: &str,
         returning: &str,
         params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
     ) -> Result<Option<Row>, StoreError> {
+        let channel_param = params.len() + 2;
         let sql = format!(
-            "WITH gone AS (DELETE FROM pastes WHERE {filter} RETURNING {returning}),
+            "WITH gone AS (DELETE FROM pastes WHERE id = $1 AND {filter}
+                           RETURNING {returning}, pg_notify(${channel_param}, '{}' || id)),
                   freed AS (UPDATE owner_usage u SET bytes = u.bytes - gone.size, pastes = u.pastes - 1
                             FROM gone WHERE u.owner = gone.owner)
-             SELECT * FROM gone"
+             SELECT * FROM gone",
+            notify::PASTE
         );
+        let id_text = id.as_str();
+        let mut all: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&id_text];
+        all.extend_from_slice(params);
+        all.push(&self.channel);
         let client = self.client().await?;
         let stmt = client.prepare_cached(&sql).await.map_err(db_error)?;
-        let row = client.query_opt(&stmt, params).await.map_err(db_error)?;
+        let row = client.query_opt(&stmt, &all).await.map_err(db_error)?;
         if let Some(row) = &row {
-            self.release(to_u64(row.get("size")));
-            let _ = self
-                .pastes
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+            self.cache
+                .invalidate(&Invalidation::Paste(id_text.to_owned()));
+            self.totals.removed(to_u64(row.get("size")));
         }
         Ok(row)
+    }
+}
+
+/// A store dropped without `close` (a command that opened it) stops its listener too.
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        self.listening.abort();
     }
 }
 
@@ -319,27 +438,35 @@ impl Store for PostgresStore {
         compressed: Option<Bytes>,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        self.reserve(meta.size)?;
+        self.totals.reserve(meta.size)?;
         let body = codec::stored_off_runtime(&meta, body, compressed).await;
+        if meta.owner.is_none() {
+            // The inserter counts the paste, or gives its bytes back.
+            return self
+                .combiner
+                .submit(Pending { meta, body }, &self.inserter)
+                .await;
+        }
         self.insert(&meta, &body, limits)
             .await
-            .inspect(|()| {
-                self.pastes.fetch_add(1, Ordering::Relaxed);
-            })
-            .inspect_err(|_| self.release(meta.size))
+            .inspect(|()| self.totals.created())
+            .inspect_err(|_| self.totals.release(meta.size))
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        match self
-            .read_live(id, now, BODY_COLUMNS, stored_from_row)
-            .await?
-        {
-            Some((meta, stored)) => codec::paste_off_runtime(meta, stored).await.map(Some),
-            None => Ok(None),
-        }
+        self.read_through(
+            self.cache.paste(id, now),
+            || self.cache.paste_ticket(id.as_str()),
+            self.read_paste(id, now),
+            |ticket, paste| self.cache.fill_paste(ticket, paste, now),
+        )
+        .await
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
+        if let Some(paste) = self.cache.paste(id, now) {
+            return Ok(Some(PasteMeta::clone(&paste.meta)));
+        }
         self.read_live(id, now, "", meta_from_row).await
     }
 
@@ -357,14 +484,11 @@ impl Store for PostgresStore {
         let verifier = proof.map(Proof::verifier);
         let row = self
             .delete_returning(
-                "id = $1 AND (expires_at IS NULL OR expires_at > $2)
+                id,
+                "(expires_at IS NULL OR expires_at > $2)
                  AND (proof_verifier IS NULL OR proof_verifier = $3)",
                 &format!("{META_COLUMNS}{BODY_COLUMNS}"),
-                &[
-                    &id.as_str(),
-                    &to_i64(now),
-                    &verifier.as_ref().map(<[u8; 32]>::as_slice),
-                ],
+                &[&to_i64(now), &verifier.as_ref().map(<[u8; 32]>::as_slice)],
             )
             .await?;
         if let Some(row) = row {
@@ -452,7 +576,7 @@ impl Store for PostgresStore {
 
     async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
         let row = self
-            .delete_returning("id = $1", "owner, size", &[&id.as_str()])
+            .delete_returning(id, "true", "owner, size", &[])
             .await?;
         Ok(row.is_some())
     }
@@ -462,13 +586,18 @@ impl Store for PostgresStore {
         let tx = client.transaction().await.map_err(db_error)?;
         // SKIP LOCKED: rows another instance is sweeping (or a reader is
         // taking) are left to it, so concurrent sweepers never wait or double-delete.
+        // Swept pastes are notified too: a cache checks expiry against its
+        // own instance's clock, which may lag the sweeper's.
         let rows = tx
             .query(
-                "DELETE FROM pastes WHERE id IN (
-                    SELECT id FROM pastes WHERE expires_at <= $1
-                    ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-                 RETURNING owner, size",
-                &[&to_i64(now), &to_i64(limit as u64)],
+                &format!(
+                    "DELETE FROM pastes WHERE id IN (
+                        SELECT id FROM pastes WHERE expires_at <= $1
+                        ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+                     RETURNING owner, size, id, pg_notify($3, '{}' || id)",
+                    notify::PASTE
+                ),
+                &[&to_i64(now), &to_i64(limit as u64), &self.channel],
             )
             .await
             .map_err(db_error)?;
@@ -495,6 +624,9 @@ impl Store for PostgresStore {
         }
         rate::forget_idle(&tx).await?;
         tx.commit().await.map_err(db_error)?;
+        for row in &rows {
+            self.cache.invalidate(&Invalidation::Paste(row.get(2)));
+        }
         drop(client);
         // The other instances' writes since the last sweep come in here.
         self.recount().await?;
@@ -502,11 +634,11 @@ impl Store for PostgresStore {
     }
 
     fn used_bytes(&self) -> u64 {
-        self.used.load(Ordering::Relaxed)
+        self.totals.used.load(Ordering::Relaxed)
     }
 
     fn stored_pastes(&self) -> u64 {
-        self.pastes.load(Ordering::Relaxed)
+        self.totals.pastes.load(Ordering::Relaxed)
     }
 
     async fn scan(
@@ -535,11 +667,20 @@ impl Store for PostgresStore {
     }
 
     async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        accounts::update_tenant(&*self.client().await?, &tenant).await
+        accounts::update_tenant(&*self.client().await?, &tenant, &self.channel).await?;
+        self.cache.invalidate(&Invalidation::Tenant(tenant.name));
+        Ok(())
     }
 
     async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
-        accounts::tenant(&*self.client().await?, name).await
+        let now = paste::now();
+        self.read_through(
+            self.cache.tenant(name, now),
+            || self.cache.tenant_ticket(name),
+            async { accounts::tenant(&*self.client().await?, name).await },
+            |ticket, tenant| self.cache.fill_tenant(ticket, tenant, now),
+        )
+        .await
     }
 
     async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
@@ -547,7 +688,13 @@ impl Store for PostgresStore {
     }
 
     async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
-        accounts::delete_tenant(&mut *self.client().await?, name).await
+        let deleted =
+            accounts::delete_tenant(&mut *self.client().await?, name, &self.channel).await?;
+        if deleted {
+            self.cache
+                .invalidate(&Invalidation::TenantGone(name.to_owned()));
+        }
+        Ok(deleted)
     }
 
     async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
@@ -555,11 +702,22 @@ impl Store for PostgresStore {
     }
 
     async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
-        accounts::token(&*self.client().await?, hash).await
+        let now = paste::now();
+        self.read_through(
+            self.cache.token(hash, now),
+            || self.cache.token_ticket(hash),
+            async { accounts::token(&*self.client().await?, hash).await },
+            |ticket, record| self.cache.fill_token(ticket, record, now),
+        )
+        .await
     }
 
     async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
-        accounts::revoke_token(&*self.client().await?, id).await
+        let revoked = accounts::revoke_token(&*self.client().await?, id, &self.channel).await?;
+        if let Some(hash) = revoked {
+            self.cache.invalidate(&Invalidation::Token(hash));
+        }
+        Ok(revoked.is_some())
     }
 
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
@@ -582,9 +740,12 @@ impl Store for PostgresStore {
         accounts::delete_session(&*self.client().await?, hash).await
     }
 
-    fn cached(&self, _id: &PasteId, _now: UnixTime) -> Option<Paste> {
-        // Every instance may change any paste: nothing is kept in memory.
-        None
+    fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
+        self.cache.paste(id, now)
+    }
+
+    fn cache_stats(&self) -> Option<CacheStats> {
+        Some(self.cache.stats(paste::now()))
     }
 
     fn shared_rates(&self) -> Option<&dyn RateStore> {
@@ -599,6 +760,7 @@ impl Store for PostgresStore {
 
     async fn close(&self) -> Result<(), StoreError> {
         // Every acknowledged write is committed; only the connections remain.
+        self.listening.abort();
         self.pool.close();
         Ok(())
     }

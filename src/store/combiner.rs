@@ -1,9 +1,12 @@
-//! Write combining: concurrent creates share one fjall write batch.
+//! Write combining: concurrent creates share one write, for both backends.
 //!
-//! fjall applies a batch under one journal lock: the journal `write(2)` and
-//! the memtable inserts happen while it is held. When every create commits its
-//! own batch, the runtime threads queue on that lock (a futex sleep and two
-//! context switches each time) and every create pays its own syscall.
+//! The embedded store commits a group as one fjall write batch. fjall applies
+//! a batch under one journal lock: the journal `write(2)` and the memtable
+//! inserts happen while it is held. When every create commits its own batch,
+//! the runtime threads queue on that lock (a futex sleep and two context
+//! switches each time) and every create pays its own syscall. PostgreSQL
+//! commits a group as one multi-row `INSERT`: one round trip and one commit
+//! (one WAL flush) for the group instead of one per create.
 //!
 //! Here a create queues its entry and waits, asynchronously, for its outcome.
 //! One committer at a time, on a blocking thread, takes everything queued,
@@ -20,7 +23,9 @@
 //!
 //! The commit runs on a blocking thread because fjall sleeps a writer (up to
 //! 100 ms at a time) while its memtable flushes lag, and a runtime thread
-//! asleep there would stall every connection it serves.
+//! asleep there would stall every connection it serves. PostgreSQL's commit
+//! waits for its round trip there too (`Handle::block_on`): one parked thread
+//! per combiner, and the next group forms while it waits.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};

@@ -1,20 +1,20 @@
-//! Recently read pastes, kept decoded in memory.
+//! Recently read pastes, kept decoded in memory, for both backends.
 //!
-//! A shared link is read many times. Without the cache, each read is a fjall
-//! lookup, a body read and a decode of the metadata with its allocations; a
-//! hit here is a hash lookup and a clone. fjall's own block cache still holds
-//! the encoded blocks below.
+//! A shared link is read many times. Without the cache, each read is a
+//! lookup in the store (a fjall get and a body read, or a round trip to
+//! PostgreSQL) and a decode of the metadata with its allocations; a hit here
+//! is a hash lookup and a clone.
 //!
-//! Coherence is simple because one process owns the data dir: every removal
-//! of a paste (delete, reveal, sweep) goes through `Inner::remove`, which
-//! evicts it here while holding the ID's lock, and a miss fills the cache
-//! under the same lock, so a fill can never resurrect a paste removed
-//! meanwhile. Entries are never trusted for expiry: readers check
+//! The cache itself knows nothing of coherence: each backend evicts what it
+//! removes and makes sure a fill cannot resurrect a paste removed meanwhile
+//! (the embedded store under the ID's lock, PostgreSQL with generations, see
+//! `postgres::cache`). Entries are never trusted for expiry: readers check
 //! `expires_at` against the clock on every hit, as on every store read.
 //!
 //! Burn pastes are never cached (they are read once, by a reveal), nor are
-//! file-backed bodies (64 KiB and more), which would crowd out many small
-//! pastes for one large one.
+//! bodies of [`LARGEST`] bytes and more, which would crowd out many small
+//! pastes for one large one (in the embedded store they are also the bodies
+//! kept in files of their own).
 //!
 //! A paste stored compressed is kept both decompressed (what most reads
 //! send) and compressed (what clients accepting zstd get), and weighs both.
@@ -27,6 +27,9 @@ use quick_cache::sync::Cache;
 
 use crate::core::PasteMeta;
 use crate::store::Paste;
+
+/// Bodies this large or larger are not cached.
+pub const LARGEST: u64 = 64 << 10;
 
 /// Estimated bytes of a cached paste besides its body (metadata and entry).
 const ENTRY_OVERHEAD: u64 = 256;
@@ -76,9 +79,10 @@ impl HotCache {
             .map(|(meta, ..)| PasteMeta::clone(&meta))
     }
 
-    /// Keeps `paste` if it is worth caching. Caller holds the ID's lock.
+    /// Keeps `paste` if it is worth caching. The caller makes sure no
+    /// removal of the paste can happen meanwhile (see the module docs).
     pub fn fill(&self, paste: &Paste) {
-        if paste.meta.burn || super::body_files::is_file_backed(paste.meta.size) {
+        if paste.meta.burn || paste.meta.size >= LARGEST {
             return;
         }
         // A copy, not a share: the cache counts a paste by its body's length,
@@ -92,9 +96,19 @@ impl HotCache {
         );
     }
 
-    /// Forgets `id`. Caller holds the ID's lock.
+    /// Forgets `id`.
     pub fn evict(&self, id: &str) {
         self.pastes.remove(id);
+    }
+
+    /// Forgets every paste.
+    pub fn clear(&self) {
+        self.pastes.clear();
+    }
+
+    /// How many pastes are cached.
+    pub fn len(&self) -> usize {
+        self.pastes.len()
     }
 }
 

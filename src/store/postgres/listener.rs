@@ -1,0 +1,150 @@
+//! The instance's one listening connection: it hears every change other
+//! instances (and this one) commit, evicts it from the cache, and decides
+//! whether the cache may be served at all.
+//!
+//! The connection is its own (`tokio_postgres::connect`), not the pool's:
+//! a pooled connection is handed to requests, and notifications arrive only
+//! on the connection that listens. Its `application_name` is
+//! `NAME listener PID`, so an operator (or a test) finds it in
+//! `pg_stat_activity`.
+//!
+//! Once connected, it runs `LISTEN`, then empties the cache and trusts it
+//! (`PgCache::restart`): every change committed from then on is heard, and
+//! everything cached before is gone. It pings every [`PING_EVERY`], each
+//! success extending the trust by [`TRUST_SECS`](super::cache::TRUST_SECS);
+//! a ping that fails or takes longer than [`PING_TIMEOUT`], or a connection
+//! that ends, withdraws the trust at once, and it connects again with
+//! backoff.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio_postgres::{AsyncMessage, NoTls};
+
+use super::cache::{PgCache, TRUST_SECS};
+use super::notify::Invalidation;
+use crate::core::paste;
+
+/// How often the connection is pinged.
+pub const PING_EVERY: Duration = Duration::from_secs(1);
+/// How long a ping may take before the connection counts as lost.
+pub const PING_TIMEOUT: Duration = Duration::from_secs(1);
+/// The first wait before connecting again, doubled after every failure.
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait between two attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// Why a listening connection ended.
+#[derive(Debug, thiserror::Error)]
+enum Lost {
+    #[error("cannot connect: {0}")]
+    Connect(tokio_postgres::Error),
+    #[error("LISTEN failed: {0}")]
+    Listen(tokio_postgres::Error),
+    #[error("the connection ended")]
+    Ended,
+    #[error("a ping failed: {0}")]
+    Ping(tokio_postgres::Error),
+    #[error("a ping took longer than {PING_TIMEOUT:?}")]
+    Silent,
+}
+
+/// Where and how to listen.
+pub struct Listener {
+    /// The store's connection settings, its `application_name` replaced.
+    pub config: tokio_postgres::Config,
+    /// The deployment's channel (`notify::channel`).
+    pub channel: String,
+    /// The cache it keeps coherent.
+    pub cache: Arc<PgCache>,
+}
+
+impl Listener {
+    /// The listener's connection settings: the store's, named `NAME listener PID`.
+    pub fn config_from(store: &tokio_postgres::Config) -> tokio_postgres::Config {
+        let mut config = store.clone();
+        let name = store.get_application_name().unwrap_or("snip");
+        let mut label = format!("{name} listener {}", std::process::id());
+        // application_name is cut by the server at 63 bytes; cut it here, on a character boundary.
+        while label.len() > 63 {
+            label.pop();
+        }
+        config.application_name(&label);
+        config
+    }
+
+    /// Listens until the runtime shuts down, reconnecting whenever the connection is lost.
+    pub async fn run(self) {
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            let lost = self.listen(&mut backoff).await;
+            self.cache.distrust();
+            tracing::warn!(
+                error = %lost,
+                retry_in = ?backoff,
+                "the cache invalidation listener lost its connection; reading through to the database until it listens again"
+            );
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    }
+
+    /// One connection: connect, `LISTEN`, empty and trust the cache, then
+    /// ping until something fails. Resets `backoff` once it listens.
+    async fn listen(&self, backoff: &mut Duration) -> Lost {
+        let (client, mut connection) = match self.config.connect(NoTls).await {
+            Ok(pair) => pair,
+            Err(e) => return Lost::Connect(e),
+        };
+        let cache = self.cache.clone();
+        // The connection's own task: it carries the queries and hands out
+        // the notifications, evicting each before reading the next message.
+        // When the connection ends, the cache is distrusted there and then,
+        // not at the next ping.
+        let mut messages =
+            futures_util::stream::poll_fn(move |cx| connection.poll_message(cx)).boxed();
+        let mut receiver = tokio::spawn(async move {
+            while let Some(Ok(message)) = messages.next().await {
+                if let AsyncMessage::Notification(n) = message {
+                    cache.received(&Invalidation::parse(n.payload()));
+                }
+            }
+            cache.distrust();
+        });
+        let lost = tokio::select! {
+            lost = self.serve(&client, backoff) => Some(lost),
+            _ = &mut receiver => None,
+        };
+        match lost {
+            Some(lost) => {
+                receiver.abort();
+                let _ = receiver.await;
+                lost
+            }
+            None => Lost::Ended,
+        }
+    }
+
+    async fn serve(&self, client: &tokio_postgres::Client, backoff: &mut Duration) -> Lost {
+        // The channel is quoted: it holds the schema name, validated to [a-z0-9_].
+        let listen = format!("LISTEN \"{}\"", self.channel);
+        if let Err(e) = client.batch_execute(&listen).await {
+            return Lost::Listen(e);
+        }
+        self.cache.restart(paste::now() + TRUST_SECS);
+        *backoff = FIRST_BACKOFF;
+        tracing::info!(channel = %self.channel, "listening for cache invalidations");
+        let mut tick = tokio::time::interval(PING_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            match tokio::time::timeout(PING_TIMEOUT, client.simple_query("SELECT 1")).await {
+                Ok(Ok(_)) => self.cache.vouch(paste::now() + TRUST_SECS),
+                Ok(Err(e)) if e.is_closed() => return Lost::Ended,
+                Ok(Err(e)) => return Lost::Ping(e),
+                Err(_) => return Lost::Silent,
+            }
+        }
+    }
+}

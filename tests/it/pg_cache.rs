@@ -1,0 +1,224 @@
+//! The PostgreSQL instances' caches: two instances on one schema, where one
+//! has cached a paste, a token or a tenant and the other changes it. Once
+//! the cached instance's invalidation counter (`/metrics`) says the
+//! notification arrived, it answers as the database does; and when its
+//! listening connection is cut, it never serves what changed meanwhile.
+//! Runs with `SNIP_TEST_STORE=postgres` (skipped with a message otherwise).
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::support::{
+    Fetch, Server,
+    postgres::{database_url, skip_unless_postgres},
+    tenants::{ADMIN, admin, request, tenant, try_create, update},
+    wait::eventually,
+};
+
+const SKIP: &str = "the cache tests need SNIP_TEST_STORE=postgres";
+
+fn pair() -> (Server, Server) {
+    Server::start_pair(&[&format!("--admin-token={ADMIN}")])
+}
+
+/// The value of `series` in the server's metrics (0 if absent).
+async fn metric(server: &Server, series: &str) -> f64 {
+    let (status, text) = server.text("/metrics").await;
+    assert_eq!(status, 200, "{text}");
+    text.lines()
+        .find_map(|line| {
+            let (name, value) = line.rsplit_once(' ')?;
+            (name == series).then(|| value.parse().unwrap())
+        })
+        .unwrap_or(0.0)
+}
+
+const INVALIDATIONS: &str = "snip_store_cache_invalidations_total";
+const LISTENS: &str = "snip_store_cache_listens_total";
+const TRUSTED: &str = "snip_store_cache_trusted";
+
+fn entries(kind: &str) -> String {
+    format!("snip_store_cache_entries{{kind=\"{kind}\"}}")
+}
+
+/// Waits until `server`'s cache listens and may be served.
+async fn until_trusted(server: &Server) {
+    assert!(
+        eventually(|| async { metric(server, TRUSTED).await == 1.0 }).await,
+        "the cache never became trusted:\n{}",
+        server.log_text()
+    );
+}
+
+/// Waits until `server` has received more than `before` invalidations.
+async fn until_invalidated(server: &Server, before: f64) {
+    assert!(
+        eventually(|| async { metric(server, INVALIDATIONS).await > before }).await,
+        "no invalidation arrived:\n{}",
+        server.log_text()
+    );
+}
+
+/// Creates a paste through `server`, reads it there so that it is cached,
+/// and returns its ID and delete token.
+async fn cached_paste(server: &Server, body: &str) -> (String, String) {
+    let (id, token) = server.create(body.to_owned(), "").await;
+    let before = metric(server, &entries("paste")).await;
+    assert_eq!(server.text(&format!("/raw/{id}")).await, (200, body.into()));
+    assert_eq!(metric(server, &entries("paste")).await, before + 1.0);
+    (id, token)
+}
+
+/// Caches a paste on A, deletes it through B, waits for A to hear of it,
+/// and checks that A answers 404.
+async fn deleted_through_b_is_gone_from_a(a: &Server, b: &Server, body: &str) {
+    let (id, token) = cached_paste(a, body).await;
+    let before = metric(a, INVALIDATIONS).await;
+    assert!(
+        b.delete(&format!("/{id}"), Some(&token))
+            .await
+            .status()
+            .is_success()
+    );
+    until_invalidated(a, before).await;
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+}
+
+/// A paste cached by A and deleted through B: A answers 404 once the
+/// invalidation arrived.
+#[tokio::test]
+async fn a_delete_through_one_instance_evicts_the_other() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    deleted_through_b_is_gone_from_a(&a, &b, "cached on A").await;
+    assert_eq!(metric(&a, &entries("paste")).await, 0.0);
+}
+
+/// A burn paste is never cached; revealed through B, A answers 404 once
+/// the invalidation arrived.
+#[tokio::test]
+async fn a_burn_paste_is_never_cached_and_its_reveal_is_heard() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    let (id, _) = a.create("burn me", "burn=true").await;
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 409);
+    assert_eq!(metric(&a, &entries("paste")).await, 0.0);
+    let before = metric(&a, INVALIDATIONS).await;
+    assert_eq!(b.reveal(&id).await.status(), 200);
+    until_invalidated(&a, before).await;
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+    assert_eq!(a.reveal(&id).await.status(), 404);
+}
+
+/// A token cached by A and revoked through B: A answers 401 once the
+/// invalidation arrived.
+#[tokio::test]
+async fn a_token_revoked_through_one_instance_is_refused_by_the_other() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    let secret = tenant(&a, "team", json!({})).await;
+    let listing = || request(&a, Method::GET, "/api/pastes", Some(&secret)).fetch();
+    assert_eq!(listing().await.status(), 200);
+    assert_eq!(metric(&a, &entries("token")).await, 1.0);
+    let (_, tokens) = admin(&b, Method::GET, "/api/admin/tenants/team/tokens", None).await;
+    let token_id = tokens["tokens"][0]["id"]
+        .as_str()
+        .or(tokens[0]["id"].as_str())
+        .unwrap()
+        .to_owned();
+    let before = metric(&a, INVALIDATIONS).await;
+    let path = format!("/api/admin/tokens/{token_id}");
+    let (status, _) = admin(&b, Method::DELETE, &path, None).await;
+    assert!((200..300).contains(&status), "revoke: {status}");
+    until_invalidated(&a, before).await;
+    assert_eq!(listing().await.status(), 401);
+}
+
+/// A tenant cached by A whose paste size limit B lowers: A applies the new
+/// limit once the invalidation arrived.
+#[tokio::test]
+async fn a_tenant_change_through_one_instance_applies_on_the_other() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    let secret = tenant(&a, "team", json!({})).await;
+    assert_eq!(
+        try_create(&a, Some(&secret), "0123456789a", "").await.0,
+        201
+    );
+    assert_eq!(metric(&a, &entries("tenant")).await, 1.0);
+    let before = metric(&a, INVALIDATIONS).await;
+    update(&b, "team", json!({ "max_paste_bytes": 10 })).await;
+    until_invalidated(&a, before).await;
+    let (status, answer) = try_create(&a, Some(&secret), "0123456789a", "").await;
+    assert_eq!(status, 413, "{answer}");
+}
+
+/// Terminates A's listening connection (found by its application_name).
+async fn cut_listener(a: &Server) {
+    let (client, connection) = tokio_postgres::connect(&database_url(), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let name = format!("snip listener {}", a.pid());
+    let rows = client
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            &[&name],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1, "no backend is named {name:?}");
+    assert!(rows[0].get::<_, bool>(0));
+}
+
+/// A's listening connection is cut: A stops serving its cache at once, a
+/// paste deleted through B while A does not listen is never served by A,
+/// and once A listens again its cache fills and is invalidated as before.
+#[tokio::test]
+async fn a_paste_deleted_while_the_listener_is_down_is_never_served() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    let (id, token) = cached_paste(&a, "cached before the cut").await;
+    let listens = metric(&a, LISTENS).await;
+    cut_listener(&a).await;
+    assert!(
+        a.wait_for_log("the cache invalidation listener lost its connection"),
+        "A never noticed:\n{}",
+        a.log_text()
+    );
+    assert!(
+        b.delete(&format!("/{id}"), Some(&token))
+            .await
+            .status()
+            .is_success()
+    );
+    if metric(&a, LISTENS).await > listens {
+        // A listened again before the delete had committed, or after: the
+        // notification empties the entry, or the restart did.
+        assert!(eventually(|| async { metric(&a, &entries("paste")).await == 0.0 }).await);
+    }
+    // Otherwise A has not listened since the cut, so its cache is not served
+    // now, and it is emptied before it is served again.
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+
+    assert!(eventually(|| async { metric(&a, LISTENS).await > listens }).await);
+    until_trusted(&a).await;
+    // Listening again emptied the cache: what was cached before is not served.
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+    deleted_through_b_is_gone_from_a(&a, &b, "cached after the cut").await;
+}
