@@ -15,20 +15,25 @@ use crate::store::StoreError;
 pub const FILE_NAME: &str = "FORMAT";
 
 /// The format this snip writes: `postcard` metadata in fjall, bodies in
-/// the body log or in body files, each body file with a checksum trailer.
-pub const CURRENT: u32 = 2;
+/// the body log or in body files, each body file with a checksum trailer,
+/// and the counts of what is stored persisted in fjall (`counters`).
+pub const CURRENT: u32 = 3;
 
-/// The format before: body files without a trailer. This snip reads it, and
-/// records [`CURRENT`] when it opens such a data dir, since files it writes
-/// from then on are ones a snip of format 1 would refuse.
-const TRAILERLESS: u32 = 1;
+/// Older formats this snip reads, and records as [`CURRENT`] when it opens
+/// them, since a snip of that format would then misread the data dir: 1 has
+/// body files without a trailer (which a snip of format 1 would refuse once
+/// this one writes them); 2 has no persisted counts (counted once at open;
+/// a snip of format 2 would leave them wrong).
+const UPGRADED: [u32; 2] = [1, 2];
 
 /// Refuses a data dir in a format this snip does not read, and records the
 /// current format in one that has no version file yet or an older one.
 pub fn check_or_record(dir: &Path, fsync: bool) -> Result<(), StoreError> {
     let file = dir.join(FILE_NAME);
     match std::fs::read_to_string(&file) {
-        Ok(text) if text.trim().parse::<u32>() == Ok(TRAILERLESS) => record(dir, &file, fsync),
+        Ok(text) if text.trim().parse().is_ok_and(|v| UPGRADED.contains(&v)) => {
+            record(dir, &file, fsync)
+        }
         Ok(text) => check(file, text.trim()),
         Err(e) if e.kind() == ErrorKind::NotFound => record(dir, &file, fsync),
         Err(e) => Err(io_error("cannot read", &file, e)),
@@ -82,14 +87,16 @@ mod tests {
         assert!(!dir.path().join("FORMAT.partial").exists());
     }
 
-    /// A data dir of format 1 is read, and recorded as the current format.
+    /// A data dir of format 1 or 2 is read, and recorded as the current format.
     #[test]
-    fn format_1_is_upgraded() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE_NAME), "1\n").unwrap();
-        check_or_record(dir.path(), false).unwrap();
-        let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
-        assert_eq!(text, format!("{CURRENT}\n"));
+    fn formats_1_and_2_are_upgraded() {
+        for old in UPGRADED {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(FILE_NAME), format!("{old}\n")).unwrap();
+            check_or_record(dir.path(), false).unwrap();
+            let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
+            assert_eq!(text, format!("{CURRENT}\n"));
+        }
     }
 
     /// Another version, or text that is no version, is refused with a
