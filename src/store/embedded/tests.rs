@@ -161,26 +161,30 @@ async fn an_id_is_stored_once() {
     );
 }
 
+/// Stores a 3-byte paste `new` under the ID `text`.
+async fn put(store: &EmbeddedStore, text: &str) -> Result<(), StoreError> {
+    let body = Bytes::from_static(b"new");
+    store
+        .put(meta(text, 3, None), body, PutLimits::default())
+        .await
+}
+
+/// Checks that each of `ids` is refused as taken.
+async fn all_taken(store: &EmbeddedStore, ids: &[String]) {
+    for text in ids {
+        let again = put(store, text).await;
+        assert!(
+            matches!(again, Err(StoreError::IdTaken)),
+            "{text}: {again:?}"
+        );
+    }
+}
+
 /// The filter of stored IDs (`known_ids`) never lets a stored ID through:
-/// not after a restart (it is filled while the store opens) and not after
-/// it was rebuilt from a scan.
+/// not after a restart (it is rebuilt from a scan after a stop without a
+/// close) and not after it was rebuilt because it outgrew its size.
 #[tokio::test]
 async fn stored_ids_stay_taken_after_reopening_and_rebuilding() {
-    async fn put(store: &EmbeddedStore, text: &str) -> Result<(), StoreError> {
-        let body = Bytes::from_static(b"new");
-        store
-            .put(meta(text, 3, None), body, PutLimits::default())
-            .await
-    }
-    async fn all_taken(store: &EmbeddedStore, ids: &[String]) {
-        for text in ids {
-            let again = put(store, text).await;
-            assert!(
-                matches!(again, Err(StoreError::IdTaken)),
-                "{text}: {again:?}"
-            );
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
     let ids: Vec<String> = (0..50).map(|_| new_id()).collect();
     {
@@ -789,24 +793,13 @@ async fn a_store_without_counts_is_counted_once() {
 /// ID is reused before, during or after the scan that rebuilds it.
 #[tokio::test]
 async fn no_id_is_reused_while_the_filter_is_rebuilt() {
-    async fn put(store: &EmbeddedStore, text: &str) -> Result<(), StoreError> {
-        let body = Bytes::from_static(b"new");
-        store
-            .put(meta(text, 3, None), body, PutLimits::default())
-            .await
-    }
     let dir = tempfile::tempdir().unwrap();
     let store = open(dir.path());
     let mut stored: Vec<String> = fill_and_remove(&store).await;
     shut(store);
     let store = deferred(dir.path());
     assert!(!store.inner.known.is_complete());
-    for text in &stored {
-        assert!(
-            matches!(put(&store, text).await, Err(StoreError::IdTaken)),
-            "{text}"
-        );
-    }
+    all_taken(&store, &stored).await;
     let during = new_id();
     put(&store, &during).await.unwrap();
     stored.push(during);
@@ -816,13 +809,8 @@ async fn no_id_is_reused_while_the_filter_is_rebuilt() {
         .rebuild(stored.len(), |add| known_ids::scan(&inner.meta, add))
         .unwrap();
     assert!(inner.known.is_complete());
-    for text in &stored {
-        assert!(inner.known.may_hold(text.as_bytes()), "{text}");
-        assert!(
-            matches!(put(&store, text).await, Err(StoreError::IdTaken)),
-            "{text}"
-        );
-    }
+    assert!(stored.iter().all(|t| inner.known.may_hold(t.as_bytes())));
+    all_taken(&store, &stored).await;
 }
 
 /// A clean close saves the filter and the next open loads it; the first new
