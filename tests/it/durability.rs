@@ -227,3 +227,55 @@ async fn the_data_dir_is_private() {
         assert_eq!(mode(&file), 0o600, "{}", file.display());
     }
 }
+
+/// The counts of what is stored (the metrics gauges and a tenant's usage,
+/// which its quota is checked against) are the same after a `kill -9` and
+/// restart as before: the embedded store persists them with each write.
+#[tokio::test]
+async fn counts_survive_kill9() {
+    use crate::support::tenants::{self, try_create};
+    use reqwest::Method;
+
+    async fn counts(server: &Server) -> (Vec<String>, serde_json::Value) {
+        let text = server.get("/metrics").await.text().await.unwrap();
+        let gauges: Vec<String> = (text.lines())
+            .filter(|l| l.starts_with("snip_stored_"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(gauges.len(), 2, "{text}");
+        let path = "/api/admin/tenants";
+        let (status, list) = tenants::admin(server, Method::GET, path, None).await;
+        assert_eq!(status, 200, "{list}");
+        let list = list
+            .get("tenants")
+            .unwrap_or(&list)
+            .as_array()
+            .unwrap()
+            .clone();
+        let tenant = list.iter().find(|t| t["name"] == "counted").unwrap();
+        (gauges, tenant["usage"].clone())
+    }
+    let mut server = tenants::start(&[]);
+    let token = tenants::tenant(&server, "counted", serde_json::json!({})).await;
+    for n in 0..40 {
+        let body = format!("paste {n} {}", "x".repeat(n * 37));
+        let owner = (n % 2 == 0).then_some(token.as_str());
+        let (status, paste) = try_create(&server, owner, body, "").await;
+        assert_eq!(status, 201, "{paste}");
+        if n % 3 == 0 {
+            let path = format!("/{}", paste["id"].as_str().unwrap());
+            let delete_token = paste["delete_token"].as_str();
+            assert_eq!(server.delete(&path, delete_token).await.status(), 204);
+        }
+    }
+    let before = counts(&server).await;
+    assert!(
+        before.0.contains(&"snip_stored_pastes 26".to_owned()),
+        "{:?}",
+        before.0
+    );
+    assert_eq!(before.1["pastes"], 13, "{}", before.1);
+    server.kill9();
+    server.restart();
+    assert_eq!(counts(&server).await, before);
+}

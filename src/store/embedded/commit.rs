@@ -9,6 +9,7 @@ use bytes::Bytes;
 use super::body_files::is_file_backed;
 use super::body_log::Location;
 use super::combiner::{Commit, Outcome};
+use super::counters::Change;
 use super::keys::{expiry_key, owner_key};
 use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
@@ -126,25 +127,33 @@ impl Commit<Staged> for Inner {
             .collect();
         // Where each accepted paste's body went (`None`: it is a file).
         let mut locations: Vec<Option<Location>> = Vec::new();
+        let mut rebuild = false;
         let result = self
             .check_space(&accepted, &bodies)
             .and_then(|()| self.log.append(&bodies))
             .and_then(|written| {
                 let mut written = written.into_iter();
                 let mut batch = self.db.batch();
+                let mut change = Change::default();
                 for staged in &accepted {
                     let at = staged.body.as_ref().and_then(|_| written.next());
                     self.add_to(&mut batch, staged, at.as_ref());
+                    change.added(&staged.meta, at.as_ref());
                     locations.push(at);
                 }
-                batch.commit().map_err(StoreError::from)
+                // The IDs join the filter in order with the counted batches,
+                // so a filter saved at close holds every ID committed before it.
+                let known = || {
+                    for staged in &accepted {
+                        rebuild |= self.known.add(staged.meta.id.as_bytes());
+                    }
+                };
+                self.counters
+                    .commit(batch, &change, known)
+                    .map_err(StoreError::from)
             });
         match result {
             Ok(()) => {
-                let mut rebuild = false;
-                for staged in &accepted {
-                    rebuild |= self.known.add(staged.meta.id.as_bytes());
-                }
                 if rebuild {
                     self.rebuild_known_ids();
                 }

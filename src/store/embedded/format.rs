@@ -17,22 +17,25 @@ pub const FILE_NAME: &str = "FORMAT";
 
 /// The format this snip writes: `postcard` metadata in fjall, bodies in
 /// the body log or in body files, each body file with a checksum trailer,
-/// and bodies stored compressed where that saves space, each record and
-/// body file saying how its body is encoded (`codec`).
+/// bodies stored compressed where that saves space, each record and body
+/// file saying how its body is encoded (`codec`), and the counts of what is
+/// stored persisted in fjall (`counters`).
 pub const CURRENT: u32 = 3;
 
-/// The formats before, which this snip reads: 1, body files without a
-/// trailer; 2, every body stored as it is. This snip records [`CURRENT`]
-/// when it opens such a data dir, since what it writes from then on is
-/// what an older snip would refuse.
-const OLDER: [u32; 2] = [1, 2];
+/// Older formats this snip reads, and records as [`CURRENT`] when it opens
+/// them, since a snip of that format would then misread the data dir: 1 has
+/// body files without a trailer (which a snip of format 1 would refuse once
+/// this one writes them); 2 stores every body as it is and has no persisted
+/// counts (counted once at open; a snip of format 2 would refuse compressed
+/// records and leave the counts wrong).
+const UPGRADED: [u32; 2] = [1, 2];
 
 /// Refuses a data dir in a format this snip does not read, and records the
 /// current format in one that has no version file yet or an older one.
 pub fn check_or_record(dir: &Path, fsync: bool) -> Result<(), StoreError> {
     let file = dir.join(FILE_NAME);
     match std::fs::read_to_string(&file) {
-        Ok(text) if text.trim().parse().is_ok_and(|n| OLDER.contains(&n)) => {
+        Ok(text) if text.trim().parse().is_ok_and(|v| UPGRADED.contains(&v)) => {
             record(dir, &file, fsync)
         }
         Ok(text) => check(file, text.trim()),
@@ -88,12 +91,12 @@ mod tests {
         assert!(!dir.path().join("FORMAT.partial").exists());
     }
 
-    /// A data dir of an older format is read, and recorded as the current format.
+    /// A data dir of format 1 or 2 is read, and recorded as the current format.
     #[test]
-    fn older_formats_are_upgraded() {
-        for older in OLDER {
+    fn formats_1_and_2_are_upgraded() {
+        for old in UPGRADED {
             let dir = tempfile::tempdir().unwrap();
-            std::fs::write(dir.path().join(FILE_NAME), format!("{older}\n")).unwrap();
+            std::fs::write(dir.path().join(FILE_NAME), format!("{old}\n")).unwrap();
             check_or_record(dir.path(), false).unwrap();
             let text = std::fs::read_to_string(dir.path().join(FILE_NAME)).unwrap();
             assert_eq!(text, format!("{CURRENT}\n"));

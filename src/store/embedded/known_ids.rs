@@ -11,15 +11,36 @@
 //! 1 in 100 at capacity) still asks fjall, so the filter only has to hold
 //! every stored ID; removed IDs may stay in it.
 //!
-//! It is filled while the store counts its pastes at startup, and the
-//! committer adds each ID it stores. When more IDs were added than it was
-//! sized for, a thread (`snip-ids`) builds a bigger one from a scan of `meta`
-//! while the old one still answers; IDs stored meanwhile go into both.
+//! A clean close saves it to a file (`known-ids` in the data dir), which the
+//! next open loads if the marker the file names is still stored (`counters`:
+//! the first batch that stores a new ID after the close removes it). Without
+//! a valid file (after `kill -9`), the store opens at once with no filter:
+//! every new ID is a "maybe" and asks fjall, correct but slower, until a
+//! thread (`snip-ids`) has built the filter from a scan of `meta`. The
+//! committer adds each ID it stores. When more IDs were added than the
+//! filter was sized for, the same thread builds a bigger one while the old
+//! one still answers; IDs stored meanwhile go into both.
 
+use std::io::Write;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use fastbloom::AtomicBloomFilter;
+
+use super::body_files::{io_error, private_file, sync_dir};
+use crate::store::StoreError;
+
+/// The file a clean close saves the filter to, in the data dir.
+pub const FILE_NAME: &str = "known-ids";
+
+/// The first bytes of the file: its format.
+const MAGIC: &[u8; 8] = b"SNIPIDS1";
+
+/// The filter's hash seed, fixed so that a saved filter answers for the
+/// same IDs when loaded (IDs are random and chosen by the server, so a
+/// known seed gives a client nothing to aim at).
+const SEED: u128 = 0x736e_6970_2d6b_6e6f_776e_2d69_6473_0001;
 
 /// Bits per ID: a false positive rate of about 1 % at capacity (a false
 /// positive costs one fjall lookup, what every create would cost without the filter).
@@ -35,8 +56,8 @@ pub struct KnownIds {
 }
 
 struct Filters {
-    /// Holds every stored ID.
-    complete: Arc<Filter>,
+    /// Holds every stored ID; `None` until a scan has built it.
+    complete: Option<Arc<Filter>>,
     /// A bigger filter being filled by a scan; new IDs go into it too.
     next: Option<Arc<Filter>>,
 }
@@ -50,7 +71,9 @@ struct Filter {
 impl Filter {
     fn with_capacity(capacity: usize) -> Self {
         Self {
-            bits: AtomicBloomFilter::with_num_bits(capacity * BITS_PER_ID).expected_items(capacity),
+            bits: AtomicBloomFilter::with_num_bits(capacity * BITS_PER_ID)
+                .seed(&SEED)
+                .expected_items(capacity),
             capacity,
             added: AtomicUsize::new(0),
         }
@@ -66,10 +89,19 @@ impl KnownIds {
     /// An empty filter for about `expected` IDs (at least `min_capacity`);
     /// the caller adds every stored ID before the store is used.
     pub fn new(expected: usize, min_capacity: usize) -> Self {
-        let filter = Filter::with_capacity(room_for(expected, 2, min_capacity));
+        let filter = Filter::with_capacity(room_for(expected, STARTING_HEADROOM, min_capacity));
+        Self::with(Some(Arc::new(filter)), min_capacity)
+    }
+
+    /// No filter yet: every ID may be stored until [`Self::rebuild`] has run.
+    pub fn unknown(min_capacity: usize) -> Self {
+        Self::with(None, min_capacity)
+    }
+
+    fn with(complete: Option<Arc<Filter>>, min_capacity: usize) -> Self {
         Self {
             filters: RwLock::new(Filters {
-                complete: Arc::new(filter),
+                complete,
                 next: None,
             }),
             rebuilding: AtomicBool::new(false),
@@ -79,7 +111,15 @@ impl KnownIds {
 
     /// `false` only if `id` is certainly not stored.
     pub fn may_hold(&self, id: &[u8]) -> bool {
-        self.read().complete.bits.contains(id)
+        self.read()
+            .complete
+            .as_ref()
+            .is_none_or(|filter| filter.bits.contains(id))
+    }
+
+    /// Whether the filter answers (no scan is still needed to build it).
+    pub fn is_complete(&self) -> bool {
+        self.read().complete.is_some()
     }
 
     /// Records a stored ID. Returns `true` when the filter has become too
@@ -91,7 +131,9 @@ impl KnownIds {
         if let Some(next) = &filters.next {
             next.add(id);
         }
-        let complete = &filters.complete;
+        let Some(complete) = &filters.complete else {
+            return false;
+        };
         complete.add(id) > complete.capacity && !self.rebuilding.swap(true, Ordering::AcqRel)
     }
 
@@ -103,9 +145,15 @@ impl KnownIds {
         stored: usize,
         scan: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<(), E>,
     ) -> Result<(), E> {
+        // A store with a filter rebuilds because it grew; one without, to start.
+        let headroom = if self.is_complete() {
+            GROWING_HEADROOM
+        } else {
+            STARTING_HEADROOM
+        };
         let next = Arc::new(Filter::with_capacity(room_for(
             stored,
-            4,
+            headroom,
             self.min_capacity,
         )));
         // Registered before the scan starts: an ID stored after the scan's
@@ -118,7 +166,7 @@ impl KnownIds {
             let mut filters = self.write();
             filters.next = None;
             if scanned.is_ok() {
-                filters.complete = next;
+                filters.complete = Some(next);
             }
         }
         self.rebuilding.store(false, Ordering::Release);
@@ -128,8 +176,85 @@ impl KnownIds {
     /// How many IDs the filter in use holds (some may be removed) and was sized for.
     #[cfg(test)]
     fn fill(&self) -> (usize, usize) {
-        let complete = &self.read().complete;
+        let filters = self.read();
+        let complete = filters.complete.as_ref().expect("a complete filter");
         (complete.added.load(Ordering::Relaxed), complete.capacity)
+    }
+
+    /// Writes the filter to `path` (whole or not at all: a temporary file
+    /// renamed, synced) with `marker`; `false` if there is no complete
+    /// filter to save.
+    pub fn save(&self, path: &Path, marker: u64) -> Result<bool, StoreError> {
+        let Some(filter) = self.read().complete.clone() else {
+            return Ok(false);
+        };
+        let mut bytes = Vec::with_capacity(HEADER_BYTES + filter.bits.num_bits() / 8 + 8);
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&marker.to_le_bytes());
+        bytes.extend_from_slice(&(filter.capacity as u64).to_le_bytes());
+        let added = filter.added.load(Ordering::Relaxed) as u64;
+        bytes.extend_from_slice(&added.to_le_bytes());
+        bytes.extend_from_slice(&filter.bits.num_hashes().to_le_bytes());
+        for word in filter.bits.iter() {
+            bytes.extend_from_slice(&word.to_le_bytes());
+        }
+        let checksum = xxhash_rust::xxh3::xxh3_64(&bytes);
+        bytes.extend_from_slice(&checksum.to_le_bytes());
+        let partial = path.with_extension("partial");
+        private_file()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&partial)
+            .and_then(|mut file| {
+                file.write_all(&bytes)?;
+                file.sync_all()
+            })
+            .map_err(|e| io_error("cannot write", &partial, e))?;
+        std::fs::rename(&partial, path).map_err(|e| io_error("cannot create", path, e))?;
+        if let Some(dir) = path.parent() {
+            sync_dir(dir)?;
+        }
+        Ok(true)
+    }
+
+    /// The filter saved at `path` with `marker`, if it is there, whole, and
+    /// that marker's.
+    pub fn load(path: &Path, marker: u64, min_capacity: usize) -> Option<Self> {
+        let bytes = std::fs::read(path).ok()?;
+        let (body, checksum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+        if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != checksum {
+            return None;
+        }
+        let (header, words) = body.split_at_checked(HEADER_BYTES)?;
+        let u64_at = |i: usize| {
+            header
+                .get(i..i + 8)?
+                .try_into()
+                .ok()
+                .map(u64::from_le_bytes)
+        };
+        if !header.starts_with(MAGIC) || u64_at(8)? != marker {
+            return None;
+        }
+        let capacity = usize::try_from(u64_at(16)?).ok()?;
+        let added = usize::try_from(u64_at(24)?).ok()?;
+        let hashes = u32::from_le_bytes(header.get(32..36)?.try_into().ok()?);
+        let words: Vec<u64> = words
+            .chunks_exact(8)
+            .filter_map(|w| w.try_into().ok().map(u64::from_le_bytes))
+            .collect();
+        if words.is_empty() || hashes == 0 {
+            return None;
+        }
+        let filter = Filter {
+            bits: AtomicBloomFilter::from_vec(words)
+                .seed(&SEED)
+                .hashes(hashes),
+            capacity,
+            added: AtomicUsize::new(added),
+        };
+        Some(Self::with(Some(Arc::new(filter)), min_capacity))
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Filters> {
@@ -140,6 +265,16 @@ impl KnownIds {
         self.filters.write().unwrap_or_else(|e| e.into_inner())
     }
 }
+
+/// Bytes of the saved file before the filter's words: magic, marker,
+/// capacity, IDs added, number of hashes.
+const HEADER_BYTES: usize = 8 + 8 + 8 + 8 + 4;
+
+/// Capacity over stored IDs of a filter built at startup.
+const STARTING_HEADROOM: usize = 2;
+
+/// Capacity over stored IDs of a filter rebuilt because the store outgrew it.
+const GROWING_HEADROOM: usize = 4;
 
 /// A filter's capacity: `headroom` times the IDs it starts with. At startup
 /// twice (a store that stays the size it is keeps 2.5 bytes per ID, 1.25 when
@@ -229,6 +364,41 @@ mod tests {
         assert!(known.may_hold(&id(99)));
         assert!((0..11).all(|n| known.may_hold(&id(n))));
         assert_eq!(known.fill(), (12, 44));
+    }
+
+    /// A saved filter loads with the marker it was saved with, and answers
+    /// as before; another marker, or a damaged file, loads nothing.
+    #[test]
+    fn a_saved_filter_loads_only_whole_and_with_its_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let known = KnownIds::new(0, 100);
+        for n in 0..100 {
+            let _ = known.add(&id(n));
+        }
+        assert!(known.save(&path, 42).unwrap());
+        let loaded = KnownIds::load(&path, 42, 100).unwrap();
+        assert!((0..100).all(|n| loaded.may_hold(&id(n))));
+        let agree = (100..10_100).all(|n| loaded.may_hold(&id(n)) == known.may_hold(&id(n)));
+        assert!(agree, "the loaded filter answers differently");
+        assert_eq!(loaded.fill(), known.fill());
+        assert!(KnownIds::load(&path, 43, 100).is_none());
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER_BYTES + 3] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(KnownIds::load(&path, 42, 100).is_none());
+        std::fs::write(&path, &bytes[..HEADER_BYTES]).unwrap();
+        assert!(KnownIds::load(&path, 42, 100).is_none());
+    }
+
+    /// Without a filter every ID may be stored; nothing to save.
+    #[test]
+    fn an_unknown_filter_answers_maybe() {
+        let known = KnownIds::unknown(10);
+        assert!(known.may_hold(&id(1)));
+        assert!(!known.add(&id(1)));
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!known.save(&dir.path().join(FILE_NAME), 1).unwrap());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! - `meta`:   ID → [`PasteMeta`] and where its body is (`meta_codec`);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
+//! - `counters`: the counts of what is stored (`counters`);
 //! - `tenants`, `tokens`, `sessions`: see `accounts`.
 //!
 //! Bodies are appended to segment files (`body_log`); bodies of 64 KiB or
@@ -29,9 +30,10 @@
 //! This module holds the store's state and its [`Store`] implementation,
 //! which hands each operation to the file of its concern: `open` (and the
 //! data dir's `format`), `read`, `commit`, `remove`, `usage`, `listing`,
-//! `sweep`; `keys` lays out the index keys. Storage formats live in
-//! `meta_codec`, `body_log` and `body_files`; `known_ids`, and the
-//! store-wide `combiner` and `hot`, are the machinery of the write and read paths.
+//! `sweep`; `keys` lays out the index keys; `counters` persists the counts.
+//! Storage formats live in `meta_codec`, `body_log` and `body_files`;
+//! `known_ids`, and the store-wide `combiner` and `hot`, are the machinery
+//! of the write and read paths.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,6 +58,7 @@ mod accounts;
 mod body_files;
 mod body_log;
 mod commit;
+mod counters;
 mod format;
 mod keys;
 mod known_ids;
@@ -73,6 +76,7 @@ use body_files::BodyFiles;
 use body_log::BodyLog;
 use combiner::Combiner;
 use commit::Staged;
+use counters::Counters;
 use hot::HotCache;
 use known_ids::KnownIds;
 
@@ -140,13 +144,16 @@ struct Inner {
     /// until an operation has reached it instead of guessing how long that takes.
     #[cfg(test)]
     lock_waits: std::sync::atomic::AtomicUsize,
+    /// Body bytes stored or reserved (admission: `usage`).
     used: AtomicU64,
-    /// Stored pastes, for the metrics gauge.
+    /// Stored pastes, for the metrics gauge (admission, like `used`).
     pastes: AtomicU64,
     max_bytes: Option<u64>,
     /// Live bytes and pastes per owner, for quotas. Locked only briefly, never across I/O
     /// other than the write batch that the reservation belongs to.
     usage: Mutex<HashMap<String, Usage>>,
+    /// The committed counts, persisted with every batch that changes them.
+    counters: Counters,
     log: Arc<BodyLog>,
     files: BodyFiles,
     /// The free-space check before writes that make pastes exist.

@@ -1,8 +1,9 @@
 //! Opening the data dir: fjall and its keyspaces with their tuning, the body
-//! log and body files, the counts rebuilt from what is stored; and the
-//! checks of a store that is open (`ping`) and its clean close.
+//! log and body files, the persisted counts (`counters`) and the saved
+//! filter of stored IDs (`known_ids`), so that opening does not grow with
+//! the number of pastes; and the checks of a store that is open (`ping`) and
+//! its clean close, which saves that filter.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,10 +15,11 @@ use super::accounts::Accounts;
 use super::body_files::{self, BodyFiles};
 use super::body_log::{BodyLog, Kernel, PageCache};
 use super::combiner::Combiner;
-use super::format;
+use super::counters::{Counters, Counts};
 use super::hot::HotCache;
-use super::known_ids::KnownIds;
+use super::known_ids::{self, KnownIds};
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
+use super::{format, usage};
 use crate::store::StoreError;
 use crate::store::group_commit::GroupCommit;
 
@@ -61,14 +63,16 @@ impl EmbeddedStore {
     ///
     /// Must be called inside a Tokio runtime when `durability` is `Fsync`.
     pub fn open(dir: &Path, options: EmbeddedOptions) -> Result<Self, StoreError> {
-        Self::open_with(dir, options, Arc::new(Kernel))
+        Self::open_with(dir, options, Arc::new(Kernel), IdScan::Background)
     }
 
-    /// [`Self::open`], with the page cache the body log is to use.
+    /// [`Self::open`], with the page cache the body log is to use, and how
+    /// the filter of stored IDs is built if no saved one is valid.
     pub(super) fn open_with(
         dir: &Path,
         options: EmbeddedOptions,
         page_cache: Arc<dyn PageCache>,
+        id_scan: IdScan,
     ) -> Result<Self, StoreError> {
         body_files::create_private_dir(dir).map_err(|e| {
             StoreError::backend_caused(format!("cannot create data dir {}", dir.display()), e)
@@ -105,10 +109,12 @@ impl EmbeddedStore {
         })?;
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;
+        let counted = db.keyspace("counters", small)?;
         let accounts = Accounts::open(&db)?;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
-        let meta_len = meta.approximate_len();
+        let (counters, known, outgrown) = open_counts(dir, &db, &meta, counted)?;
+        let counts = counters.counts();
         let inner = Inner {
             db,
             meta,
@@ -118,19 +124,29 @@ impl EmbeddedStore {
             stripes: (0..LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
             #[cfg(test)]
             lock_waits: std::sync::atomic::AtomicUsize::new(0),
-            used: AtomicU64::new(0),
-            pastes: AtomicU64::new(0),
+            used: AtomicU64::new(counts.bytes),
+            pastes: AtomicU64::new(counts.pastes),
             max_bytes: options.max_bytes,
-            usage: Mutex::new(HashMap::new()),
+            usage: Mutex::new(counts.owners.clone()),
+            counters,
             log,
             files,
             space: super::space::Space::new(dir),
             hot: HotCache::new(options.cache_bytes / 4),
-            known: Arc::new(KnownIds::new(meta_len, KNOWN_IDS_MIN)),
+            known: Arc::new(known),
             combiner: Combiner::default(),
             path: dir.to_path_buf(),
         };
-        inner.count_usage()?;
+        let dead = inner.log.count_live(&counts.segments);
+        if dead > 0 {
+            tracing::info!(
+                segments = dead,
+                "deleted body log segments no paste refers to"
+            );
+        }
+        if outgrown || (!inner.known.is_complete() && id_scan == IdScan::Background) {
+            inner.rebuild_known_ids();
+        }
         let orphans = inner
             .files
             .remove_orphans(|id| Ok(inner.meta.contains_key(id)?))?;
@@ -155,6 +171,46 @@ impl EmbeddedStore {
             group_commit,
         })
     }
+}
+
+/// How the filter of stored IDs is built when no saved one is valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum IdScan {
+    /// By a thread of its own, started at open.
+    Background,
+    /// Not at open: a test runs it when it chooses.
+    #[cfg(test)]
+    Deferred,
+}
+
+/// The persisted counts and the filter of stored IDs. A store whose counts
+/// were never persisted (format 2) is counted once, from every paste, and
+/// its counts written; otherwise the counts are read, and the filter is the
+/// one saved at the last clean close, if it is still valid, or none yet.
+/// The flag: the filter filled by counting outgrew its size and must be rebuilt.
+fn open_counts(
+    dir: &Path,
+    db: &Database,
+    meta: &fjall::Keyspace,
+    keyspace: fjall::Keyspace,
+) -> Result<(Counters, KnownIds, bool), StoreError> {
+    let loaded = Counters::load(&keyspace)?;
+    let Some(counts) = loaded.counts else {
+        let known = KnownIds::new(meta.approximate_len(), KNOWN_IDS_MIN);
+        let (counts, outgrown): (Counts, bool) = usage::count(meta, &known)?;
+        let counters = Counters::new(keyspace, counts, false);
+        let mut batch = db.batch();
+        counters.record_all(&mut batch);
+        batch.commit()?;
+        tracing::info!("counted the stored pastes once, to persist the counts");
+        return Ok((counters, known, outgrown));
+    };
+    let known = loaded
+        .saved_ids
+        .and_then(|marker| KnownIds::load(&dir.join(known_ids::FILE_NAME), marker, KNOWN_IDS_MIN))
+        .unwrap_or_else(|| KnownIds::unknown(KNOWN_IDS_MIN));
+    let counters = Counters::new(keyspace, counts, loaded.saved_ids.is_some());
+    Ok((counters, known, false))
 }
 
 /// Why fjall would not open: another process holds the data dir, or the
@@ -206,6 +262,20 @@ impl Inner {
     }
 }
 
+impl Inner {
+    /// Saves the filter of stored IDs with a new random marker, stored in
+    /// `counters` while no batch commits: the file is valid until the next
+    /// batch that stores a new ID removes the marker.
+    fn save_known_ids(&self) -> Result<(), StoreError> {
+        let path = self.path.join(known_ids::FILE_NAME);
+        self.counters.while_still(|| {
+            let marker = getrandom::u64()
+                .map_err(|e| StoreError::backend_caused("no randomness for the ID filter", e))?;
+            Ok(self.known.save(&path, marker)?.then_some(marker))
+        })
+    }
+}
+
 impl EmbeddedStore {
     /// Checks the store on a blocking thread (see [`Inner::ping`]).
     pub(super) async fn ping_store(&self) -> Result<(), StoreError> {
@@ -215,11 +285,16 @@ impl EmbeddedStore {
             .map_err(|e| StoreError::backend_caused("ping task failed", e))?
     }
 
-    /// Makes every write durable: the body log first, then fjall's journal.
+    /// Makes every write durable: the body log first, then fjall's journal;
+    /// and saves the filter of stored IDs for the next open.
     pub(super) async fn close_store(&self) -> Result<(), StoreError> {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
             inner.log.sync()?;
+            if let Err(e) = inner.save_known_ids() {
+                // Not fatal: the next open builds the filter from a scan.
+                tracing::warn!(error = %e, "cannot save the filter of stored IDs");
+            }
             Ok::<_, StoreError>(inner.db.persist(PersistMode::SyncAll)?)
         })
         .await

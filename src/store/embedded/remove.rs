@@ -5,6 +5,7 @@
 
 use super::body_files::is_file_backed;
 use super::body_log::Location;
+use super::counters::Change;
 use super::keys::{expiry_key, owner_key};
 use super::{EmbeddedStore, Inner};
 use crate::core::envelope::Proof;
@@ -27,7 +28,9 @@ impl Inner {
         if let Some(owner) = &meta.owner {
             batch.remove(&self.owners, owner_key(owner, meta.created_at, &meta.id));
         }
-        batch.commit()?;
+        let mut change = Change::default();
+        change.removed(meta, body_at.as_ref());
+        self.counters.commit(batch, &change, || {})?;
         self.hot.evict(&meta.id);
         self.release(meta);
         if let Some(at) = body_at {

@@ -4,6 +4,7 @@
 use fjall::PersistMode;
 
 use super::body_log::Location;
+use super::counters::Change;
 use super::keys::expiry_key;
 use super::{EmbeddedStore, Inner, meta_codec};
 use crate::core::{PasteMeta, UnixTime};
@@ -89,7 +90,11 @@ impl Inner {
                 continue;
             };
             let entry = meta_codec::with_location(&meta_codec::encode(&meta)?, &copy);
-            if let Err(e) = self.meta.insert(id.as_str(), entry) {
+            let mut batch = self.db.batch();
+            batch.insert(&self.meta, id.as_str(), entry);
+            let mut change = Change::default();
+            change.moved(&at, &copy);
+            if let Err(e) = self.counters.commit(batch, &change, || {}) {
                 self.log.release(copy);
                 return Err(e.into());
             }

@@ -43,6 +43,15 @@ fn open(dir: &Path) -> EmbeddedStore {
     store
 }
 
+/// Drops `store` once no committer or removal thread holds it any more, so
+/// that the data dir can be opened again at once (fjall locks it while open).
+fn shut(store: EmbeddedStore) {
+    while Arc::strong_count(&store.inner) > 1 {
+        std::thread::yield_now();
+    }
+    drop(store);
+}
+
 fn tenant(name: &str) -> crate::core::tenant::Tenant {
     crate::core::tenant::Tenant {
         name: name.into(),
@@ -160,26 +169,30 @@ async fn an_id_is_stored_once() {
     );
 }
 
+/// Stores a 3-byte paste `new` under the ID `text`.
+async fn put(store: &EmbeddedStore, text: &str) -> Result<(), StoreError> {
+    let body = Bytes::from_static(b"new");
+    store
+        .put(meta(text, 3, None), body, PutLimits::default())
+        .await
+}
+
+/// Checks that each of `ids` is refused as taken.
+async fn all_taken(store: &EmbeddedStore, ids: &[String]) {
+    for text in ids {
+        let again = put(store, text).await;
+        assert!(
+            matches!(again, Err(StoreError::IdTaken)),
+            "{text}: {again:?}"
+        );
+    }
+}
+
 /// The filter of stored IDs (`known_ids`) never lets a stored ID through:
-/// not after a restart (it is filled while the store opens) and not after
-/// it was rebuilt from a scan.
+/// not after a restart (it is rebuilt from a scan after a stop without a
+/// close) and not after it was rebuilt because it outgrew its size.
 #[tokio::test]
 async fn stored_ids_stay_taken_after_reopening_and_rebuilding() {
-    async fn put(store: &EmbeddedStore, text: &str) -> Result<(), StoreError> {
-        let body = Bytes::from_static(b"new");
-        store
-            .put(meta(text, 3, None), body, PutLimits::default())
-            .await
-    }
-    async fn all_taken(store: &EmbeddedStore, ids: &[String]) {
-        for text in ids {
-            let again = put(store, text).await;
-            assert!(
-                matches!(again, Err(StoreError::IdTaken)),
-                "{text}: {again:?}"
-            );
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
     let ids: Vec<String> = (0..50).map(|_| new_id()).collect();
     {
@@ -194,6 +207,7 @@ async fn stored_ids_stay_taken_after_reopening_and_rebuilding() {
             .rebuild(ids.len(), |add| known_ids::scan(&inner.meta, add))
             .unwrap();
         all_taken(&store, &ids).await;
+        shut(store);
     }
     let store = open(dir.path());
     all_taken(&store, &ids).await;
@@ -529,8 +543,11 @@ async fn sweeping_gives_back_the_space_of_dead_bodies() {
             }
         }
     };
+    assert_counts_match(&store);
     check(store).await;
-    check(open(tmp.path())).await;
+    let store = open(tmp.path());
+    assert_counts_match(&store);
+    check(store).await;
 }
 
 /// With `--sync`, a segment whose pastes all expired is deleted by the sweep
@@ -569,7 +586,9 @@ async fn cold_bodies_are_read() {
         max_bytes: None,
         cache_bytes: 1 << 20,
     };
-    let store = EmbeddedStore::open_with(tmp.path(), options, cache.clone()).unwrap();
+    let store =
+        EmbeddedStore::open_with(tmp.path(), options, cache.clone(), open::IdScan::Background)
+            .unwrap();
     let text = new_id();
     let body = Bytes::from_static(b"a body that left the page cache");
     store
@@ -676,7 +695,7 @@ async fn sessions_are_kept_and_purged() {
     }
     store.revoke_token(&revoked_token.id).await.unwrap();
     store.close().await.unwrap();
-    drop(store);
+    shut(store);
 
     let store = open(dir.path());
     assert_eq!(store.session(&live.hash).await.unwrap(), Some(live.clone()));
@@ -869,4 +888,154 @@ async fn a_stream_that_does_not_decompress_is_corrupt() {
         assert!(matches!(e, StoreError::Corrupt(_)), "{e:?}");
     }
     assert_eq!(store.get(&id(&good), 50).await.unwrap().unwrap().body, body);
+}
+
+/// The persisted counts equal a count of every stored paste, and admission
+/// (nothing is staged here) starts from them.
+fn assert_counts_match(store: &EmbeddedStore) {
+    let inner = &store.inner;
+    let scratch = known_ids::KnownIds::new(0, 1);
+    let (counted, _) = usage::count(&inner.meta, &scratch).unwrap();
+    assert_eq!(inner.counters.counts(), counted);
+    assert_eq!(store.used_bytes(), counted.bytes);
+    assert_eq!(store.stored_pastes(), counted.pastes);
+    assert_eq!(*lock(&inner.usage), counted.owners);
+}
+
+/// Pastes of two owners and none, in the body log and in files, some removed.
+async fn fill_and_remove(store: &EmbeddedStore) -> Vec<String> {
+    let mut kept = Vec::new();
+    for (n, owner) in [None, Some("a"), Some("b"), Some("a")]
+        .iter()
+        .cycle()
+        .take(24)
+        .enumerate()
+    {
+        let text = new_id();
+        let size = if n % 7 == 0 {
+            FILE_BODY_BYTES as usize
+        } else {
+            100 + n
+        };
+        let body = Bytes::from(vec![b'x'; size]);
+        let m = meta(&text, size, *owner);
+        store.put(m, body, PutLimits::default()).await.unwrap();
+        if n % 3 == 0 {
+            assert!(store.delete(&id(&text)).await.unwrap());
+        } else {
+            kept.push(text);
+        }
+    }
+    kept
+}
+
+fn deferred(dir: &Path) -> EmbeddedStore {
+    let options = EmbeddedOptions {
+        durability: Durability::Os,
+        max_bytes: None,
+        cache_bytes: 1 << 20,
+    };
+    let kernel = Arc::new(body_log::Kernel);
+    EmbeddedStore::open_with(dir, options, kernel, open::IdScan::Deferred).unwrap()
+}
+
+/// Counts read at open, after a clean close and after a stop without one,
+/// are those a count of every paste gives.
+#[tokio::test]
+async fn counts_are_exact_after_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill_and_remove(&store).await;
+    assert_counts_match(&store);
+    let before = store.inner.counters.counts();
+    assert!(before.owners.contains_key("a") && !before.segments.is_empty());
+    store.close().await.unwrap();
+    shut(store);
+    let store = open(dir.path());
+    assert_eq!(store.inner.counters.counts(), before);
+    assert_counts_match(&store);
+    // No close: the counts were written with each batch.
+    fill_and_remove(&store).await;
+    let before = store.inner.counters.counts();
+    shut(store);
+    let store = open(dir.path());
+    assert_eq!(store.inner.counters.counts(), before);
+    assert_counts_match(&store);
+}
+
+/// A data dir whose counts were never persisted (format 2) is counted at
+/// open, and its counts written.
+#[tokio::test]
+async fn a_store_without_counts_is_counted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    fill_and_remove(&store).await;
+    let before = store.inner.counters.counts();
+    store.inner.counters.forget_all().unwrap();
+    shut(store);
+    let store = open(dir.path());
+    assert_eq!(store.inner.counters.counts(), before);
+    assert_counts_match(&store);
+    shut(store);
+    // Written: the next open reads them.
+    let loaded = counters::Counters::load(&deferred(dir.path()).inner.counters.keyspace()).unwrap();
+    assert_eq!(loaded.counts, Some(before));
+}
+
+/// After a stop without a clean close there is no valid saved filter: the
+/// store opens without one and asks fjall about every new ID, so no stored
+/// ID is reused before, during or after the scan that rebuilds it.
+#[tokio::test]
+async fn no_id_is_reused_while_the_filter_is_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let mut stored: Vec<String> = fill_and_remove(&store).await;
+    shut(store);
+    let store = deferred(dir.path());
+    assert!(!store.inner.known.is_complete());
+    all_taken(&store, &stored).await;
+    let during = new_id();
+    put(&store, &during).await.unwrap();
+    stored.push(during);
+    let inner = &store.inner;
+    inner
+        .known
+        .rebuild(stored.len(), |add| known_ids::scan(&inner.meta, add))
+        .unwrap();
+    assert!(inner.known.is_complete());
+    assert!(stored.iter().all(|t| inner.known.may_hold(t.as_bytes())));
+    all_taken(&store, &stored).await;
+}
+
+/// A clean close saves the filter and the next open loads it; the first new
+/// ID stored after that open makes the saved filter stale, so a stop
+/// without a close then leaves none to load.
+#[tokio::test]
+async fn a_saved_filter_is_loaded_only_while_it_is_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let stored = fill_and_remove(&store).await;
+    store.close().await.unwrap();
+    shut(store);
+    let store = deferred(dir.path());
+    assert!(store.inner.known.is_complete());
+    assert!(
+        stored
+            .iter()
+            .all(|t| store.inner.known.may_hold(t.as_bytes()))
+    );
+    // Removals do not make it stale (removed IDs may stay in a filter).
+    assert!(store.delete(&id(&stored[0])).await.unwrap());
+    shut(store);
+    let store = deferred(dir.path());
+    assert!(store.inner.known.is_complete());
+    let text = new_id();
+    let body = Bytes::from_static(b"after");
+    store
+        .put(meta(&text, 5, None), body, PutLimits::default())
+        .await
+        .unwrap();
+    shut(store);
+    let store = deferred(dir.path());
+    assert!(!store.inner.known.is_complete());
 }

@@ -1,10 +1,15 @@
-//! What is stored, counted: body bytes and pastes in total (the storage
-//! limit, the metrics gauges) and per owner (quotas). Counted once at open
-//! from the `meta` keyspace, then kept up to date by every write.
+//! Admission: body bytes and pastes in total (the storage limit, the
+//! metrics gauges) and per owner (quotas), reserved when a paste is staged
+//! and given back if it is not stored, so concurrent creates cannot together
+//! pass a limit. They start from the committed counts (`counters`); a store
+//! whose counts were never persisted is counted here once.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
+use fjall::Keyspace;
+
+use super::counters::Counts;
+use super::known_ids::KnownIds;
 use super::{Inner, lock, meta_codec};
 use crate::core::PasteMeta;
 use crate::store::{PutLimits, StoreError, Usage};
@@ -52,42 +57,19 @@ impl Inner {
     pub(super) fn owner_usage(&self, owner: &str) -> Usage {
         lock(&self.usage).get(owner).copied().unwrap_or_default()
     }
+}
 
-    /// Counts stored bytes, globally and per owner, at startup.
-    pub(super) fn count_usage(&self) -> Result<(), StoreError> {
-        let mut total = 0u64;
-        let mut count = 0u64;
-        let mut per_owner: HashMap<String, Usage> = HashMap::new();
-        let mut live_segments: HashMap<u32, u64> = HashMap::new();
-        let mut rebuild = false;
-        for entry in self.meta.iter() {
-            let (key, value) = entry.into_inner()?;
-            rebuild |= self.known.add(&key);
-            let (meta, at) = meta_codec::decode_entry(&key, &value)?;
-            if let Some(at) = at {
-                *live_segments.entry(at.segment).or_default() += u64::from(at.len);
-            }
-            total += meta.size;
-            count += 1;
-            if let Some(owner) = meta.owner {
-                let usage = per_owner.entry(owner).or_default();
-                usage.bytes += meta.size;
-                usage.pastes += 1;
-            }
-        }
-        self.used.store(total, Ordering::Relaxed);
-        self.pastes.store(count, Ordering::Relaxed);
-        if rebuild {
-            self.rebuild_known_ids();
-        }
-        *lock(&self.usage) = per_owner;
-        let dead = self.log.count_live(&live_segments);
-        if dead > 0 {
-            tracing::info!(
-                segments = dead,
-                "deleted body log segments no paste refers to"
-            );
-        }
-        Ok(())
+/// Counts every stored paste (for a store whose counts were never
+/// persisted) and adds each ID to `known`. The flag: `known` outgrew its
+/// size and must be rebuilt.
+pub(super) fn count(meta: &Keyspace, known: &KnownIds) -> Result<(Counts, bool), StoreError> {
+    let mut counts = Counts::default();
+    let mut outgrown = false;
+    for entry in meta.iter() {
+        let (key, value) = entry.into_inner()?;
+        outgrown |= known.add(&key);
+        let (meta, at) = meta_codec::decode_entry(&key, &value)?;
+        counts.add(&meta, at.as_ref());
     }
+    Ok((counts, outgrown))
 }
