@@ -9,6 +9,7 @@ use std::process::Command;
 use reqwest::Method;
 
 use crate::support::Fetch;
+use crate::support::data::XorShift;
 use crate::support::http::{client, get_bytes};
 use crate::support::postgres::skip_on_postgres;
 use crate::support::server::Server;
@@ -61,8 +62,10 @@ struct Acknowledged {
 /// Creates a paste of `len` bytes; the acknowledgement, or the error's
 /// status and text.
 async fn try_create(server: &Server, n: usize, len: usize) -> Result<Acknowledged, (u16, String)> {
+    // Random bytes: the store keeps them as they are, so they fill the disk.
     let mut body = format!("paste {n}:").into_bytes();
-    body.resize(len, b'a' + (n % 26) as u8);
+    body.extend(XorShift(n as u64 + 1).bytes(len));
+    body.truncate(len);
     let response = server
         .request(Method::POST, "/")
         .header("accept", "application/json")
