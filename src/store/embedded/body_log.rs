@@ -29,15 +29,16 @@
 //! `Inner::compact_bodies` in the store). Each open starts a new active segment and
 //! deletes the segments no paste refers to.
 //!
-//! Page cache: once a segment is sealed, its writeback is started, and at the
-//! next seal its pages are dropped from the OS's page cache ([`DropBehind`]).
-//! Otherwise every body written would stay cached until memory ran short: the
-//! dirty pages pile up until the kernel throttles the writer, and each new page
-//! costs more once memory is full (or, on a VM that hands free memory back to
-//! its host, from the start); with drop-behind the cost of an append stays
-//! flat. Bodies read later are cached again by the
-//! OS like any file read, and the hot cache keeps decoded pastes that are read
-//! often; [`BodyLog::read_cached`] lets async callers avoid waiting for a disk read.
+//! Page cache: once a segment is sealed, a thread of its own writes it back
+//! ([`Writeback`]), so at most the active segment and the one being written
+//! back are dirty. Otherwise the dirty pages of a create flood would pile up
+//! until the kernel throttled the writer. The written pages stay cached: they
+//! are clean, so the kernel drops them cheaply when memory runs short, and
+//! until then a random read of an older body is a memory copy, not a disk
+//! read (they are the OS's page cache, not snip's resident memory). The hot
+//! cache keeps decoded pastes that are read often; [`BodyLog::read_cached`]
+//! lets async callers avoid waiting for a disk read when the kernel has
+//! evicted a body.
 //!
 //! All functions here block; callers run them on blocking threads, except
 //! [`BodyLog::read_cached`], which never waits for the disk.
@@ -47,7 +48,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak, mpsc};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard, mpsc};
 
 use super::body_files::{create_private_dir, io_error, private_file, sync_dir};
 use super::lock;
@@ -158,24 +159,25 @@ pub struct BodyLog {
     /// ([`Self::delete_dead`]); otherwise a power loss could bring back a
     /// removal's metadata without its body.
     dead: Mutex<Vec<u32>>,
-    drop_behind: DropBehind,
+    writeback: Writeback,
     page_cache: Arc<dyn PageCache>,
 }
 
 /// The OS's page cache as the body log uses it: reads that must not wait
-/// for the disk, and dropping the pages of sealed segments. [`Kernel`] is
-/// the real one; tests put in a stand-in whose answers they choose, because
-/// what the kernel keeps cached is not theirs to decide.
+/// for the disk, and writing sealed segments back. [`Kernel`] is the real
+/// one; tests put in a stand-in whose answers they choose, because what the
+/// kernel keeps cached is not theirs to decide.
 pub trait PageCache: Send + Sync + 'static {
     /// Fills `buf` from `file` at `offset` if that needs no disk read;
     /// `false` if it would (or if the file system cannot say).
     fn read_if_cached(&self, file: &File, buf: &mut [u8], offset: u64) -> bool;
 
-    /// Starts writing back a sealed segment and drops its clean pages.
-    fn drop_pages(&self, file: &File, path: &Path);
+    /// Writes a sealed segment back, waiting until it is on disk; its pages
+    /// stay cached.
+    fn write_back(&self, file: &File, path: &Path);
 }
 
-/// Linux's page cache: `preadv2` with `RWF_NOWAIT`, and `posix_fadvise`.
+/// Linux's page cache: `preadv2` with `RWF_NOWAIT`, and `fdatasync`.
 pub struct Kernel;
 
 impl PageCache for Kernel {
@@ -193,10 +195,11 @@ impl PageCache for Kernel {
         read.is_ok_and(|n| n == len)
     }
 
-    fn drop_pages(&self, file: &File, path: &Path) {
-        use rustix::fs::{Advice, fadvise};
-        if let Err(e) = fadvise(file, 0, None, Advice::DontNeed) {
-            tracing::debug!(path = %path.display(), error = %e, "fadvise failed");
+    fn write_back(&self, file: &File, path: &Path) {
+        // Not durability (without `--sync` nothing waits for it): a bound on
+        // dirty pages. A failure here is seen again by the next sync, if any.
+        if let Err(e) = file.sync_data() {
+            tracing::debug!(path = %path.display(), error = %e, "cannot write back body segment");
         }
     }
 }
@@ -209,13 +212,12 @@ fn segment_number(path: &Path) -> Option<u32> {
         .ok()
 }
 
-/// Keeps the page cache from filling with sealed segments, on a thread of
-/// its own ("snip-writeback"): for each segment sealed, it starts the
-/// segment's writeback and drops the cached pages of the one sealed before
-/// it, written back by then. Not on the committer: starting the writeback of
-/// a whole segment takes milliseconds (the file system allocates its blocks
-/// then), and every create would wait for it.
-struct DropBehind {
+/// Writes each sealed segment back, on a thread of its own
+/// ("snip-writeback"): not on the committer, which every create waits for,
+/// because writing back a whole segment takes milliseconds or more (the file
+/// system allocates its blocks then). With `--sync` the committer has synced
+/// it when sealing, so nothing is sent here.
+struct Writeback {
     jobs: mpsc::Sender<Job>,
 }
 
@@ -226,7 +228,7 @@ enum Job {
     Settle(mpsc::Sender<()>),
 }
 
-impl DropBehind {
+impl Writeback {
     /// Starts the thread; it ends when the body log is dropped.
     fn start(page_cache: Arc<dyn PageCache>) -> Result<Self, StoreError> {
         let (jobs, queue) = mpsc::channel();
@@ -238,21 +240,9 @@ impl DropBehind {
     }
 
     fn run(queue: &mpsc::Receiver<Job>, page_cache: &dyn PageCache) {
-        // Weak: a segment deleted meanwhile must not stay open (its disk
-        // space would stay taken until the next seal).
-        let mut before: Weak<Segment> = Weak::new();
         for job in queue {
             match job {
-                Job::Sealed(sealed) => {
-                    // Linux starts asynchronous writeback of the range and
-                    // drops its clean pages (few yet here, unless the disk is
-                    // quick; all of `before`'s).
-                    page_cache.drop_pages(&sealed.file, &sealed.path);
-                    if let Some(before) = before.upgrade() {
-                        page_cache.drop_pages(&before.file, &before.path);
-                    }
-                    before = Arc::downgrade(&sealed);
-                }
+                Job::Sealed(sealed) => page_cache.write_back(&sealed.file, &sealed.path),
                 #[cfg(test)]
                 Job::Settle(done) => {
                     let _ = done.send(());
@@ -353,7 +343,7 @@ impl BodyLog {
             }),
             segments: RwLock::new(segments),
             dead: Mutex::new(Vec::new()),
-            drop_behind: DropBehind::start(page_cache.clone())?,
+            writeback: Writeback::start(page_cache.clone())?,
             page_cache,
         })
     }
@@ -452,7 +442,9 @@ impl BodyLog {
                 len: 0,
             },
         );
-        self.drop_behind.sealed(old.segment.clone());
+        if !self.fsync {
+            self.writeback.sealed(old.segment.clone());
+        }
         // Everything in it may have died while it was active.
         if old.segment.live.load(Ordering::Relaxed) == 0 {
             self.retire(old.number);
@@ -658,13 +650,13 @@ pub(super) mod tests {
     }
 
     /// A page cache whose answers the test chooses: every body cached, or
-    /// none; and a record of the segments whose pages were dropped.
+    /// none; and a record of the segments written back.
     #[derive(Default)]
     pub(in crate::store::embedded) struct Scripted {
         /// Whether every read would have to wait for the disk.
         pub cold: AtomicBool,
-        /// The file names of the segments dropped, in order.
-        pub dropped: Mutex<Vec<String>>,
+        /// The file names of the segments written back, in order.
+        pub written_back: Mutex<Vec<String>>,
     }
 
     impl PageCache for Scripted {
@@ -672,9 +664,9 @@ pub(super) mod tests {
             !self.cold.load(Ordering::SeqCst) && file.read_exact_at(buf, offset).is_ok()
         }
 
-        fn drop_pages(&self, _file: &File, path: &Path) {
+        fn write_back(&self, _file: &File, path: &Path) {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            lock(&self.dropped).push(name);
+            lock(&self.written_back).push(name);
         }
     }
 
@@ -684,10 +676,10 @@ pub(super) mod tests {
         (log, cache)
     }
 
-    /// Sealing a segment drops its pages, and drops those of the segment
-    /// sealed before it again (written back by then); bodies still read.
+    /// Each sealed segment is written back once, the active one is not;
+    /// bodies read, from the page cache or not.
     #[test]
-    fn sealed_segments_leave_the_page_cache() {
+    fn sealed_segments_are_written_back() {
         let dir = tempfile::tempdir().unwrap();
         let (log, cache) = scripted(dir.path());
         let filler = vec![7u8; SEGMENT_BYTES as usize];
@@ -697,13 +689,13 @@ pub(super) mod tests {
         log.append(&[("ffff", Encoding::Identity, &filler)])
             .unwrap();
         log.append(&[("bbbb", Encoding::Identity, b"x")]).unwrap();
-        log.drop_behind.settle();
-        assert_eq!(*lock(&cache.dropped), ["1.seg"]);
+        log.writeback.settle();
+        assert_eq!(*lock(&cache.written_back), ["1.seg"]);
         log.append(&[("gggg", Encoding::Identity, &filler)])
             .unwrap();
         log.append(&[("cccc", Encoding::Identity, b"y")]).unwrap();
-        log.drop_behind.settle();
-        assert_eq!(*lock(&cache.dropped), ["1.seg", "2.seg", "1.seg"]);
+        log.writeback.settle();
+        assert_eq!(*lock(&cache.written_back), ["1.seg", "2.seg"]);
         assert_eq!(log.read(first).unwrap(), b"an early body");
         assert_eq!(log.read_cached(first).unwrap().unwrap(), b"an early body");
         cache.cold.store(true, Ordering::SeqCst);

@@ -89,7 +89,7 @@ impl KnownIds {
     /// An empty filter for about `expected` IDs (at least `min_capacity`);
     /// the caller adds every stored ID before the store is used.
     pub fn new(expected: usize, min_capacity: usize) -> Self {
-        let filter = Filter::with_capacity(room_for(expected, STARTING_HEADROOM, min_capacity));
+        let filter = Filter::with_capacity(room_for(expected, min_capacity));
         Self::with(Some(Arc::new(filter)), min_capacity)
     }
 
@@ -145,17 +145,7 @@ impl KnownIds {
         stored: usize,
         scan: impl FnOnce(&mut dyn FnMut(&[u8])) -> Result<(), E>,
     ) -> Result<(), E> {
-        // A store with a filter rebuilds because it grew; one without, to start.
-        let headroom = if self.is_complete() {
-            GROWING_HEADROOM
-        } else {
-            STARTING_HEADROOM
-        };
-        let next = Arc::new(Filter::with_capacity(room_for(
-            stored,
-            headroom,
-            self.min_capacity,
-        )));
+        let next = Arc::new(Filter::with_capacity(room_for(stored, self.min_capacity)));
         // Registered before the scan starts: an ID stored after the scan's
         // snapshot was added to `next` by `add`, one stored before is in the scan.
         self.write().next = Some(next.clone());
@@ -270,20 +260,18 @@ impl KnownIds {
 /// capacity, IDs added, number of hashes.
 const HEADER_BYTES: usize = 8 + 8 + 8 + 8 + 4;
 
-/// Capacity over stored IDs of a filter built at startup.
-const STARTING_HEADROOM: usize = 2;
+/// Capacity over stored IDs of a filter built at startup or rebuilt because
+/// the store outgrew it.
+const HEADROOM: usize = 2;
 
-/// Capacity over stored IDs of a filter rebuilt because the store outgrew it.
-const GROWING_HEADROOM: usize = 4;
-
-/// A filter's capacity: `headroom` times the IDs it starts with. At startup
-/// twice (a store that stays the size it is keeps 2.5 bytes per ID, 1.25 when
-/// it has doubled); when rebuilt because the store grew, four times, so that a
-/// growing store is scanned once per fourfold growth (a third of a scan per
-/// stored ID, amortised, instead of a whole one; a scan reads every key of
-/// `meta`) at up to 5 bytes per ID just after.
-fn room_for(ids: usize, headroom: usize, min_capacity: usize) -> usize {
-    ids.saturating_mul(headroom).max(min_capacity)
+/// A filter's capacity: [`HEADROOM`] times the IDs it starts with (at least
+/// `min_capacity`): 2.5 bytes per stored ID just after, 1.25 when the store
+/// has doubled. A growing store is then scanned once per doubling
+/// (amortised, one key read per stored ID, on the rebuilding thread, not the
+/// committer); four times would scan a third as much but hold up to 5 bytes
+/// per ID in every store, growing or not.
+fn room_for(ids: usize, min_capacity: usize) -> usize {
+    ids.saturating_mul(HEADROOM).max(min_capacity)
 }
 
 /// Starts [`KnownIds::rebuild`] on its own thread, scanning `meta`'s keys.
@@ -363,7 +351,7 @@ mod tests {
             .unwrap();
         assert!(known.may_hold(&id(99)));
         assert!((0..11).all(|n| known.may_hold(&id(n))));
-        assert_eq!(known.fill(), (12, 44));
+        assert_eq!(known.fill(), (12, 22));
     }
 
     /// A saved filter loads with the marker it was saved with, and answers

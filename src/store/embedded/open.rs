@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use fjall::config::{BloomConstructionPolicy, FilterPolicy, FilterPolicyEntry, PinningPolicy};
 use fjall::{Database, KeyspaceCreateOptions, PersistMode};
 
 use super::accounts::Accounts;
@@ -40,17 +39,6 @@ const META_MEMTABLE_BYTES: u64 = 16 << 20;
 /// of fjall's background work under a create flood. The cost: a lookup
 /// checks the bloom filters of up to 12 level-0 tables.
 const META_L0_TABLES: u8 = 12;
-
-/// The false-positive rate of the `meta` keyspace's bloom filters, on every
-/// level; the filters are also kept in memory (pinned), not in the block
-/// cache. Every create checks that its new ID is free,
-/// and for a new (absent) ID the filters answer that alone. fjall's defaults
-/// (1 % below level 0, filter blocks of those levels in the block cache)
-/// make about one check in a hundred read a data block, and those blocks,
-/// being random, are mostly not cached: the committer, which every create
-/// waits for, would wait for the disk. The cost is memory: about 2.4 bytes
-/// per stored paste.
-const META_FILTER_FALSE_POSITIVES: f32 = 0.0001;
 
 /// All journals together (fjall's minimum is 64 MiB).
 const MAX_JOURNAL_BYTES: u64 = 128 << 20;
@@ -96,16 +84,19 @@ impl EmbeddedStore {
             .open()
             .map_err(|e| opening_failed(dir, e))?;
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
+        // `meta`'s bloom filters are fjall's defaults (0.01 % false
+        // positives in memory for level 0, 1 % in the block cache below).
+        // A new ID reaches fjall only when the filter of stored IDs
+        // (`known_ids`) says "maybe", about one create in a hundred, so about
+        // one in ten thousand reads a data block for it; stricter filters
+        // kept in memory on every level would cost about 2.4 bytes per stored
+        // paste. fjall keeps the settings a keyspace was created with.
         let meta = db.keyspace("meta", || {
             small()
                 .max_memtable_size(META_MEMTABLE_BYTES)
                 .compaction_strategy(Arc::new(
                     fjall::compaction::Leveled::default().with_l0_threshold(META_L0_TABLES),
                 ))
-                .filter_policy(FilterPolicy::all(FilterPolicyEntry::Bloom(
-                    BloomConstructionPolicy::FalsePositiveRate(META_FILTER_FALSE_POSITIVES),
-                )))
-                .filter_block_pinning_policy(PinningPolicy::all(true))
         })?;
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;

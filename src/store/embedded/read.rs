@@ -79,9 +79,10 @@ impl Inner {
     /// lock orders the fill against removals, which evict.
     ///
     /// With `wait` false (on the async runtime), a body in the body log that
-    /// is not in the OS's page cache is not read: [`Read::Cold`]. Sealed
-    /// segments leave the page cache (see `body_log`), so an older paste's
-    /// first read would otherwise hold a runtime thread for a disk read.
+    /// is not in the OS's page cache is not read: [`Read::Cold`]. The kernel
+    /// evicts body pages when memory runs short (and holds none after a
+    /// reboot), and such a read would otherwise hold a runtime thread for a
+    /// disk read.
     pub(super) fn read_filling(
         &self,
         id: &str,
