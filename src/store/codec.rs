@@ -7,7 +7,7 @@
 //! saves space: not below [`MIN_BYTES`] (zstd's frame header and the lost
 //! zero-copy read cost more than they save), not when it is client-side
 //! ciphertext (random bytes never shrink), and kept only if it shrinks to at
-//! most [`KEEP_AT_MOST`] of its size (already compressed media hardly does,
+//! most `KEEP_AT_MOST` of its size (already compressed media hardly does,
 //! and each read would pay for decompressing it).
 //!
 //! A paste's metadata keeps the plaintext length (`size`): quotas, listings and
