@@ -35,7 +35,7 @@ const KEEP_AT_MOST: usize = 7;
 pub const LEVEL: i32 = 3;
 
 /// Bodies at least this long are compressed and decompressed on a blocking
-/// thread ([`stored_off_runtime`], [`paste_off_runtime`]): that holds a
+/// thread ([`NewBody::into_stored_off_runtime`], [`paste_off_runtime`]): that holds a
 /// thread for tens of microseconds or more, which a runtime thread owes to
 /// its other connections.
 pub const INLINE_BYTES: usize = 16 << 10;
@@ -127,33 +127,64 @@ impl Stored {
     }
 }
 
-/// How a new paste's body is stored: as `compressed` if the caller made it
-/// already (a restore), else compressed if that is worth it, else as it is.
-pub fn stored(meta: &PasteMeta, body: Bytes, compressed: Option<Bytes>) -> Stored {
-    if let Some(compressed) = compressed {
-        return Stored::zstd(compressed);
-    }
-    if !worth_trying(meta, body.len()) {
-        return Stored::identity(body);
-    }
-    compress(&body).map_or(Stored::identity(body), |c| Stored::zstd(Bytes::from(c)))
+/// A new paste's body on its way into a store ([`crate::store::Store::put`]):
+/// either the body, which the store keeps compressed if that is worth it, or
+/// the form it is to be stored in already (a restore keeps the stream it read).
+///
+/// The body is compressed only when the store stores it, so the cost lands
+/// where the store decides (a large body file's on the blocking thread that
+/// writes it).
+#[derive(Debug, Clone)]
+pub struct NewBody(Form);
+
+#[derive(Debug, Clone)]
+enum Form {
+    /// The body; the codec's rules decide how it is stored.
+    Body(Bytes),
+    /// The stored form, kept as it is.
+    Stored(Stored),
 }
 
-/// [`stored`] from the async runtime: a large body is compressed on a
-/// blocking thread.
-pub async fn stored_off_runtime(
-    meta: &PasteMeta,
-    body: Bytes,
-    compressed: Option<Bytes>,
-) -> Stored {
-    if compressed.is_some() || body.len() < INLINE_BYTES || !worth_trying(meta, body.len()) {
-        return stored(meta, body, compressed);
+impl NewBody {
+    /// A body to store compressed if that is worth it, else as it is.
+    pub fn new(body: Bytes) -> Self {
+        Self(Form::Body(body))
     }
-    let plain = body.clone();
-    match tokio::task::spawn_blocking(move || compress(&plain)).await {
-        Ok(Some(compressed)) => Stored::zstd(Bytes::from(compressed)),
-        // Not worth it, or the task failed: the body as it is is never wrong.
-        _ => Stored::identity(body),
+
+    /// A body whose stored form is already made, kept as it is instead of
+    /// compressing again: a zstd stream must decode to exactly the paste's
+    /// `size` bytes (a restore checks it before it stores).
+    pub fn stored(stored: Stored) -> Self {
+        Self(Form::Stored(stored))
+    }
+
+    /// How `meta`'s body is stored: the given form, else compressed if that
+    /// is worth it, else as it is.
+    pub fn into_stored(self, meta: &PasteMeta) -> Stored {
+        match self.0 {
+            Form::Stored(stored) => stored,
+            Form::Body(body) if !worth_trying(meta, body.len()) => Stored::identity(body),
+            Form::Body(body) => {
+                compress(&body).map_or(Stored::identity(body), |c| Stored::zstd(Bytes::from(c)))
+            }
+        }
+    }
+
+    /// [`Self::into_stored`] from the async runtime: a large body is
+    /// compressed on a blocking thread.
+    pub async fn into_stored_off_runtime(self, meta: &PasteMeta) -> Stored {
+        let body = match self.0 {
+            Form::Body(body) if body.len() >= INLINE_BYTES && worth_trying(meta, body.len()) => {
+                body
+            }
+            form => return Self(form).into_stored(meta),
+        };
+        let plain = body.clone();
+        match tokio::task::spawn_blocking(move || compress(&plain)).await {
+            Ok(Some(compressed)) => Stored::zstd(Bytes::from(compressed)),
+            // Not worth it, or the task failed: the body as it is is never wrong.
+            _ => Stored::identity(body),
+        }
     }
 }
 
@@ -279,20 +310,20 @@ mod tests {
     #[test]
     fn compresses_only_what_shrinks() {
         let body = Bytes::from(text(2048));
-        let kept = stored(&meta(false), body.clone(), None);
+        let kept = NewBody::new(body.clone()).into_stored(&meta(false));
         assert_eq!(kept.encoding, Encoding::Zstd);
         assert!(kept.bytes.len() < body.len() / 4, "{}", kept.bytes.len());
         assert_eq!(kept.compressed(), Some(kept.bytes.clone()));
         assert_eq!(decompress("x", &kept.bytes, 2048).unwrap(), body);
         let short = Bytes::from(text(MIN_BYTES - 1));
-        let plain = stored(&meta(false), short.clone(), None);
+        let plain = NewBody::new(short.clone()).into_stored(&meta(false));
         assert_eq!(plain, Stored::identity(short));
         assert_eq!(plain.compressed(), None);
-        let encrypted = stored(&meta(true), body.clone(), None);
+        let encrypted = NewBody::new(body.clone()).into_stored(&meta(true));
         assert_eq!(encrypted, Stored::identity(body.clone()));
         let given = Bytes::from_static(b"a stream made before");
         assert_eq!(
-            stored(&meta(false), body, Some(given.clone())),
+            NewBody::stored(Stored::zstd(given.clone())).into_stored(&meta(false)),
             Stored::zstd(given)
         );
         let random: Vec<u8> = (0..512u64)
@@ -333,8 +364,10 @@ mod tests {
     #[tokio::test]
     async fn large_bodies_compress_off_the_runtime() {
         let body = Bytes::from(text(INLINE_BYTES * 2));
-        let off = stored_off_runtime(&meta(false), body.clone(), None).await;
-        assert_eq!(off, stored(&meta(false), body, None));
+        let off = NewBody::new(body.clone())
+            .into_stored_off_runtime(&meta(false))
+            .await;
+        assert_eq!(off, NewBody::new(body).into_stored(&meta(false)));
         assert_eq!(off.encoding, Encoding::Zstd);
     }
 

@@ -377,7 +377,9 @@ mod tests {
             writer.paste(&meta, &body, None).await.unwrap();
         }
         let (meta, body) = paste("idz", &text());
-        let compressed = codec::stored(&meta, body.clone(), None).compressed();
+        let compressed = codec::NewBody::new(body.clone())
+            .into_stored(&meta)
+            .compressed();
         assert!(compressed.is_some());
         writer
             .paste(&meta, &body, compressed.as_deref())
@@ -441,7 +443,7 @@ mod tests {
     #[tokio::test]
     async fn bad_streams_are_refused() {
         let (mut meta, body) = paste("idz", &text());
-        let stream = codec::stored(&meta, body.clone(), None).bytes;
+        let stream = codec::NewBody::new(body.clone()).into_stored(&meta).bytes;
         meta.size -= 1;
         let mut out = Vec::new();
         let mut writer = DumpWriter::new(&mut out).await.unwrap();

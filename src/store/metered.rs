@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
-use bytes::Bytes;
 
 use super::{
-    ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport, Taken, Usage,
+    ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
+    Taken, Usage,
 };
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
@@ -55,18 +55,13 @@ impl MeteredStore {
 
 #[async_trait]
 impl Store for MeteredStore {
-    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
-        self.put_compressed(meta, body, None, limits).await
-    }
-
-    async fn put_compressed(
+    async fn put(
         &self,
         meta: PasteMeta,
-        body: Bytes,
-        compressed: Option<Bytes>,
+        body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        let put = self.inner.put_compressed(meta, body, compressed, limits);
+        let put = self.inner.put(meta, body, limits);
         let result = self.timed(StoreOp::Put, put).await;
         if result.is_ok() {
             self.metrics.pastes.created.inc();

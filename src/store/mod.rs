@@ -32,7 +32,7 @@ pub mod postgres;
 mod rates;
 pub mod transfer;
 
-pub use codec::Encoding;
+pub use codec::{Encoding, NewBody};
 pub use cursor::ListCursor;
 pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{BackendError, Cause, StoreError, is_disk_full};
@@ -122,20 +122,13 @@ pub struct ListPage {
 pub trait Store: Send + Sync + 'static {
     /// Stores a new paste. Fails with [`StoreError::IdTaken`] if the ID exists and
     /// [`StoreError::Full`] if the storage limit would be passed. Returns once the
-    /// paste is as durable as the store is configured to make it. The store
-    /// decides whether to keep the body compressed (`codec::compress`).
-    async fn put(&self, meta: PasteMeta, body: Bytes, limits: PutLimits) -> Result<(), StoreError> {
-        self.put_compressed(meta, body, None, limits).await
-    }
-
-    /// [`Self::put`] of a body whose compressed form is already made (a
-    /// restore): `compressed`, a zstd stream that decodes to `body`, is kept
-    /// as it is instead of compressing `body` again.
-    async fn put_compressed(
+    /// paste is as durable as the store is configured to make it. The body is
+    /// stored as [`NewBody`] says: in the form given, or compressed by the
+    /// codec's rules.
+    async fn put(
         &self,
         meta: PasteMeta,
-        body: Bytes,
-        compressed: Option<Bytes>,
+        body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError>;
 

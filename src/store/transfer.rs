@@ -14,6 +14,7 @@ use std::path::Path;
 
 use tokio::io::AsyncWrite;
 
+use super::codec::{NewBody, Stored};
 use super::dump::{DumpError, DumpReader, DumpWriter, Record};
 use super::{PutLimits, Store, StoreError};
 use crate::core::PasteId;
@@ -203,11 +204,15 @@ async fn apply(store: &dyn Store, path: &Path, written: &mut Written) -> Result<
             Record::Paste(meta, body, compressed) => {
                 let id = PasteId::parse(&meta.id)
                     .map_err(|e| DumpError::Corrupt(format!("paste ID {:?}: {e}", meta.id)))?;
+                // A compressed body is kept as it came (the reader checked
+                // that it decodes to the paste's size).
+                let body = match compressed {
+                    Some(stream) => NewBody::stored(Stored::zstd(stream)),
+                    None => NewBody::new(body),
+                };
                 // Quotas were checked when the pastes were made; a restore
-                // reproduces them. A compressed body is kept as it came.
-                store
-                    .put_compressed(meta, body, compressed, PutLimits::default())
-                    .await?;
+                // reproduces them.
+                store.put(meta, body, PutLimits::default()).await?;
                 written.pastes.push(id);
             }
         }

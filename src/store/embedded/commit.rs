@@ -4,8 +4,6 @@
 
 use std::sync::atomic::Ordering;
 
-use bytes::Bytes;
-
 use super::body_files::is_file_backed;
 use super::body_log::Location;
 use super::combiner::{Commit, Outcome};
@@ -13,7 +11,7 @@ use super::counters::Change;
 use super::keys::{expiry_key, owner_key};
 use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
-use crate::store::codec::{self, Stored};
+use crate::store::codec::{NewBody, Stored};
 use crate::store::{Encoding, PutLimits, StoreError};
 
 /// A paste on its way into the store: encoded, its bytes reserved.
@@ -62,8 +60,7 @@ impl Inner {
     pub(super) fn write_body_file(
         &self,
         meta: &PasteMeta,
-        body: Bytes,
-        compressed: Option<Bytes>,
+        body: NewBody,
     ) -> Result<(), StoreError> {
         // Not atomic (`stage` reserves for real), but spares writing a file that would be refused.
         if let Some(limit) = self.max_bytes
@@ -71,7 +68,7 @@ impl Inner {
         {
             return Err(StoreError::Full { limit });
         }
-        let body = codec::stored(meta, body, compressed);
+        let body = body.into_stored(meta);
         self.space
             .check(body.bytes.len() as u64 + space::ENTRY_BYTES)?;
         // IdTaken here means a file exists for this ID: it is someone else's, kept.
@@ -243,26 +240,25 @@ impl Inner {
 
 impl EmbeddedStore {
     /// Stores a new paste: its body compressed if that is worth it (`codec`;
-    /// `compressed` if the caller has it), a large body's file written (on a
-    /// blocking thread, which compresses it too), then the paste joins the
-    /// next group commit.
+    /// kept in the form given if the caller made it), a large body's file
+    /// written (on a blocking thread, which compresses it too), then the
+    /// paste joins the next group commit.
     pub(super) async fn put_paste(
         &self,
         meta: PasteMeta,
-        body: Bytes,
-        compressed: Option<Bytes>,
+        body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         let (meta, body) = if is_file_backed(meta.size) {
             let meta = self
                 .blocking(move |inner| {
-                    inner.write_body_file(&meta, body, compressed)?;
+                    inner.write_body_file(&meta, body)?;
                     Ok(meta)
                 })
                 .await?;
             (meta, None)
         } else {
-            let body = codec::stored_off_runtime(&meta, body, compressed).await;
+            let body = body.into_stored_off_runtime(&meta).await;
             (meta, Some(body))
         };
         let staged = self.inner.stage(meta, body, limits)?;

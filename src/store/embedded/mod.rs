@@ -41,13 +41,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
-use bytes::Bytes;
 use fjall::{Database, Keyspace};
 
 use super::group_commit::GroupCommit;
 use super::{
-    BackendError, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
-    Taken, Usage,
+    BackendError, ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, Store, StoreError,
+    SweepReport, Taken, Usage,
 };
 use super::{combiner, hot, lock};
 use crate::core::envelope::Proof;
@@ -210,14 +209,13 @@ impl Inner {
 /// `listing`, `usage`, `sweep`, `open`); tenants and tokens are `accounts`.
 #[async_trait]
 impl Store for EmbeddedStore {
-    async fn put_compressed(
+    async fn put(
         &self,
         meta: PasteMeta,
-        body: Bytes,
-        compressed: Option<Bytes>,
+        body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        self.put_paste(meta, body, compressed, limits).await
+        self.put_paste(meta, body, limits).await
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {

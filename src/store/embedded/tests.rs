@@ -4,6 +4,7 @@ use super::*;
 use crate::core::paste::Visibility;
 use crate::store::Encoding;
 use body_files::FILE_BODY_BYTES;
+use bytes::Bytes;
 use read::Read;
 use std::sync::atomic::Ordering::SeqCst;
 use std::time::Duration;
@@ -88,7 +89,11 @@ async fn large_bodies_are_files() {
     for (n, text) in ids.iter().enumerate() {
         let body = Bytes::from(vec![n as u8; big]);
         store
-            .put(meta(text, big, None), body, PutLimits::default())
+            .put(
+                meta(text, big, None),
+                NewBody::new(body),
+                PutLimits::default(),
+            )
             .await
             .unwrap();
         assert!(store.inner.files.path(text).unwrap().is_file());
@@ -127,7 +132,11 @@ async fn an_id_is_stored_once() {
                 let size = if n % 2 == 0 { 100 } else { big };
                 let body = Bytes::from(vec![n; size]);
                 let outcome = store
-                    .put(meta(&text, size, Some("a")), body, PutLimits::default())
+                    .put(
+                        meta(&text, size, Some("a")),
+                        NewBody::new(body),
+                        PutLimits::default(),
+                    )
                     .await;
                 (n, size, outcome)
             })
@@ -157,7 +166,7 @@ async fn an_id_is_stored_once() {
     let again = store
         .put(
             meta(&text, 100, Some("a")),
-            Bytes::from_static(&[0; 100]),
+            NewBody::new(Bytes::from_static(&[0; 100])),
             PutLimits::default(),
         )
         .await;
@@ -173,7 +182,11 @@ async fn an_id_is_stored_once() {
 async fn put(store: &EmbeddedStore, text: &str) -> Result<(), StoreError> {
     let body = Bytes::from_static(b"new");
     store
-        .put(meta(text, 3, None), body, PutLimits::default())
+        .put(
+            meta(text, 3, None),
+            NewBody::new(body),
+            PutLimits::default(),
+        )
         .await
 }
 
@@ -229,7 +242,7 @@ async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
         store
             .put(
                 meta(&text, 10, None),
-                Bytes::from_static(&[1; 10]),
+                NewBody::new(Bytes::from_static(&[1; 10])),
                 PutLimits::default(),
             )
             .await
@@ -281,7 +294,7 @@ async fn a_stored_body_does_not_keep_the_callers_buffer() {
     store
         .put(
             meta(&text, 16, None),
-            buffer.slice(..16),
+            NewBody::new(buffer.slice(..16)),
             PutLimits::default(),
         )
         .await
@@ -331,7 +344,11 @@ async fn orphan_files_are_deleted_on_open() {
         let big = FILE_BODY_BYTES as usize + 1;
         let body = Bytes::from(vec![7; big]);
         store
-            .put(meta(&kept, big, None), body, PutLimits::default())
+            .put(
+                meta(&kept, big, None),
+                NewBody::new(body),
+                PutLimits::default(),
+            )
             .await
             .unwrap();
         store
@@ -363,7 +380,7 @@ async fn owner_quota_is_atomic() {
                 let result = store
                     .put(
                         meta(&text, 100, Some("a")),
-                        Bytes::from(vec![1; 100]),
+                        NewBody::new(Bytes::from(vec![1; 100])),
                         limits,
                     )
                     .await;
@@ -419,7 +436,11 @@ async fn listing_pages() {
             format!("x-{n}")
         });
         store
-            .put(m, Bytes::from_static(b"x"), PutLimits::default())
+            .put(
+                m,
+                NewBody::new(Bytes::from_static(b"x")),
+                PutLimits::default(),
+            )
             .await
             .unwrap();
         ids.push(text);
@@ -427,7 +448,7 @@ async fn listing_pages() {
     store
         .put(
             meta(&new_id(), 1, Some("b")),
-            Bytes::from_static(b"x"),
+            NewBody::new(Bytes::from_static(b"x")),
             PutLimits::default(),
         )
         .await
@@ -483,7 +504,11 @@ async fn small_bodies_are_in_the_body_log() {
         for (n, text) in ids.iter().enumerate() {
             let body = Bytes::from(vec![n as u8; 1000 + n]);
             store
-                .put(meta(text, 1000 + n, None), body, PutLimits::default())
+                .put(
+                    meta(text, 1000 + n, None),
+                    NewBody::new(body),
+                    PutLimits::default(),
+                )
                 .await
                 .unwrap();
             let (_, at) = store.inner.read_entry(text).unwrap().unwrap();
@@ -523,7 +548,10 @@ async fn sweeping_gives_back_the_space_of_dead_bodies() {
             kept.push((text.clone(), n));
         }
         let body = noise(n as u64, size);
-        store.put(m, body, PutLimits::default()).await.unwrap();
+        store
+            .put(m, NewBody::new(body), PutLimits::default())
+            .await
+            .unwrap();
     }
     let before = segment_files(tmp.path());
     assert_eq!(before, ["1.seg", "2.seg", "3.seg"]);
@@ -564,7 +592,11 @@ async fn with_sync_sweeping_deletes_dead_segments() {
     let text = new_id();
     let body = Bytes::from_static(b"short-lived");
     store
-        .put(meta(&text, body.len(), None), body, PutLimits::default())
+        .put(
+            meta(&text, body.len(), None),
+            NewBody::new(body),
+            PutLimits::default(),
+        )
         .await
         .unwrap();
     assert_eq!(segment_files(tmp.path()), ["1.seg"]);
@@ -594,7 +626,7 @@ async fn cold_bodies_are_read() {
     store
         .put(
             meta(&text, body.len(), None),
-            body.clone(),
+            NewBody::new(body.clone()),
             PutLimits::default(),
         )
         .await
@@ -654,7 +686,7 @@ async fn no_paste_outlives_its_owner() {
     let refused = store
         .put(
             meta(&new_id(), 1, Some("b")),
-            Bytes::from_static(b"x"),
+            NewBody::new(Bytes::from_static(b"x")),
             PutLimits::default(),
         )
         .await;
@@ -664,7 +696,7 @@ async fn no_paste_outlives_its_owner() {
     store
         .put(
             meta(&new_id(), 1, Some("a")),
-            Bytes::from_static(b"x"),
+            NewBody::new(Bytes::from_static(b"x")),
             PutLimits::default(),
         )
         .await
@@ -744,7 +776,7 @@ async fn text_is_stored_compressed() {
             ..meta(text, body.len(), None)
         };
         store
-            .put(m, body.clone(), PutLimits::default())
+            .put(m, NewBody::new(body.clone()), PutLimits::default())
             .await
             .unwrap();
     }
@@ -796,7 +828,7 @@ async fn compaction_keeps_the_encoding() {
         ..meta(&kept, body.len(), None)
     };
     store
-        .put(m, body.clone(), PutLimits::default())
+        .put(m, NewBody::new(body.clone()), PutLimits::default())
         .await
         .unwrap();
     let size = 32 << 10;
@@ -804,7 +836,10 @@ async fn compaction_keeps_the_encoding() {
     for n in 0..=(body_log::SEGMENT_BYTES / size as u64) {
         let filler = noise(n, size);
         let m = meta(&new_id(), size, None);
-        store.put(m, filler, PutLimits::default()).await.unwrap();
+        store
+            .put(m, NewBody::new(filler), PutLimits::default())
+            .await
+            .unwrap();
     }
     let (_, before) = store.inner.read_entry(&kept).unwrap().unwrap();
     store.sweep(100, usize::MAX).await.unwrap();
@@ -831,7 +866,7 @@ async fn a_format_2_data_dir_is_read() {
         for (text, body) in [(&small, &small_body), (&large, &large_body)] {
             let m = meta(text, body.len(), None);
             store
-                .put(m, body.clone(), PutLimits::default())
+                .put(m, NewBody::new(body.clone()), PutLimits::default())
                 .await
                 .unwrap();
         }
@@ -865,10 +900,16 @@ async fn a_stream_that_does_not_decompress_is_corrupt() {
     let (good, bad, short) = (new_id(), new_id(), new_id());
     let body = log_text(2048);
     store
-        .put(meta(&good, 2048, None), body.clone(), PutLimits::default())
+        .put(
+            meta(&good, 2048, None),
+            NewBody::new(body.clone()),
+            PutLimits::default(),
+        )
         .await
         .unwrap();
-    let stream = crate::store::codec::stored(&meta(&good, 2048, None), body.clone(), None).bytes;
+    let stream = NewBody::new(body.clone())
+        .into_stored(&meta(&good, 2048, None))
+        .bytes;
     for (text, stored, size) in [
         (&bad, &b"not a zstd stream"[..], 2048),
         (&short, &stream[..], 2047),
@@ -919,7 +960,10 @@ async fn fill_and_remove(store: &EmbeddedStore) -> Vec<String> {
         };
         let body = Bytes::from(vec![b'x'; size]);
         let m = meta(&text, size, *owner);
-        store.put(m, body, PutLimits::default()).await.unwrap();
+        store
+            .put(m, NewBody::new(body), PutLimits::default())
+            .await
+            .unwrap();
         if n % 3 == 0 {
             assert!(store.delete(&id(&text)).await.unwrap());
         } else {
@@ -1032,7 +1076,11 @@ async fn a_saved_filter_is_loaded_only_while_it_is_current() {
     let text = new_id();
     let body = Bytes::from_static(b"after");
     store
-        .put(meta(&text, 5, None), body, PutLimits::default())
+        .put(
+            meta(&text, 5, None),
+            NewBody::new(body),
+            PutLimits::default(),
+        )
         .await
         .unwrap();
     shut(store);

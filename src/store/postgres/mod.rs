@@ -33,7 +33,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bytes::Bytes;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 use tokio_postgres::Row;
@@ -47,7 +46,7 @@ use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime, paste};
 use crate::metrics::CacheStats;
-use crate::store::codec::{self, Stored};
+use crate::store::codec::{self, NewBody, Stored};
 
 mod accounts;
 mod batch;
@@ -431,15 +430,14 @@ impl Drop for PostgresStore {
 
 #[async_trait]
 impl Store for PostgresStore {
-    async fn put_compressed(
+    async fn put(
         &self,
         meta: PasteMeta,
-        body: Bytes,
-        compressed: Option<Bytes>,
+        body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         self.totals.reserve(meta.size)?;
-        let body = codec::stored_off_runtime(&meta, body, compressed).await;
+        let body = body.into_stored_off_runtime(&meta).await;
         if meta.owner.is_none() {
             // The inserter counts the paste, or gives its bytes back.
             return self

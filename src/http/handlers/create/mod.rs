@@ -26,7 +26,7 @@ use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts};
 use crate::http::state::{Busy, SharedState};
-use crate::store::{PutLimits, StoreError};
+use crate::store::{NewBody, PutLimits, StoreError};
 
 pub use self::form::form;
 
@@ -189,7 +189,11 @@ async fn store_paste(
         meta.id = PasteId::generate_from(state.limits.id_length, &mut random)
             .map_err(|_| ApiError::internal())?
             .to_string();
-        match state.store.put(meta.clone(), body.clone(), limits).await {
+        match state
+            .store
+            .put(meta.clone(), NewBody::new(body.clone()), limits)
+            .await
+        {
             Ok(()) => return Ok((meta, token)),
             Err(StoreError::IdTaken) => continue,
             Err(e) => return Err(e.into()),
