@@ -31,6 +31,7 @@ mod openapi;
 mod outage;
 mod pg_cache;
 mod pg_creates;
+mod pg_damage;
 mod proof;
 mod proxy;
 mod proxy_protocol;

@@ -3,12 +3,14 @@
 //!
 //! Every operation that must be atomic across instances is one statement or
 //! one short transaction: create-if-absent is `INSERT … ON CONFLICT DO
-//! NOTHING`; a burn reveal is one `DELETE … RETURNING`, so of any number of
-//! concurrent callers on any number of instances exactly one gets the paste;
-//! an owner's quota is a conditional `UPDATE` of its `owner_usage` row in the
-//! transaction that inserts the paste. Every read's `WHERE` clause checks
-//! expiry. The sweeper deletes with `FOR UPDATE SKIP LOCKED`, so instances
-//! sweeping at once split the work instead of queueing on each other's locks.
+//! NOTHING`; a burn reveal is one `DELETE … RETURNING` in a transaction that
+//! commits once the body has decoded (a damaged body rolls it back, and the
+//! paste stays), so of any number of concurrent callers on any number of
+//! instances exactly one gets the paste; an owner's quota is a conditional
+//! `UPDATE` of its `owner_usage` row in the transaction that inserts the paste.
+//! Every read's `WHERE` clause checks expiry. The sweeper deletes with `FOR
+//! UPDATE SKIP LOCKED`, so instances sweeping at once split the work instead
+//! of queueing on each other's locks.
 //!
 //! The global storage limit is the exception: one counter row updated by every
 //! write would serialise all creates of all instances. Instead each instance
@@ -33,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 use tokio_postgres::Row;
 
@@ -387,10 +389,12 @@ impl PostgresStore {
 
     /// Deletes paste `id` if `filter` holds (`$1` is the ID; the filter's
     /// own parameters follow) and returns its row; gives its bytes back to
-    /// its owner and notifies every instance in the same statement, and
-    /// evicts it here before returning.
+    /// its owner and notifies every instance in the same statement. Runs on
+    /// `client`, a connection or a transaction; once the delete has
+    /// committed, the caller calls [`Self::removed`].
     async fn delete_returning(
         &self,
+        client: &impl GenericClient,
         id: &PasteId,
         filter: &str,
         returning: &str,
@@ -409,15 +413,67 @@ impl PostgresStore {
         let mut all: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = vec![&id_text];
         all.extend_from_slice(params);
         all.push(&self.channel);
-        let client = self.client().await?;
         let stmt = client.prepare_cached(&sql).await.map_err(db_error)?;
-        let row = client.query_opt(&stmt, &all).await.map_err(db_error)?;
-        if let Some(row) = &row {
-            self.cache
-                .invalidate(&Invalidation::Paste(id_text.to_owned()));
-            self.totals.removed(to_u64(row.get("size")));
+        client.query_opt(&stmt, &all).await.map_err(db_error)
+    }
+
+    /// After the delete of paste `id` (its `row`, which has its `size`)
+    /// committed: evicts it here, before the caller answers, and counts it.
+    fn removed(&self, id: &PasteId, row: &Row) {
+        self.cache
+            .invalidate(&Invalidation::Paste(id.as_str().to_owned()));
+        self.totals.removed(to_u64(row.get("size")));
+    }
+
+    /// Takes a burn paste: deletes it and decodes its body in one
+    /// transaction, which commits only if the body decodes, so a paste whose
+    /// stored stream is damaged answers [`StoreError::Corrupt`] and stays.
+    /// The delete locks the row until the commit or rollback, so of
+    /// concurrent takers exactly one gets it. `None` if nothing was taken.
+    async fn reveal(
+        &self,
+        id: &PasteId,
+        proof: Option<&Proof>,
+        now: UnixTime,
+    ) -> Result<Option<Paste>, StoreError> {
+        // The proof is checked in the statement that deletes, so a wrong one
+        // never takes and a right one takes exactly once. Comparing by
+        // equality in SQL is not constant time, but what is compared is
+        // SHA-256 of the proof: timing could only tell how many leading bytes
+        // of a hash match, which does not help find a preimage.
+        let verifier = proof.map(Proof::verifier);
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db_error)?;
+        let row = self
+            .delete_returning(
+                &tx,
+                id,
+                "(expires_at IS NULL OR expires_at > $2)
+                 AND (proof_verifier IS NULL OR proof_verifier = $3)",
+                &format!("{META_COLUMNS}{BODY_COLUMNS}"),
+                &[&to_i64(now), &verifier.as_ref().map(<[u8; 32]>::as_slice)],
+            )
+            .await?;
+        let Some(row) = row else {
+            tx.rollback().await.map_err(db_error)?;
+            return Ok(None);
+        };
+        let decoded = match stored_from_row(&row) {
+            Ok((meta, stored)) => codec::paste_off_runtime(meta, stored).await,
+            Err(e) => Err(e),
+        };
+        match decoded {
+            Ok(paste) => {
+                tx.commit().await.map_err(db_error)?;
+                self.removed(id, &row);
+                Ok(Some(paste))
+            }
+            Err(e) => {
+                // Awaited, so the paste is there again before the error is answered.
+                tx.rollback().await.map_err(db_error)?;
+                Err(e)
+            }
         }
-        Ok(row)
     }
 }
 
@@ -474,26 +530,8 @@ impl Store for PostgresStore {
         proof: Option<&Proof>,
         now: UnixTime,
     ) -> Result<Taken, StoreError> {
-        // The proof is checked in the statement that deletes, so a wrong one
-        // never takes and a right one takes exactly once. Comparing by
-        // equality in SQL is not constant time, but what is compared is
-        // SHA-256 of the proof: timing could only tell how many leading bytes
-        // of a hash match, which does not help find a preimage.
-        let verifier = proof.map(Proof::verifier);
-        let row = self
-            .delete_returning(
-                id,
-                "(expires_at IS NULL OR expires_at > $2)
-                 AND (proof_verifier IS NULL OR proof_verifier = $3)",
-                &format!("{META_COLUMNS}{BODY_COLUMNS}"),
-                &[&to_i64(now), &verifier.as_ref().map(<[u8; 32]>::as_slice)],
-            )
-            .await?;
-        if let Some(row) = row {
-            let (meta, stored) = stored_from_row(&row)?;
-            return codec::paste_off_runtime(meta, stored)
-                .await
-                .map(Taken::Paste);
+        if let Some(paste) = self.reveal(id, proof, now).await? {
+            return Ok(Taken::Paste(paste));
         }
         // Not taken: refused if a live paste with a key check is still there.
         let still_there = self
@@ -573,9 +611,13 @@ impl Store for PostgresStore {
     }
 
     async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
+        let client = self.client().await?;
         let row = self
-            .delete_returning(id, "true", "owner, size", &[])
+            .delete_returning(&client, id, "true", "owner, size", &[])
             .await?;
+        if let Some(row) = &row {
+            self.removed(id, row);
+        }
         Ok(row.is_some())
     }
 

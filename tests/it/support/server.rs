@@ -164,6 +164,11 @@ impl Server {
         })
     }
 
+    /// The PostgreSQL schema this server stores in (`None` on the embedded store).
+    pub fn schema(&self) -> Option<&str> {
+        self.schema.as_deref()
+    }
+
     /// The process ID.
     pub fn pid(&self) -> u32 {
         self.child.id()
