@@ -18,6 +18,10 @@
 //! writes anything, a compressed body by decompressing it to exactly `size`
 //! bytes. Version 1, without the encoding byte (every body as it is), is
 //! still read.
+//!
+//! Every length is bounded before anything is allocated for it: metadata by
+//! `MAX_META`, a body by [`MAX_BODY`], so a hostile or damaged dump cannot
+//! make a restore reserve memory for a size it merely declares.
 
 use std::io::Read;
 
@@ -42,6 +46,11 @@ const PASTE: u8 = 3;
 const TRAILER: u8 = 0xFF;
 /// Metadata larger than this is a corrupt length, not a real record.
 const MAX_META: u32 = 1 << 20;
+/// The largest paste body a dump carries (1 GiB): the most PostgreSQL keeps
+/// in one value, so no body snip can serve from both stores is larger. A
+/// paste whose metadata declares more is refused, by the writer and by the
+/// reader, before its body is read or decompressed.
+pub const MAX_BODY: u64 = 1 << 30;
 
 /// One entry of a dump.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,6 +85,31 @@ pub enum DumpError {
     /// The bytes do not add up.
     #[error("the dump is corrupt: {0}")]
     Corrupt(String),
+    /// A paste declares a body larger than a dump carries ([`MAX_BODY`]).
+    #[error(
+        "record {record} (paste {id}) declares a body of {size} bytes; a dump carries bodies of at most {MAX_BODY} bytes"
+    )]
+    TooLarge {
+        /// The record's number, from 1.
+        record: u64,
+        /// The paste's ID.
+        id: String,
+        /// The body size its metadata declares.
+        size: u64,
+    },
+}
+
+/// Refuses paste `meta`, record number `record`, if its body is larger
+/// than a dump carries.
+fn check_size(record: u64, meta: &PasteMeta) -> Result<(), DumpError> {
+    if meta.size > MAX_BODY {
+        return Err(DumpError::TooLarge {
+            record,
+            id: meta.id.clone(),
+            size: meta.size,
+        });
+    }
+    Ok(())
 }
 
 /// Writes a dump record by record.
@@ -148,6 +182,8 @@ impl<W: AsyncWrite + Unpin> DumpWriter<W> {
         body: &[u8],
         compressed: Option<&[u8]>,
     ) -> Result<(), DumpError> {
+        // Refused here, so that a backup never writes a dump restore refuses.
+        check_size(self.count + 1, meta)?;
         let stored = match compressed {
             Some(compressed) => (Encoding::Zstd, compressed),
             None => (Encoding::Identity, body),
@@ -237,6 +273,7 @@ impl<R: Read> DumpReader<R> {
     /// must be `meta.size` bytes.
     fn body(&mut self, meta: &PasteMeta) -> Result<(Bytes, Option<Bytes>), DumpError> {
         let record = self.count + 1;
+        check_size(record, meta)?;
         let corrupt = |what: String| DumpError::Corrupt(format!("record {record}: {what}"));
         let encoding = match self.version {
             IDENTITY_BODIES => Encoding::Identity,
@@ -436,6 +473,60 @@ mod tests {
             read_all(&dump).unwrap(),
             vec![Record::Paste(meta, body, None)]
         );
+    }
+
+    /// A paste declaring a body larger than [`MAX_BODY`] is refused, naming
+    /// its record, before its body is read: here a zstd frame whose header
+    /// declares the same huge size, which decompression would otherwise
+    /// reserve memory for. The writer refuses to write one.
+    #[tokio::test]
+    async fn declared_sizes_are_bounded() {
+        let (mut meta, _) = paste("idhuge", b"");
+        meta.size = 1 << 40;
+        // A frame header: magic, a single-segment descriptor with an 8-byte
+        // content size, that size; then one raw block's header and a byte.
+        let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0xE0];
+        frame.extend_from_slice(&meta.size.to_le_bytes());
+        frame.extend_from_slice(&[0x09, 0x00, 0x00, 0x41]);
+        assert!(matches!(
+            zstd::zstd_safe::get_frame_content_size(&frame),
+            Ok(Some(size)) if size == meta.size
+        ));
+        // A tenant first, so the paste is record 2.
+        let tenant = serde_json::to_vec(&Tenant {
+            name: "team".into(),
+            created_at: 1,
+            max_bytes: None,
+            max_paste_bytes: None,
+            rate: None,
+            burst: None,
+        })
+        .unwrap();
+        let json = serde_json::to_vec(&meta).unwrap();
+        let mut dump = MAGIC.to_vec();
+        dump.extend_from_slice(&VERSION.to_be_bytes());
+        dump.push(TENANT);
+        dump.extend_from_slice(&(tenant.len() as u32).to_be_bytes());
+        dump.extend_from_slice(&tenant);
+        dump.push(PASTE);
+        dump.extend_from_slice(&(json.len() as u32).to_be_bytes());
+        dump.extend_from_slice(&json);
+        dump.push(Encoding::Zstd.to_byte());
+        dump.extend_from_slice(&(frame.len() as u64).to_be_bytes());
+        dump.extend_from_slice(&frame);
+        let e = read_all(&dump).unwrap_err();
+        assert!(
+            matches!(&e, DumpError::TooLarge { record: 2, id, size } if id == "idhuge" && *size == 1 << 40),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("record 2 (paste idhuge)"), "{e}");
+
+        let mut out = Vec::new();
+        let mut writer = DumpWriter::new(&mut out).await.unwrap();
+        let e = writer.paste(&meta, b"", Some(&frame)).await.unwrap_err();
+        assert!(matches!(e, DumpError::TooLarge { record: 1, .. }), "{e:?}");
+        meta.size = MAX_BODY;
+        assert!(check_size(1, &meta).is_ok());
     }
 
     /// A compressed body that does not decompress to the paste's size, or
