@@ -1,0 +1,128 @@
+//! Storing new pastes: those without an owner in groups through the
+//! store-wide combiner (`batch`), those with one each in a transaction of its
+//! own that reserves the owner's quota, so that one refused for its quota
+//! rolls back no other.
+
+use super::batch::Pending;
+use super::rows::{key_check_columns, to_i64, visibility_text};
+use super::{PostgresStore, db_error};
+use crate::core::PasteMeta;
+use crate::store::codec::{NewBody, Stored};
+use crate::store::{PutLimits, StoreError};
+
+impl PostgresStore {
+    /// Stores a new paste: its body compressed if that is worth it
+    /// (`codec`), then inserted with the others of its group (`batch`), or
+    /// alone with its owner's quota ([`Self::insert`]).
+    pub(super) async fn put_paste(
+        &self,
+        meta: PasteMeta,
+        body: NewBody,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        self.totals.reserve(meta.size)?;
+        let body = body.into_stored_off_runtime(&meta).await;
+        if meta.owner.is_none() {
+            // The inserter counts the paste, or gives its bytes back.
+            return self
+                .combiner
+                .submit(Pending { meta, body }, &self.inserter)
+                .await;
+        }
+        self.insert(&meta, &body, limits)
+            .await
+            .inspect(|()| self.totals.created())
+            .inspect_err(|_| self.totals.release(meta.size))
+    }
+
+    /// Inserts a paste with an owner, with its body as stored, and reserves
+    /// its quota in the same transaction.
+    async fn insert(
+        &self,
+        meta: &PasteMeta,
+        body: &Stored,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await.map_err(db_error)?;
+        if let Some(owner) = &meta.owner {
+            // The owner's row stays locked until the commit, so a concurrent
+            // delete of the tenant waits and then sees this paste; one that
+            // committed first leaves no row, and the paste is refused.
+            let stmt = tx
+                .prepare_cached("SELECT 1 FROM tenants WHERE name = $1 FOR SHARE")
+                .await
+                .map_err(db_error)?;
+            if tx
+                .query_opt(&stmt, &[owner])
+                .await
+                .map_err(db_error)?
+                .is_none()
+            {
+                return Err(StoreError::OwnerGone);
+            }
+            let quota = limits.owner_max_bytes.unwrap_or(u64::MAX);
+            if meta.size > quota {
+                return Err(StoreError::QuotaExceeded { limit: quota });
+            }
+            let stmt = tx
+                .prepare_cached(
+                    "INSERT INTO owner_usage AS u (owner, bytes, pastes) VALUES ($1, $2, 1)
+                     ON CONFLICT (owner) DO UPDATE SET bytes = u.bytes + excluded.bytes, pastes = u.pastes + 1
+                     WHERE u.bytes + excluded.bytes <= $3",
+                )
+                .await
+                .map_err(db_error)?;
+            let updated = tx
+                .execute(&stmt, &[owner, &to_i64(meta.size), &to_i64(quota)])
+                .await
+                .map_err(db_error)?;
+            if updated == 0 {
+                return Err(StoreError::QuotaExceeded { limit: quota });
+            }
+        }
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
+                    content_type, size, delete_token_hash, owner, visibility, redirect, body,
+                    proof_verifier, proof_iterations, proof_salt, body_encoding)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+                    $18)
+                 ON CONFLICT (id) DO NOTHING",
+            )
+            .await
+            .map_err(db_error)?;
+        let (proof_verifier, proof_iterations, proof_salt) =
+            key_check_columns(meta.key_check.as_ref());
+        let inserted = tx
+            .execute(
+                &stmt,
+                &[
+                    &meta.id,
+                    &to_i64(meta.created_at),
+                    &meta.expires_at.map(to_i64),
+                    &meta.burn,
+                    &meta.encrypted,
+                    &meta.lang,
+                    &meta.name,
+                    &meta.content_type,
+                    &to_i64(meta.size),
+                    &meta.delete_token_hash.as_slice(),
+                    &meta.owner,
+                    &visibility_text(meta.visibility),
+                    &meta.redirect,
+                    &&body.bytes[..],
+                    &proof_verifier,
+                    &proof_iterations,
+                    &proof_salt,
+                    &body.encoding.name(),
+                ],
+            )
+            .await
+            .map_err(db_error)?;
+        if inserted == 0 {
+            return Err(StoreError::IdTaken);
+        }
+        tx.commit().await.map_err(db_error)
+    }
+}
