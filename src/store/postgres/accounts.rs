@@ -79,6 +79,19 @@ fn tenant_params<'a>(
     params
 }
 
+/// The outcome of an insert whose row refers to another: a foreign-key
+/// violation means that row is gone (a token's tenant deleted, a session's
+/// token revoked, meanwhile), answered as [`StoreError::NoSuchTenant`].
+fn inserted(result: Result<u64, tokio_postgres::Error>) -> Result<(), StoreError> {
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
+            Err(StoreError::NoSuchTenant)
+        }
+        Err(e) => Err(db_error(e)),
+    }
+}
+
 pub async fn create_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<(), StoreError> {
     let settings = settings(tenant);
     let created_at = to_i64(tenant.created_at);
@@ -209,13 +222,7 @@ pub async fn create_token(client: &ClientWrapper, record: &TokenRecord) -> Resul
             ],
         )
         .await;
-    match result {
-        Ok(_) => Ok(()),
-        Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
-            Err(StoreError::NoSuchTenant)
-        }
-        Err(e) => Err(db_error(e)),
-    }
+    inserted(result)
 }
 
 pub async fn token(
@@ -292,13 +299,7 @@ pub async fn create_session(
             ],
         )
         .await;
-    match result {
-        Ok(_) => Ok(()),
-        Err(e) if e.code() == Some(&SqlState::FOREIGN_KEY_VIOLATION) => {
-            Err(StoreError::NoSuchTenant)
-        }
-        Err(e) => Err(db_error(e)),
-    }
+    inserted(result)
 }
 
 pub async fn session(
