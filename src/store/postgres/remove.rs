@@ -131,8 +131,13 @@ impl PostgresStore {
                 Ok(Some(paste))
             }
             Err(e) => {
-                // Awaited, so the paste is there again before the error is answered.
-                tx.rollback().await.map_err(db_error)?;
+                // Awaited, so the paste is there again before the error is
+                // answered. A rollback that fails leaves a broken connection,
+                // whose transaction the database rolls back when it closes;
+                // the damage is still what the caller is told.
+                if let Err(rollback) = tx.rollback().await {
+                    tracing::warn!(id = %id, error = %rollback, "cannot roll back a failed reveal");
+                }
                 Err(e)
             }
         }
