@@ -264,6 +264,22 @@ mod tests {
             "--metrics-public=false"
         ]));
     }
+
+    /// `--max-paste-size` takes at most 1 GiB, the largest paste a backup
+    /// carries, and says so when given more.
+    #[test]
+    fn the_paste_size_limit_is_at_most_what_a_backup_carries() {
+        let parse = |size: &str| {
+            let args = ["snip", "serve", &format!("--max-paste-size={size}")];
+            Cli::command()
+                .try_get_matches_from(args)
+                .map_err(|e| e.to_string())
+        };
+        assert!(parse("1GiB").is_ok());
+        let refused = parse("1025MiB").unwrap_err();
+        assert!(refused.contains("at most 1073741824 bytes"), "{refused}");
+        assert!(parse("16XB").is_err());
+    }
 }
 
 /// Property tests of the config file: TOML, then its keys and values as

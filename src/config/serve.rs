@@ -11,7 +11,7 @@ use ipnet::IpNet;
 use super::ConfigError;
 use super::tls::TlsArgs;
 use crate::cli::StoreArgs;
-use crate::core::paste::hash_token;
+use crate::core::paste::{MAX_PASTE_BYTES, hash_token};
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
 use crate::core::{Ttl, id};
@@ -42,8 +42,8 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_PUBLIC_URL")]
     pub public_url: Option<String>,
 
-    /// Largest paste accepted (bytes, or with a unit: 512KiB, 16MiB, 1GiB).
-    #[arg(long, env = "SNIP_MAX_PASTE_SIZE", default_value = "16MiB", value_parser = parse_size)]
+    /// Largest paste accepted (bytes, or with a unit: 512KiB, 16MiB; at most 1GiB).
+    #[arg(long, env = "SNIP_MAX_PASTE_SIZE", default_value = "16MiB", value_parser = parse_paste_size)]
     pub max_paste_size: u64,
 
     /// Stop accepting pastes once their bodies take this much space [default: unlimited].
@@ -274,6 +274,18 @@ fn read_secret(path: &Path) -> Result<Secret, ConfigError> {
     };
     let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
     text.trim().parse().map_err(bad)
+}
+
+/// A paste size limit: at most [`MAX_PASTE_BYTES`], so that every paste a
+/// server accepts can be stored on either backend and backed up.
+fn parse_paste_size(input: &str) -> Result<u64, String> {
+    let size = parse_size(input).map_err(|e| e.to_string())?;
+    if size > MAX_PASTE_BYTES {
+        return Err(format!(
+            "must be at most {MAX_PASTE_BYTES} bytes (1GiB), the largest paste snip stores"
+        ));
+    }
+    Ok(size)
 }
 
 fn parse_id_length(input: &str) -> Result<usize, String> {

@@ -14,6 +14,11 @@ use super::random::OsRandom;
 /// The longest paste name, in bytes.
 pub const MAX_NAME_BYTES: usize = 255;
 
+/// The largest paste snip stores (1 GiB): the most PostgreSQL keeps in one
+/// value, and so what a backup carries per paste. The server's
+/// `--max-paste-size` and a tenant's limit are at most this.
+pub const MAX_PASTE_BYTES: u64 = 1 << 30;
+
 /// Whether `text` could be (the start of) a paste name: at most
 /// [`MAX_NAME_BYTES`], no control characters and no format characters
 /// ([`is_format_char`]). Checked when a paste is created, and on a listing's

@@ -216,7 +216,7 @@ impl From<StoreError> for ApiError {
                 Self::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "corrupt",
-                    "the stored data this request needs is damaged (it fails its checksum) \
+                    "the stored data this request needs is damaged (it fails its checksum or does not decompress) \
                      and cannot be served",
                 )
             }

@@ -46,11 +46,10 @@ const PASTE: u8 = 3;
 const TRAILER: u8 = 0xFF;
 /// Metadata larger than this is a corrupt length, not a real record.
 const MAX_META: u32 = 1 << 20;
-/// The largest paste body a dump carries (1 GiB): the most PostgreSQL keeps
-/// in one value, so no body snip can serve from both stores is larger. A
+/// The largest paste body a dump carries: the largest paste snip stores. A
 /// paste whose metadata declares more is refused, by the writer and by the
 /// reader, before its body is read or decompressed.
-pub const MAX_BODY: u64 = 1 << 30;
+pub const MAX_BODY: u64 = crate::core::paste::MAX_PASTE_BYTES;
 
 /// One entry of a dump.
 #[derive(Debug, Clone, PartialEq)]

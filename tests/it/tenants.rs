@@ -555,13 +555,15 @@ async fn admin_api_auth() {
     assert!(text.contains("--admin-token"), "{text}");
 }
 
-/// A burst or rate beyond what every backend can store is a 400, on create and on update.
+/// A burst, rate or paste size limit beyond what every backend can store
+/// is a 400, on create and on update.
 #[tokio::test]
-async fn oversized_burst_and_rate_are_refused() {
+async fn oversized_burst_rate_and_paste_limit_are_refused() {
     let server = start(&[]);
     for body in [
         serde_json::json!({"name": "big", "burst": 2_147_483_649u64}),
         serde_json::json!({"name": "big", "rate": "3000000000/s"}),
+        serde_json::json!({"name": "big", "max_paste_bytes": 1_073_741_825u64}),
     ] {
         let response = server
             .request(Method::POST, "/api/admin/tenants")
@@ -585,6 +587,24 @@ async fn oversized_burst_and_rate_are_refused() {
         .fetch()
         .await;
     assert_eq!(update.status(), 400);
+    let update = server
+        .request(Method::PATCH, "/api/admin/tenants/ok")
+        .bearer_auth(ADMIN)
+        .json(&serde_json::json!({"max_paste_bytes": 1_073_741_825u64}))
+        .fetch()
+        .await;
+    assert_eq!(update.status(), 400);
+    let text = update.text().await.unwrap();
+    assert!(text.contains("at most 1073741824"), "{text}");
+    let tenant = server
+        .request(Method::GET, "/api/admin/tenants")
+        .bearer_auth(ADMIN)
+        .fetch()
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(tenant.contains(r#""max_paste_bytes":null"#), "{tenant}");
 }
 
 /// A create whose token was checked before its tenant was deleted, and whose

@@ -155,6 +155,16 @@ fn parse_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
 }
 
 /// A burst within what every backend stores ([`tenant::MAX_COUNT`]).
+fn check_paste_limit(limit: Option<u64>) -> Result<Option<u64>, ApiError> {
+    match limit {
+        Some(bytes) if bytes > paste::MAX_PASTE_BYTES => Err(ApiError::bad_request(format!(
+            "max_paste_bytes must be at most {} (1 GiB), the largest paste snip stores",
+            paste::MAX_PASTE_BYTES
+        ))),
+        _ => Ok(limit),
+    }
+}
+
 fn check_burst(burst: Option<u32>) -> Result<Option<u32>, ApiError> {
     match burst {
         Some(b) if b > tenant::MAX_COUNT => Err(ApiError::bad_request(format!(
@@ -212,7 +222,7 @@ async fn create_tenant(
         name: request.name,
         created_at: paste::now(),
         max_bytes: request.max_bytes,
-        max_paste_bytes: request.max_paste_bytes,
+        max_paste_bytes: check_paste_limit(request.max_paste_bytes)?,
         rate: parse_rate(request.rate)?,
         burst: check_burst(request.burst)?,
     };
@@ -253,7 +263,7 @@ async fn update_tenant(
         tenant.max_bytes = v;
     }
     if let Some(v) = change.max_paste_bytes {
-        tenant.max_paste_bytes = v;
+        tenant.max_paste_bytes = check_paste_limit(v)?;
     }
     if let Some(v) = change.rate {
         tenant.rate = parse_rate(v)?;
