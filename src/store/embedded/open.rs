@@ -16,6 +16,7 @@ use super::body_log::{BodyLog, Kernel, PageCache};
 use super::combiner::Combiner;
 use super::counters::{Counters, Counts};
 use super::hot::HotCache;
+use super::journal::JournalBound;
 use super::known_ids::{self, KnownIds};
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
 use super::{format, usage};
@@ -40,8 +41,12 @@ const META_MEMTABLE_BYTES: u64 = 16 << 20;
 /// checks the bloom filters of up to 12 level-0 tables.
 const META_L0_TABLES: u8 = 12;
 
-/// All journals together (fjall's minimum is 64 MiB).
-const MAX_JOURNAL_BYTES: u64 = 128 << 20;
+/// All journals together, fjall's minimum: past it, fjall asks every
+/// keyspace with entries in the oldest sealed journal file to flush them.
+/// `journal` asks the slow keyspaces as soon as a file is sealed, so sealed
+/// files rarely live long; what a start after `kill -9` replays is mostly the
+/// active file, which fjall seals once it passes 64 MB.
+const MAX_JOURNAL_BYTES: u64 = 64 << 20;
 
 /// The smallest filter of stored IDs (`known_ids`): 256 Ki IDs, 320 KiB.
 const KNOWN_IDS_MIN: usize = 256 << 10;
@@ -102,6 +107,7 @@ impl EmbeddedStore {
         let owners = db.keyspace("owners", small)?;
         let counted = db.keyspace("counters", small)?;
         let accounts = Accounts::open(&db)?;
+        let journal = JournalBound::new(&db)?;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
         let (counters, known, outgrown) = open_counts(dir, &db, &meta, counted)?;
@@ -126,6 +132,7 @@ impl EmbeddedStore {
             hot: HotCache::new(options.cache_bytes / 4),
             known: Arc::new(known),
             combiner: Combiner::default(),
+            journal,
             path: dir.to_path_buf(),
         };
         let dead = inner.log.count_live(&counts.segments);
