@@ -9,6 +9,7 @@ use snip::config::{self, Command};
 static ALLOCATOR: snip::allocator::Mimalloc = snip::allocator::Mimalloc;
 
 fn main() -> ExitCode {
+    snip::allocator::purge_at_once();
     let cli = match config::parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -154,6 +154,7 @@ impl Commit<Staged> for Inner {
                 if rebuild {
                     self.rebuild_known_ids();
                 }
+                self.bound_journal();
             }
             Err(e) => {
                 for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
@@ -200,6 +201,15 @@ impl Inner {
         let body_bytes: u64 = bodies.iter().map(|(.., body)| body.len() as u64).sum();
         let entries = accepted.len() as u64 * space::ENTRY_BYTES;
         self.space.check(body_bytes + entries)
+    }
+
+    /// After a committed batch: flushes what would keep old journal files
+    /// (see `journal`). A failure is only logged: the batch is committed,
+    /// and fjall rotates the keyspaces itself once the journal is larger.
+    pub(super) fn bound_journal(&self) {
+        if let Err(e) = self.journal.check() {
+            tracing::warn!(error = %e, "cannot flush a keyspace to shorten the journal");
+        }
     }
 
     /// Builds a bigger filter of stored IDs, in the background.

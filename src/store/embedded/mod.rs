@@ -33,7 +33,7 @@
 //! `sweep`; `keys` lays out the index keys; `counters` persists the counts.
 //! Storage formats live in `meta_codec`, `body_log` and `body_files`;
 //! `known_ids`, and the store-wide `combiner` and `hot`, are the machinery
-//! of the write and read paths.
+//! of the write and read paths; `journal` keeps fjall's journal short.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -59,6 +59,7 @@ mod body_log;
 mod commit;
 mod counters;
 mod format;
+mod journal;
 mod keys;
 mod known_ids;
 mod listing;
@@ -163,6 +164,8 @@ struct Inner {
     known: Arc<KnownIds>,
     /// New pastes waiting to be committed together.
     combiner: Combiner<Staged>,
+    /// Flushes the keyspaces that would keep old journal files.
+    journal: journal::JournalBound,
     path: PathBuf,
 }
 

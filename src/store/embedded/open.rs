@@ -16,21 +16,26 @@ use super::body_log::{BodyLog, Kernel, PageCache};
 use super::combiner::Combiner;
 use super::counters::{Counters, Counts};
 use super::hot::HotCache;
+use super::journal::JournalBound;
 use super::known_ids::{self, KnownIds};
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
 use super::{format, usage};
 use crate::store::StoreError;
 use crate::store::group_commit::GroupCommit;
 
-/// Largest memtable of one keyspace.
-const MEMTABLE_BYTES: u64 = 8 << 20;
+/// Largest memtable of `expiry`, `owners` and `counters`. Their entries are
+/// small (an index key, or a count rewritten by every batch), so 1 MiB
+/// still makes tables of thousands of entries, and a flush of one does not
+/// hold a second memtable's worth of memory while it is written.
+const MEMTABLE_BYTES: u64 = 1 << 20;
 
 /// Largest memtable of the `meta` keyspace, which every create writes. Each
 /// flush becomes a level-0 table, and with random IDs twelve of those
-/// rewrite all of level 1 (see [`META_L0_TABLES`]): twice the memtable,
-/// half as many rewrites, for a little more memory. fjall keeps this, like
-/// the other `meta` options, from the keyspace's creation.
-const META_MEMTABLE_BYTES: u64 = 16 << 20;
+/// rewrite all of level 1 (see [`META_L0_TABLES`]): a larger memtable means
+/// fewer rewrites, but it is held twice while it is flushed (the full one
+/// and its successor), which at 16 MiB was a fifth of the fill's RSS. fjall
+/// keeps this, like the other `meta` options, from the keyspace's creation.
+const META_MEMTABLE_BYTES: u64 = 8 << 20;
 
 /// Tables in level 0 of the `meta` keyspace that start their compaction
 /// into level 1 (fjall's default is 4). IDs are random, so every level-0
@@ -40,8 +45,12 @@ const META_MEMTABLE_BYTES: u64 = 16 << 20;
 /// checks the bloom filters of up to 12 level-0 tables.
 const META_L0_TABLES: u8 = 12;
 
-/// All journals together (fjall's minimum is 64 MiB).
-const MAX_JOURNAL_BYTES: u64 = 128 << 20;
+/// All journals together, fjall's minimum: past it, fjall asks every
+/// keyspace with entries in the oldest sealed journal file to flush them.
+/// `journal` asks the slow keyspaces as soon as a file is sealed, so sealed
+/// files rarely live long; what a start after `kill -9` replays is mostly the
+/// active file, which fjall seals once it passes 64 MB.
+const MAX_JOURNAL_BYTES: u64 = 64 << 20;
 
 /// The smallest filter of stored IDs (`known_ids`): 256 Ki IDs, 320 KiB.
 const KNOWN_IDS_MIN: usize = 256 << 10;
@@ -69,14 +78,14 @@ impl EmbeddedStore {
         format::check_or_record(dir, fsync)?;
         // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
         // global cap) would let a burst of writes grow RSS by hundreds of
-        // MiB; 16 MiB for `meta` and 8 MiB for the other two bound the
-        // active memtables to 32 MiB.
+        // MiB; 8 MiB for `meta` and 1 MiB for the other three bound the
+        // active memtables to 11 MiB.
         //
         // Four background workers, not two: fjall 3.1's worker 0 hands every
         // compaction request back to the queue, so while the only other
         // worker compacts, worker 0 spins on that request. One worker is
         // worse: memtable rotations wait behind compactions and memtables
-        // outgrow their 8 MiB.
+        // outgrow their size.
         let db = Database::builder(dir.join("fjall"))
             .cache_size(options.cache_bytes - options.cache_bytes / 4)
             .worker_threads(4)
@@ -102,6 +111,7 @@ impl EmbeddedStore {
         let owners = db.keyspace("owners", small)?;
         let counted = db.keyspace("counters", small)?;
         let accounts = Accounts::open(&db)?;
+        let journal = JournalBound::new(&db)?;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
         let (counters, known, outgrown) = open_counts(dir, &db, &meta, counted)?;
@@ -126,6 +136,7 @@ impl EmbeddedStore {
             hot: HotCache::new(options.cache_bytes / 4),
             known: Arc::new(known),
             combiner: Combiner::default(),
+            journal,
             path: dir.to_path_buf(),
         };
         let dead = inner.log.count_live(&counts.segments);

@@ -31,6 +31,7 @@ impl Inner {
         let mut change = Change::default();
         change.removed(meta, body_at.as_ref());
         self.counters.commit(batch, &change, || {})?;
+        self.bound_journal();
         self.hot.evict(&meta.id);
         self.release(meta);
         if let Some(at) = body_at {
