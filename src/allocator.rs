@@ -46,8 +46,12 @@ unsafe extern "C" {
 }
 
 /// Makes mimalloc return freed memory to the OS at once (a purge delay of
-/// 0 ms) instead of after a second; see the module comment.
+/// 0 ms) instead of after a second; see the module comment. An operator's
+/// own `MIMALLOC_PURGE_DELAY`, which mimalloc reads at start, is left as set.
 pub fn purge_at_once() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
     // SAFETY: a plain FFI call that sets an option mimalloc reads at each purge.
     unsafe { mi_option_set(OPTION_PURGE_DELAY, 0) }
 }
