@@ -222,3 +222,88 @@ async fn a_paste_deleted_while_the_listener_is_down_is_never_served() {
     assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
     deleted_through_b_is_gone_from_a(&a, &b, "cached after the cut").await;
 }
+
+/// The process ID of the backend that serves A's listening connection.
+async fn listener_backend(a: &Server) -> i32 {
+    let (client, connection) = tokio_postgres::connect(&database_url(), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let name = format!("snip listener {}", a.pid());
+    let rows = client
+        .query(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
+            &[&name],
+        )
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1, "no backend is named {name:?}");
+    rows[0].get(0)
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to a process; whether it was delivered.
+fn send_signal(pid: i32, signal: &str) -> bool {
+    std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// A stopped PostgreSQL backend, resumed when dropped (also if the test fails).
+struct Stopped(i32);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        send_signal(self.0, "CONT");
+    }
+}
+
+/// A's listening backend stalls (SIGSTOP) without its connection ending:
+/// A stops serving its cache once the trust lapses, never serves a paste
+/// deleted through B meanwhile, and once the backend runs again it trusts
+/// its cache on the same connection, without emptying it by reconnecting.
+/// Needs the right to signal PostgreSQL's processes (root, or the database's
+/// user); skipped without it, except under CI.
+#[tokio::test]
+async fn a_stalled_listener_stops_the_cache_and_keeps_its_connection() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    let (id, token) = cached_paste(&a, "cached before the stall").await;
+    let listens = metric(&a, LISTENS).await;
+    let backend = listener_backend(&a).await;
+    if !send_signal(backend, "STOP") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cannot stop PostgreSQL backend {backend}: run as root or as the database's user"
+        );
+        eprintln!("skipped: cannot signal PostgreSQL backend {backend}");
+        return;
+    }
+    let stopped = Stopped(backend);
+    assert!(
+        eventually(|| async { metric(&a, TRUSTED).await == 0.0 }).await,
+        "A kept trusting a silent listener:\n{}",
+        a.log_text()
+    );
+    assert!(
+        b.delete(&format!("/{id}"), Some(&token))
+            .await
+            .status()
+            .is_success()
+    );
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+    drop(stopped);
+    until_trusted(&a).await;
+    assert_eq!(
+        metric(&a, LISTENS).await,
+        listens,
+        "A listened again instead of waiting for its connection:\n{}",
+        a.log_text()
+    );
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
+    deleted_through_b_is_gone_from_a(&a, &b, "cached after the stall").await;
+}
