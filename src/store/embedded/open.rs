@@ -33,7 +33,7 @@ const MEMTABLE_BYTES: u64 = 1 << 20;
 /// flush becomes a level-0 table, and with random IDs twelve of those
 /// rewrite all of level 1 (see [`META_L0_TABLES`]): a larger memtable means
 /// fewer rewrites, but it is held twice while it is flushed (the full one
-/// and its successor), which at 16 MiB was a fifth of the fill's RSS. fjall
+/// and its successor), and at 16 MiB that is a fifth of a fill's RSS. fjall
 /// keeps this, like the other `meta` options, from the keyspace's creation.
 const META_MEMTABLE_BYTES: u64 = 8 << 20;
 
