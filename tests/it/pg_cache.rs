@@ -165,8 +165,9 @@ async fn a_tenant_change_through_one_instance_applies_on_the_other() {
     assert_eq!(status, 413, "{answer}");
 }
 
-/// Terminates A's listening connection (found by its application_name).
-async fn cut_listener(a: &Server) {
+/// `select` (a column of `pg_stat_activity`, or a function of its `pid`)
+/// for A's listening connection, found by its application_name.
+async fn on_listener<T: for<'a> tokio_postgres::types::FromSql<'a>>(a: &Server, select: &str) -> T {
     let (client, connection) = tokio_postgres::connect(&database_url(), tokio_postgres::NoTls)
         .await
         .unwrap();
@@ -174,13 +175,18 @@ async fn cut_listener(a: &Server) {
     let name = format!("snip listener {}", a.pid());
     let rows = client
         .query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
+            &format!("SELECT {select} FROM pg_stat_activity WHERE application_name = $1"),
             &[&name],
         )
         .await
         .unwrap();
     assert_eq!(rows.len(), 1, "no backend is named {name:?}");
-    assert!(rows[0].get::<_, bool>(0));
+    rows[0].get(0)
+}
+
+/// Terminates A's listening connection.
+async fn cut_listener(a: &Server) {
+    assert!(on_listener::<bool>(a, "pg_terminate_backend(pid)").await);
 }
 
 /// A's listening connection is cut: A stops serving its cache at once, a
@@ -225,20 +231,7 @@ async fn a_paste_deleted_while_the_listener_is_down_is_never_served() {
 
 /// The process ID of the backend that serves A's listening connection.
 async fn listener_backend(a: &Server) -> i32 {
-    let (client, connection) = tokio_postgres::connect(&database_url(), tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    let name = format!("snip listener {}", a.pid());
-    let rows = client
-        .query(
-            "SELECT pid FROM pg_stat_activity WHERE application_name = $1",
-            &[&name],
-        )
-        .await
-        .unwrap();
-    assert_eq!(rows.len(), 1, "no backend is named {name:?}");
-    rows[0].get(0)
+    on_listener(a, "pid").await
 }
 
 /// Sends `signal` (`STOP`, `CONT`) to a process; whether it was delivered.
