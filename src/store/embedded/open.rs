@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use fjall::config::PartitioningPolicy;
 use fjall::{Database, KeyspaceCreateOptions, PersistMode};
 
 use super::accounts::Accounts;
@@ -93,16 +94,25 @@ impl EmbeddedStore {
             .open()
             .map_err(|e| opening_failed(dir, e))?;
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
-        // `meta`'s bloom filters are fjall's defaults (0.01 % false
-        // positives in memory for level 0, 1 % in the block cache below).
-        // A new ID reaches fjall only when the filter of stored IDs
-        // (`known_ids`) says "maybe", about one create in a hundred, so about
-        // one in ten thousand reads a data block for it; stricter filters
-        // kept in memory on every level would cost about 2.4 bytes per stored
-        // paste. fjall keeps the settings a keyspace was created with.
+        // `meta`'s lookups are random IDs over the whole store, so what a
+        // read needs besides its data block must be in memory or one small
+        // block away. Below level 0, filters and indexes are partitioned:
+        // fjall pins a top-level index of a few KiB per table and loads 4 KiB
+        // partitions through the block cache, where whole-table blocks (about
+        // 600 KiB of filter and 500 KiB of index per 64 MiB table) would be
+        // evicted by data blocks and read again on every miss. The last
+        // level builds no filter (`expect_point_read_hits`): reads there are
+        // for IDs that exist, because the filter of stored IDs (`known_ids`)
+        // answers for those that do not, except about one in a hundred.
+        // Level 0 keeps fjall's pinned filters with 0.01 % false positives.
+        // fjall keeps the settings a keyspace was created with.
+        let partitioned_below_l0 = || PartitioningPolicy::new([false, true]);
         let meta = db.keyspace("meta", || {
             small()
                 .max_memtable_size(META_MEMTABLE_BYTES)
+                .expect_point_read_hits(true)
+                .filter_block_partitioning_policy(partitioned_below_l0())
+                .index_block_partitioning_policy(partitioned_below_l0())
                 .compaction_strategy(Arc::new(
                     fjall::compaction::Leveled::default().with_l0_threshold(META_L0_TABLES),
                 ))
