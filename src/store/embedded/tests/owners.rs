@@ -1,0 +1,189 @@
+//! Tenants' pastes: quotas, listing, the order of a paste and its owner's
+//! deletion, and sessions.
+
+use super::*;
+
+/// Owner quotas hold under concurrent writers, and deleting frees quota; usage survives reopening.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn owner_quota_is_atomic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(tmp.path()));
+    let limits = PutLimits {
+        owner_max_bytes: Some(1000),
+    };
+    let tasks: Vec<_> = (0..64)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let text = new_id();
+                let result = store
+                    .put(
+                        meta(&text, 100, Some("a")),
+                        NewBody::new(Bytes::from(vec![1; 100])),
+                        limits,
+                    )
+                    .await;
+                (text, result)
+            })
+        })
+        .collect();
+    let mut stored = Vec::new();
+    for task in tasks {
+        let (text, result) = task.await.unwrap();
+        match result {
+            Ok(()) => stored.push(text),
+            Err(StoreError::QuotaExceeded { limit: 1000 }) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert_eq!(stored.len(), 10);
+    assert_eq!(
+        store.owner_usage("a").await.unwrap(),
+        Usage {
+            bytes: 1000,
+            pastes: 10
+        }
+    );
+    assert!(store.delete(&id(&stored[0])).await.unwrap());
+    assert_eq!(store.owner_usage("a").await.unwrap().bytes, 900);
+    store.close().await.unwrap();
+    drop(store);
+    let reopened = open(tmp.path());
+    assert_eq!(
+        reopened.owner_usage("a").await.unwrap(),
+        Usage {
+            bytes: 900,
+            pastes: 9
+        }
+    );
+}
+
+/// Listing is per owner, newest first, paged by cursor, filtered by name prefix.
+#[tokio::test]
+async fn listing_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let mut ids = Vec::new();
+    for n in 0..7u64 {
+        let text = new_id();
+        let mut m = meta(&text, 1, Some("a"));
+        m.created_at = 10 + n;
+        m.expires_at = None;
+        m.name = Some(if n % 2 == 0 {
+            format!("log-{n}")
+        } else {
+            format!("x-{n}")
+        });
+        store
+            .put(
+                m,
+                NewBody::new(Bytes::from_static(b"x")),
+                PutLimits::default(),
+            )
+            .await
+            .unwrap();
+        ids.push(text);
+    }
+    store
+        .put(
+            meta(&new_id(), 1, Some("b")),
+            NewBody::new(Bytes::from_static(b"x")),
+            PutLimits::default(),
+        )
+        .await
+        .unwrap();
+    let mut query = ListQuery {
+        limit: 3,
+        ..ListQuery::default()
+    };
+    let mut seen = Vec::new();
+    loop {
+        let page = store.list("a", &query, 50).await.unwrap();
+        seen.extend(page.pastes.iter().map(|m| m.id.clone()));
+        match page.next_cursor {
+            Some(cursor) => query.cursor = Some(cursor),
+            None => break,
+        }
+    }
+    ids.reverse();
+    assert_eq!(seen, ids);
+    let logs = ListQuery {
+        limit: 10,
+        name_prefix: Some("log-".into()),
+        ..ListQuery::default()
+    };
+    assert_eq!(store.list("a", &logs, 50).await.unwrap().pastes.len(), 4);
+    let bad = ListQuery {
+        limit: 3,
+        cursor: Some("nonsense".into()),
+        ..ListQuery::default()
+    };
+    assert!(matches!(
+        store.list("a", &bad, 50).await,
+        Err(StoreError::BadCursor)
+    ));
+}
+
+/// A paste and its owner's deletion are ordered: a paste of a deleted tenant
+/// is refused, and a tenant with a paste cannot be deleted.
+#[tokio::test]
+async fn no_paste_outlives_its_owner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    assert!(store.delete_tenant("b").await.unwrap());
+    let refused = store
+        .put(
+            meta(&new_id(), 1, Some("b")),
+            NewBody::new(Bytes::from_static(b"x")),
+            PutLimits::default(),
+        )
+        .await;
+    assert!(matches!(refused, Err(StoreError::OwnerGone)), "{refused:?}");
+    assert_eq!(store.stored_pastes(), 0);
+    assert_eq!(store.owner_usage("b").await.unwrap(), Usage::default());
+    store
+        .put(
+            meta(&new_id(), 1, Some("a")),
+            NewBody::new(Bytes::from_static(b"x")),
+            PutLimits::default(),
+        )
+        .await
+        .unwrap();
+    let kept = store.delete_tenant("a").await;
+    assert!(
+        matches!(kept, Err(StoreError::TenantNotEmpty(1))),
+        "{kept:?}"
+    );
+}
+
+/// Sessions survive a reopen; purging removes the expired ones and those of
+/// revoked tokens, and keeps the rest.
+#[tokio::test]
+async fn sessions_are_kept_and_purged() {
+    use crate::core::tenant::{SessionRecord, TokenRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let (_, kept_token) = TokenRecord::generate("a", false, 1, None).unwrap();
+    let (_, revoked_token) = TokenRecord::generate("a", false, 1, None).unwrap();
+    store.create_token(kept_token.clone()).await.unwrap();
+    store.create_token(revoked_token.clone()).await.unwrap();
+    let (_, live) = SessionRecord::generate(kept_token.hash, 1000).unwrap();
+    let (_, expired) = SessionRecord::generate(kept_token.hash, 1).unwrap();
+    let (_, orphan) = SessionRecord::generate(revoked_token.hash, 1000).unwrap();
+    for session in [&live, &expired, &orphan] {
+        store.create_session(session.clone()).await.unwrap();
+    }
+    store.revoke_token(&revoked_token.id).await.unwrap();
+    store.close().await.unwrap();
+    shut(store);
+
+    let store = open(dir.path());
+    assert_eq!(store.session(&live.hash).await.unwrap(), Some(live.clone()));
+    let now = expired.expires_at + 1;
+    assert_eq!(store.purge_sessions(now).await.unwrap(), 2);
+    assert_eq!(store.session(&expired.hash).await.unwrap(), None);
+    assert_eq!(store.session(&orphan.hash).await.unwrap(), None);
+    assert_eq!(store.session(&live.hash).await.unwrap(), Some(live.clone()));
+    assert!(store.delete_session(&live.hash).await.unwrap());
+    assert!(!store.delete_session(&live.hash).await.unwrap());
+}
