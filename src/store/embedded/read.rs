@@ -38,6 +38,13 @@ impl Inner {
         &self,
         id: &str,
     ) -> Result<Option<(PasteMeta, Option<Location>)>, StoreError> {
+        // An ID the filter of stored IDs has never seen is not stored (the
+        // committer adds an ID before its create is acknowledged). Asking
+        // the filter first keeps a read of an unknown ID out of `meta`'s
+        // last level, which has no bloom filter of its own.
+        if !self.known.may_hold(id.as_bytes()) {
+            return Ok(None);
+        }
         let Some(raw) = self.meta.get(id)? else {
             return Ok(None);
         };

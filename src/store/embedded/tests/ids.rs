@@ -131,12 +131,8 @@ async fn no_id_is_reused_while_the_filter_is_rebuilt() {
     let during = new_id();
     put(&store, &during).await.unwrap();
     stored.push(during);
+    rebuild_filter(&store, stored.len());
     let inner = &store.inner;
-    inner
-        .known
-        .rebuild(stored.len(), |add| known_ids::scan(&inner.meta, add))
-        .unwrap();
-    assert!(inner.known.is_complete());
     assert!(stored.iter().all(|t| inner.known.may_hold(t.as_bytes())));
     all_taken(&store, &stored).await;
 }
@@ -176,4 +172,59 @@ async fn a_saved_filter_is_loaded_only_while_it_is_current() {
     shut(store);
     let store = deferred(dir.path());
     assert!(!store.inner.known.is_complete());
+}
+
+/// Reads ask the filter of stored IDs before fjall, so the filter must never
+/// hide a stored paste: every live paste reads back with no filter yet (a
+/// stop without a close), with a paste stored before the rebuild, after the
+/// rebuild, and after a clean close and reopen (the saved filter); removed
+/// and unknown IDs read as missing.
+#[tokio::test]
+async fn the_filter_of_stored_ids_never_hides_a_paste() {
+    async fn all_read(store: &EmbeddedStore, live: &[String], gone: &[String]) {
+        for text in live {
+            let paste = store.get(&id(text), 50).await.unwrap();
+            assert!(paste.is_some(), "{text} is stored but was not read");
+        }
+        for text in gone {
+            assert!(store.get(&id(text), 50).await.unwrap().is_none());
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let mut live = fill_and_remove(&store).await;
+    let gone = vec![new_id(), new_id()];
+    all_read(&store, &live, &gone).await;
+    shut(store);
+
+    let store = deferred(dir.path());
+    assert!(!store.inner.known.is_complete());
+    all_read(&store, &live, &gone).await;
+    let before_rebuild = new_id();
+    put(&store, &before_rebuild).await.unwrap();
+    live.push(before_rebuild);
+    rebuild_filter(&store, live.len());
+    let inner = &store.inner;
+    all_read(&store, &live, &gone).await;
+    assert!(
+        gone.iter().any(|t| !inner.known.may_hold(t.as_bytes())),
+        "the filter answers for unknown IDs"
+    );
+    store.close().await.unwrap();
+    shut(store);
+
+    let store = open(dir.path());
+    assert!(store.inner.known.is_complete());
+    all_read(&store, &live, &gone).await;
+}
+
+/// Builds the filter of stored IDs of a store opened with [`deferred`], as
+/// its scan thread would, sized for `stored` IDs.
+fn rebuild_filter(store: &EmbeddedStore, stored: usize) {
+    let inner = &store.inner;
+    inner
+        .known
+        .rebuild(stored, |add| known_ids::scan(&inner.meta, add))
+        .unwrap();
+    assert!(inner.known.is_complete());
 }
