@@ -273,6 +273,8 @@ async fn a_stream_that_does_not_decompress_is_corrupt() {
             .meta
             .insert(text.as_str(), meta_codec::with_location(&encoded, &at))
             .unwrap();
+        // As the committer does: reads ask the filter of stored IDs first.
+        let _rebuild = store.inner.known.add(text.as_bytes());
         let e = store.get(&id(text), 50).await.unwrap_err();
         assert!(matches!(e, StoreError::Corrupt(_)), "{e:?}");
     }
