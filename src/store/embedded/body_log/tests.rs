@@ -256,39 +256,39 @@ fn reopening_keeps_live_segments_and_deletes_dead_ones() {
     );
 }
 
+/// A log holding two bodies, "whole" and "cut off", whose segment file then
+/// lost its last two bytes (a write torn by a crash, or a file cut short).
+fn log_cut_short(dir: &Path) -> (BodyLog, Vec<Location>) {
+    let log = BodyLog::open(dir, false).unwrap();
+    let at = log
+        .append(&[
+            ("aaaa", Encoding::Identity, b"whole"),
+            ("bbbb", Encoding::Identity, b"cut off"),
+        ])
+        .unwrap();
+    let path = dir.join("body-log/1.seg");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+    (log, at)
+}
+
 /// A segment cut short is damage like a wrong checksum, for the bodies
 /// it lost; the bodies before the cut still read.
 #[test]
 fn a_truncated_segment_is_corrupt_past_the_cut() {
     let dir = tempfile::tempdir().unwrap();
-    let log = BodyLog::open(dir.path(), false).unwrap();
-    let at = log
-        .append(&[
-            ("aaaa", Encoding::Identity, b"whole"),
-            ("bbbb", Encoding::Identity, b"cut off"),
-        ])
-        .unwrap();
-    let path = dir.path().join("body-log/1.seg");
-    let bytes = std::fs::read(&path).unwrap();
-    std::fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+    let (log, at) = log_cut_short(dir.path());
     assert_eq!(log.read(at[0]).unwrap(), b"whole");
     let e = log.read(at[1]).unwrap_err();
     assert!(matches!(e, StoreError::Corrupt(_)), "{e:?}");
 }
 
+/// Listing a segment's records stops at a torn tail: the records before it
+/// are listed, the one it cut is not.
 #[test]
 fn a_torn_tail_ends_the_records() {
     let dir = tempfile::tempdir().unwrap();
-    let log = BodyLog::open(dir.path(), false).unwrap();
-    let at = log
-        .append(&[
-            ("aaaa", Encoding::Identity, b"whole"),
-            ("bbbb", Encoding::Identity, b"cut off"),
-        ])
-        .unwrap();
-    let path = dir.path().join("body-log/1.seg");
-    let bytes = std::fs::read(&path).unwrap();
-    std::fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+    let (log, at) = log_cut_short(dir.path());
     let records = log.records(1).unwrap();
     assert_eq!(records, vec![("aaaa".to_owned(), at[0])]);
 }
