@@ -69,17 +69,31 @@ async fn cached_paste(server: &Server, body: &str) -> (String, String) {
     (id, token)
 }
 
+/// Deletes a paste through `server`, which must succeed.
+async fn delete_through(server: &Server, id: &str, token: &str) {
+    assert!(
+        server
+            .delete(&format!("/{id}"), Some(token))
+            .await
+            .status()
+            .is_success()
+    );
+}
+
+/// Once A trusts its cache, caches a paste on it; returns the paste's ID
+/// and delete token, and how many times A has listened so far.
+async fn cached_while_trusted(a: &Server, body: &str) -> (String, String, f64) {
+    until_trusted(a).await;
+    let (id, token) = cached_paste(a, body).await;
+    (id, token, metric(a, LISTENS).await)
+}
+
 /// Caches a paste on A, deletes it through B, waits for A to hear of it,
 /// and checks that A answers 404.
 async fn deleted_through_b_is_gone_from_a(a: &Server, b: &Server, body: &str) {
     let (id, token) = cached_paste(a, body).await;
     let before = metric(a, INVALIDATIONS).await;
-    assert!(
-        b.delete(&format!("/{id}"), Some(&token))
-            .await
-            .status()
-            .is_success()
-    );
+    delete_through(b, &id, &token).await;
     until_invalidated(a, before).await;
     assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
 }
@@ -198,21 +212,14 @@ async fn a_paste_deleted_while_the_listener_is_down_is_never_served() {
         return;
     }
     let (a, b) = pair();
-    until_trusted(&a).await;
-    let (id, token) = cached_paste(&a, "cached before the cut").await;
-    let listens = metric(&a, LISTENS).await;
+    let (id, token, listens) = cached_while_trusted(&a, "cached before the cut").await;
     cut_listener(&a).await;
     assert!(
         a.wait_for_log("the cache invalidation listener lost its connection"),
         "A never noticed:\n{}",
         a.log_text()
     );
-    assert!(
-        b.delete(&format!("/{id}"), Some(&token))
-            .await
-            .status()
-            .is_success()
-    );
+    delete_through(&b, &id, &token).await;
     if metric(&a, LISTENS).await > listens {
         // A listened again before the delete had committed, or after: the
         // notification empties the entry, or the restart did.
@@ -264,9 +271,7 @@ async fn a_stalled_listener_stops_the_cache_and_keeps_its_connection() {
         return;
     }
     let (a, b) = pair();
-    until_trusted(&a).await;
-    let (id, token) = cached_paste(&a, "cached before the stall").await;
-    let listens = metric(&a, LISTENS).await;
+    let (id, token, listens) = cached_while_trusted(&a, "cached before the stall").await;
     let backend = listener_backend(&a).await;
     if !send_signal(backend, "STOP") {
         assert!(
@@ -282,12 +287,7 @@ async fn a_stalled_listener_stops_the_cache_and_keeps_its_connection() {
         "A kept trusting a silent listener:\n{}",
         a.log_text()
     );
-    assert!(
-        b.delete(&format!("/{id}"), Some(&token))
-            .await
-            .status()
-            .is_success()
-    );
+    delete_through(&b, &id, &token).await;
     assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
     drop(stopped);
     until_trusted(&a).await;
