@@ -22,6 +22,7 @@
 //! one still answers; IDs stored meanwhile go into both.
 
 use std::io::Write;
+use std::ops::Bound;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -298,12 +299,41 @@ pub fn rebuild_in_background(known: Arc<KnownIds>, meta: fjall::Keyspace, stored
     }
 }
 
+/// Keys read through one iterator of a [`scan`]. An iterator holds on to
+/// the memtables and tables that existed when it was made, so one iterator
+/// over millions of keys, under a create flood, would keep every memtable
+/// flushed and every table compacted meanwhile in memory until it ends.
+const SCAN_CHUNK: usize = 64 << 10;
+
 /// Calls `add` with every key of `meta`.
 pub fn scan(meta: &fjall::Keyspace, add: &mut dyn FnMut(&[u8])) -> Result<(), fjall::Error> {
-    for entry in meta.iter() {
-        add(&entry.key()?);
+    scan_in_chunks(meta, SCAN_CHUNK, add)
+}
+
+/// [`scan`] in chunks of `chunk` keys, each from a fresh iterator that
+/// starts after the last key of the one before: every key stored when the
+/// scan starts, and not removed before its chunk is read, is in some chunk.
+fn scan_in_chunks(
+    meta: &fjall::Keyspace,
+    chunk: usize,
+    add: &mut dyn FnMut(&[u8]),
+) -> Result<(), fjall::Error> {
+    let mut after: Bound<fjall::Slice> = Bound::Unbounded;
+    loop {
+        let mut read = 0;
+        for entry in meta.range((after.clone(), Bound::Unbounded)) {
+            let key = entry.key()?;
+            add(&key);
+            read += 1;
+            if read == chunk {
+                after = Bound::Excluded(key);
+                break;
+            }
+        }
+        if read < chunk {
+            return Ok(());
+        }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -387,6 +417,26 @@ mod tests {
         assert!(!known.add(&id(1)));
         let dir = tempfile::tempdir().unwrap();
         assert!(!known.save(&dir.path().join(FILE_NAME), 1).unwrap());
+    }
+
+    /// Chunk boundaries lose and repeat nothing, also when the keys are a
+    /// whole number of chunks.
+    #[test]
+    fn a_scan_in_chunks_reads_every_key_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = fjall::Database::builder(dir.path()).open().unwrap();
+        let meta = db
+            .keyspace("meta", fjall::KeyspaceCreateOptions::default)
+            .unwrap();
+        let stored: Vec<Vec<u8>> = (0..12).map(id).collect();
+        for key in &stored {
+            meta.insert(key, b"entry").unwrap();
+        }
+        for chunk in [1, 3, 5, 12, 13, SCAN_CHUNK] {
+            let mut seen = Vec::new();
+            scan_in_chunks(&meta, chunk, &mut |key| seen.push(key.to_vec())).unwrap();
+            assert_eq!(seen, stored, "chunks of {chunk}");
+        }
     }
 
     #[test]
