@@ -18,17 +18,26 @@
 //! functions; only the rare larger alignments (tokio's cache-padded task
 //! cells) use the aligned ones.
 //!
-//! Memory that mimalloc frees goes back to the OS at once (`purge_at_once`),
-//! not after its default second: fjall frees a memtable of megabytes at
-//! every flush and allocates the next one, and a second of such churn held
-//! about 20 MiB of RSS that nothing used.
+//! Memory that mimalloc frees goes back to the OS within [`PURGE_EVERY`]
+//! while snip is busy, and as soon as it goes idle ([`start_purger`]), not
+//! only when mimalloc's own delay of a second has passed and a thread next
+//! allocates: fjall frees a memtable of megabytes at every flush and
+//! allocates the next one, and a second of such churn held about 20 MiB of
+//! RSS that nothing used, which an idle server kept. Purging at once instead
+//! (a delay of 0) returns every emptied page the moment it empties, and a
+//! create flood spends much of its time faulting the same pages back in;
+//! one purge every tenth of a second costs next to nothing.
 //!
 //! The only `unsafe` code in snip: the allocator interface is unsafe by
 //! definition, and each function below forwards to mimalloc unchanged.
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout};
-use std::ffi::{c_int, c_long, c_void};
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use libmimalloc_sys as mi;
 
@@ -36,24 +45,101 @@ use libmimalloc_sys as mi;
 /// (`MI_MAX_ALIGN_SIZE`; smaller blocks are aligned to their size class).
 const NATURAL_ALIGN: usize = 16;
 
-/// `mi_option_purge_delay` in mimalloc's `mi_option_e` (the same in v2 and v3).
-const OPTION_PURGE_DELAY: c_int = 15;
+/// How long memory freed while snip is busy may stay with mimalloc.
+pub const PURGE_EVERY: Duration = Duration::from_millis(100);
 
 // Declared here rather than through the sys crate's `extended` feature,
 // which would add a dependency for one function of the library it links.
 unsafe extern "C" {
-    fn mi_option_set(option: c_int, value: c_long);
+    fn mi_collect(force: bool);
 }
 
-/// Makes mimalloc return freed memory to the OS at once (a purge delay of
-/// 0 ms) instead of after a second; see the module comment. An operator's
-/// own `MIMALLOC_PURGE_DELAY`, which mimalloc reads at start, is left as set.
-pub fn purge_at_once() {
+/// The purger's state: whether a runtime thread has parked since its last
+/// purge, and how it is woken.
+struct Purger {
+    busy: AtomicBool,
+    idle: Mutex<()>,
+    wake: Condvar,
+}
+
+static PURGER: OnceLock<Purger> = OnceLock::new();
+
+/// Starts the thread that hands freed memory back to the OS (see the module
+/// comment): once a runtime thread parks ([`note_activity`]), it waits
+/// [`PURGE_EVERY`] and purges everything mimalloc holds free, then sleeps
+/// until a thread parks again, so an idle server neither keeps freed memory
+/// nor wakes up. An operator who sets `MIMALLOC_PURGE_DELAY` gets mimalloc's
+/// own purging as set, and no thread.
+pub fn start_purger() -> std::io::Result<()> {
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
-        return;
+        return Ok(());
     }
-    // SAFETY: a plain FFI call that sets an option mimalloc reads at each purge.
-    unsafe { mi_option_set(OPTION_PURGE_DELAY, 0) }
+    PURGER.get_or_init(Purger::new).spawn()
+}
+
+/// Tells the purger that a runtime thread is parking: the work it did since
+/// the last purge may have freed memory. Costs a clock read and a load of a
+/// shared flag while a purge is already due.
+pub fn note_activity() {
+    let Some(purger) = PURGER.get() else { return };
+    // Pages a thread emptied stay with it until it collects them; the purger
+    // can only purge what threads have returned.
+    thread_local! {
+        static COLLECTED: Cell<Option<Instant>> = const { Cell::new(None) };
+    }
+    let now = Instant::now();
+    if COLLECTED
+        .get()
+        .is_none_or(|at| now.duration_since(at) >= PURGE_EVERY)
+    {
+        COLLECTED.set(Some(now));
+        // SAFETY: a plain FFI call; unforced, it collects this thread's pages.
+        unsafe { mi_collect(false) }
+    }
+    purger.note();
+}
+
+impl Purger {
+    fn new() -> Self {
+        Self {
+            busy: AtomicBool::new(false),
+            idle: Mutex::new(()),
+            wake: Condvar::new(),
+        }
+    }
+
+    fn spawn(&'static self) -> std::io::Result<()> {
+        std::thread::Builder::new()
+            .name("snip-purge".into())
+            .spawn(move || self.run())
+            .map(drop)
+    }
+
+    /// Asks for a purge, waking the thread if none was due.
+    fn note(&self) {
+        if !self.busy.load(Ordering::Relaxed) && !self.busy.swap(true, Ordering::AcqRel) {
+            let _idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+            self.wake.notify_one();
+        }
+    }
+
+    fn run(&self) {
+        loop {
+            {
+                let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+                let _idle = self
+                    .wake
+                    .wait_while(idle, |()| !self.busy.load(Ordering::Acquire))
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            std::thread::sleep(PURGE_EVERY);
+            // Cleared before purging: a park from now on asks for the next purge.
+            self.busy.store(false, Ordering::Release);
+            // SAFETY: a plain FFI call; forcing purges every arena's free
+            // memory now, whichever thread freed it.
+            unsafe { mi_collect(true) }
+        }
+    }
 }
 
 /// mimalloc as Rust's global allocator (see the module comment).
@@ -119,6 +205,25 @@ unsafe impl GlobalAlloc for Mimalloc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A park asks for one purge, which the thread carries out and clears,
+    /// and a later park asks again.
+    #[test]
+    fn the_purger_answers_every_park() {
+        let purger: &'static Purger = Box::leak(Box::new(Purger::new()));
+        purger.spawn().unwrap();
+        for _ in 0..2 {
+            purger.note();
+            assert!(purger.busy.load(Ordering::Acquire));
+            // The purge clears the flag: wait for that signal, however long
+            // the machine takes to schedule the thread, short of a hang.
+            let hung = Instant::now() + Duration::from_secs(60);
+            while purger.busy.load(Ordering::Acquire) {
+                assert!(Instant::now() < hung, "the purger never purged");
+                std::thread::sleep(PURGE_EVERY / 10);
+            }
+        }
+    }
 
     /// Every block has the alignment its layout asked for, across sizes that
     /// take the plain path and the aligned one, and keeps its bytes through

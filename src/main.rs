@@ -9,7 +9,6 @@ use snip::config::{self, Command};
 static ALLOCATOR: snip::allocator::Mimalloc = snip::allocator::Mimalloc;
 
 fn main() -> ExitCode {
-    snip::allocator::purge_at_once();
     let cli = match config::parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -18,8 +17,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Only a server lives long enough to hold freed memory.
+    let serves = matches!(cli.command, None | Some(Command::Serve(_)));
+    if serves && let Err(e) = snip::allocator::start_purger() {
+        eprintln!("snip: cannot start the allocator's purge thread: {e}");
+        return ExitCode::FAILURE;
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .on_thread_park(snip::allocator::note_activity)
         .build()
     {
         Ok(rt) => rt,
