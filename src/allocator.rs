@@ -77,6 +77,14 @@ pub fn start_purger() -> std::io::Result<()> {
     PURGER.get_or_init(Purger::new).spawn()
 }
 
+/// Hands everything mimalloc holds free back to the OS now: after a burst
+/// of work that no runtime thread's park follows at once, such as opening
+/// the store.
+pub fn purge_now() {
+    // SAFETY: a plain FFI call, as in the purger.
+    unsafe { mi_collect(true) }
+}
+
 /// Tells the purger that a runtime thread is parking: the work it did since
 /// the last purge may have freed memory. Costs a clock read and a load of a
 /// shared flag while a purge is already due.

@@ -178,6 +178,8 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let backend = store::open(location, &config.store_options)
         .await
         .with_context(|| format!("cannot open the store {}", location.describe()))?;
+    // Opening read journals and filters through buffers it has freed again.
+    crate::allocator::purge_now();
     if backend.cache_stats().is_some() {
         metrics = metrics.with_store_cache();
     }
