@@ -77,11 +77,19 @@ pub fn start_purger() -> std::io::Result<()> {
     PURGER.get_or_init(Purger::new).spawn()
 }
 
-/// Hands everything mimalloc holds free back to the OS now: after a burst
-/// of work that no runtime thread's park follows at once, such as opening
-/// the store.
+/// Hands everything mimalloc holds free back to the OS now, as the purger
+/// would: after a burst of work that no runtime thread's park follows at
+/// once, such as opening the store. Nothing when the purger is not running
+/// (`MIMALLOC_PURGE_DELAY` set, or not a server).
 pub fn purge_now() {
-    // SAFETY: a plain FFI call, as in the purger.
+    if PURGER.get().is_some() {
+        purge();
+    }
+}
+
+/// Forces a purge of every arena's free memory, whichever thread freed it.
+fn purge() {
+    // SAFETY: a plain FFI call.
     unsafe { mi_collect(true) }
 }
 
@@ -143,9 +151,7 @@ impl Purger {
             std::thread::sleep(PURGE_EVERY);
             // Cleared before purging: a park from now on asks for the next purge.
             self.busy.store(false, Ordering::Release);
-            // SAFETY: a plain FFI call; forcing purges every arena's free
-            // memory now, whichever thread freed it.
-            unsafe { mi_collect(true) }
+            purge();
         }
     }
 }
