@@ -19,6 +19,9 @@ fn main() -> ExitCode {
     };
     // Only a server lives long enough to hold freed memory.
     let serves = matches!(cli.command, None | Some(Command::Serve(_)));
+    if serves {
+        snip::allocator::map_large_c_blocks();
+    }
     if serves && let Err(e) = snip::allocator::start_purger() {
         eprintln!("snip: cannot start the allocator's purge thread: {e}");
         return ExitCode::FAILURE;

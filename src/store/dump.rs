@@ -303,6 +303,11 @@ impl<R: Read> DumpReader<R> {
                     .map_err(|e| corrupt(e.to_string()))?;
                 Ok((Bytes::from(body), Some(Bytes::from(stored))))
             }
+            // Dumps stand alone: a store's dictionary never travels in one.
+            Encoding::ZstdDictionary => Err(corrupt(format!(
+                "unknown body encoding {}",
+                encoding.to_byte()
+            ))),
         }
     }
 
@@ -501,18 +506,11 @@ mod tests {
             burst: None,
         })
         .unwrap();
-        let json = serde_json::to_vec(&meta).unwrap();
-        let mut dump = MAGIC.to_vec();
-        dump.extend_from_slice(&VERSION.to_be_bytes());
+        let mut dump = header();
         dump.push(TENANT);
         dump.extend_from_slice(&(tenant.len() as u32).to_be_bytes());
         dump.extend_from_slice(&tenant);
-        dump.push(PASTE);
-        dump.extend_from_slice(&(json.len() as u32).to_be_bytes());
-        dump.extend_from_slice(&json);
-        dump.push(Encoding::Zstd.to_byte());
-        dump.extend_from_slice(&(frame.len() as u64).to_be_bytes());
-        dump.extend_from_slice(&frame);
+        dump.extend(paste_record(&meta, Encoding::Zstd.to_byte(), &frame));
         let e = read_all(&dump).unwrap_err();
         assert!(
             matches!(&e, DumpError::TooLarge { record: 2, id, size } if id == "idhuge" && *size == 1 << 40),
@@ -528,6 +526,25 @@ mod tests {
         assert!(check_size(1, &meta).is_ok());
     }
 
+    /// The start of a dump of the current version.
+    fn header() -> Vec<u8> {
+        let mut dump = MAGIC.to_vec();
+        dump.extend_from_slice(&VERSION.to_be_bytes());
+        dump
+    }
+
+    /// A paste record of `meta`, its body `stored` with the encoding `byte`.
+    fn paste_record(meta: &PasteMeta, byte: u8, stored: &[u8]) -> Vec<u8> {
+        let json = serde_json::to_vec(meta).unwrap();
+        let mut record = vec![PASTE];
+        record.extend_from_slice(&(json.len() as u32).to_be_bytes());
+        record.extend_from_slice(&json);
+        record.push(byte);
+        record.extend_from_slice(&(stored.len() as u64).to_be_bytes());
+        record.extend_from_slice(stored);
+        record
+    }
+
     /// A compressed body that does not decompress to the paste's size, or
     /// an unknown encoding, is refused like any damage.
     #[tokio::test]
@@ -541,6 +558,16 @@ mod tests {
         writer.finish().await.unwrap();
         let e = read_all(&out).unwrap_err();
         assert!(matches!(e, DumpError::Corrupt(_)), "{e:?}");
+
+        // A stream made with a store's dictionary never travels in a dump.
+        meta.size += 1;
+        for byte in [Encoding::ZstdDictionary.to_byte(), 9] {
+            let mut dump = header();
+            dump.extend(paste_record(&meta, byte, &stream));
+            let e = read_all(&dump).unwrap_err();
+            let expected = format!("unknown body encoding {byte}");
+            assert!(e.to_string().contains(&expected), "{e}");
+        }
     }
 
     /// A paste's key check (proof of key) is carried; a paste of a dump

@@ -12,11 +12,12 @@
 use std::io::BufReader;
 use std::path::Path;
 
+use bytes::Bytes;
 use tokio::io::AsyncWrite;
 
-use super::codec::{NewBody, Stored};
+use super::codec::{self, NewBody, Stored};
 use super::dump::{DumpError, DumpReader, DumpWriter, Record};
-use super::{PutLimits, Store, StoreError};
+use super::{Paste, PutLimits, Store, StoreError};
 use crate::core::PasteId;
 use crate::core::paste::now;
 
@@ -86,14 +87,28 @@ pub async fn backup<W: AsyncWrite + Unpin>(
             let Some(paste) = store.get(&id, now()).await? else {
                 continue;
             };
-            let compressed = paste.compressed.as_deref();
-            writer.paste(&paste.meta, &paste.body, compressed).await?;
+            let compressed = paste.compressed.clone().or_else(|| standalone(&paste));
+            writer
+                .paste(&paste.meta, &paste.body, compressed.as_deref())
+                .await?;
             summary.pastes += 1;
             summary.bytes += paste.meta.size;
         }
     }
     writer.finish().await?;
     Ok(summary)
+}
+
+/// A small body with no stream clients can decode (it is stored as it is,
+/// or with the store's dictionary, which dumps do not carry) compressed
+/// on its own, if that is worth it: dumps stay compressed and stand alone.
+fn standalone(paste: &Paste) -> Option<Bytes> {
+    if paste.body.len() >= codec::INLINE_BYTES {
+        return None;
+    }
+    codec::NewBody::new(paste.body.clone())
+        .into_stored(&paste.meta)
+        .compressed()
 }
 
 /// Reads a whole dump, checking it; returns what it holds.

@@ -7,6 +7,7 @@
 use reqwest::{Method, Response, StatusCode};
 
 use crate::support::data::XorShift;
+use crate::support::postgres::skip_on_postgres;
 use crate::support::{Fetch, Server};
 
 /// 2 KiB of log lines: the kind of text that compresses to a fraction.
@@ -171,5 +172,65 @@ async fn bodies_that_would_not_shrink_are_kept_as_they_are() {
             Some(format!("\"{id}\"").as_str())
         );
         assert_eq!(&response.bytes().await.unwrap()[..], &body[..]);
+    }
+}
+
+/// `n` distinct bodies of log lines, about 2 KiB each.
+fn log_pastes(n: usize) -> Vec<Vec<u8>> {
+    let mut random = XorShift(2026);
+    (0..n)
+        .map(|_| {
+            let mut body = String::new();
+            while body.len() < 2000 {
+                let r = random.next_u64();
+                body += &format!(
+                    "2026-11-26T10:{:02}:{:02}Z {} [worker-{}] req={:012x} GET /api/items/{} status={} took={}ms\n",
+                    r % 60,
+                    r / 60 % 60,
+                    ["INFO", "WARN", "ERROR"][(r % 3) as usize],
+                    r % 8,
+                    r >> 16,
+                    r % 99_991,
+                    [200, 404, 500][(r / 3 % 3) as usize],
+                    r % 900,
+                );
+            }
+            body.into_bytes()
+        })
+        .collect()
+}
+
+/// After its first 2048 text pastes the embedded store learns a dictionary
+/// and compresses small text with it. Clients cannot decode such a stream,
+/// so every client gets the body itself: one representation, no `Vary`,
+/// ranges of the body; the same after a `kill -9` and a restart.
+#[tokio::test]
+async fn text_compressed_with_the_learned_dictionary_is_sent_as_itself() {
+    if skip_on_postgres("the dictionary is the embedded store's") {
+        return;
+    }
+    let mut server = Server::start();
+    let bodies = log_pastes(2049);
+    let client = crate::support::http::client();
+    for body in &bodies[..2048] {
+        crate::support::http::create_json(&client, &server.url, body.clone(), "").await;
+    }
+    assert!(server.wait_for_log("learned a compression dictionary"));
+    let body = &bodies[2048];
+    let (id, _) = server.create(body.clone(), "").await;
+    for round in 0..2 {
+        let path = format!("/raw/{id}");
+        let response = get(&server, &path, &[ZSTD]).await;
+        assert_eq!(response.status(), 200, "{round}");
+        assert_eq!(header(&response, "content-encoding"), None, "{round}");
+        assert_eq!(header(&response, "vary"), None, "{round}");
+        let etag = format!("\"{id}\"");
+        assert_eq!(header(&response, "etag"), Some(etag.as_str()), "{round}");
+        assert_eq!(&response.bytes().await.unwrap()[..], &body[..], "{round}");
+        let part = get(&server, &path, &[ZSTD, ("range", "bytes=100-199")]).await;
+        assert_eq!(part.status(), StatusCode::PARTIAL_CONTENT, "{round}");
+        assert_eq!(&part.bytes().await.unwrap()[..], &body[100..200], "{round}");
+        server.kill9();
+        server.restart();
     }
 }

@@ -53,7 +53,7 @@ fn an_unknown_data_format_is_refused_at_start() {
     for part in [
         format.display().to_string(),
         "format 999".to_owned(),
-        "reads format 3".to_owned(),
+        "reads format 4".to_owned(),
         "snip migrate".to_owned(),
     ] {
         assert!(stderr.contains(&part), "{part:?} not in stderr: {stderr}");

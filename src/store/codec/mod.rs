@@ -15,6 +15,10 @@
 //! that length, so a damaged or hostile stored stream can never make a read
 //! allocate more, and a stream that does not decode to exactly that many bytes
 //! is [`StoreError::Corrupt`], like a checksum failure.
+//!
+//! A store may also keep a [`Dictionary`] trained on its own small bodies
+//! (`dictionary`); small bodies are then compressed with it, and such
+//! streams are decompressed before they are sent.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -23,6 +27,10 @@ use bytes::Bytes;
 
 use crate::core::PasteMeta;
 use crate::store::{Paste, StoreError};
+
+pub mod dictionary;
+
+pub use dictionary::{Dictionary, Samples};
 
 /// Bodies shorter than this are stored as they are.
 pub const MIN_BYTES: usize = 256;
@@ -49,6 +57,9 @@ pub enum Encoding {
     Identity,
     /// One zstd frame that decodes to the body.
     Zstd,
+    /// One zstd frame that decodes to the body with the store's
+    /// [`Dictionary`], whose ID the frame names.
+    ZstdDictionary,
 }
 
 impl Encoding {
@@ -57,6 +68,7 @@ impl Encoding {
         match self {
             Self::Identity => 0,
             Self::Zstd => 1,
+            Self::ZstdDictionary => 2,
         }
     }
 
@@ -65,6 +77,7 @@ impl Encoding {
         match byte {
             0 => Some(Self::Identity),
             1 => Some(Self::Zstd),
+            2 => Some(Self::ZstdDictionary),
             _ => None,
         }
     }
@@ -74,6 +87,7 @@ impl Encoding {
         match self {
             Self::Identity => "identity",
             Self::Zstd => "zstd",
+            Self::ZstdDictionary => "zstd-dictionary",
         }
     }
 
@@ -82,6 +96,7 @@ impl Encoding {
         match name {
             "identity" => Some(Self::Identity),
             "zstd" => Some(Self::Zstd),
+            "zstd-dictionary" => Some(Self::ZstdDictionary),
             _ => None,
         }
     }
@@ -159,31 +174,59 @@ impl NewBody {
     }
 
     /// How `meta`'s body is stored: the given form, else compressed if that
-    /// is worth it, else as it is.
+    /// is worth it, else as it is. Never with a dictionary: for body files
+    /// and dumps, whose streams must stand alone.
     pub fn into_stored(self, meta: &PasteMeta) -> Stored {
+        self.into_stored_with(meta, None)
+    }
+
+    /// [`Self::into_stored`], a small body compressed with `dictionary`
+    /// if there is one.
+    pub fn into_stored_with(self, meta: &PasteMeta, dictionary: Option<&Dictionary>) -> Stored {
         match self.0 {
             Form::Stored(stored) => stored,
             Form::Body(body) if !worth_trying(meta, body.len()) => Stored::identity(body),
-            Form::Body(body) => {
-                compress(&body).map_or(Stored::identity(body), |c| Stored::zstd(Bytes::from(c)))
-            }
+            Form::Body(body) => match dictionary.filter(|_| body.len() < INLINE_BYTES) {
+                Some(dictionary) => {
+                    compress_with(&body, dictionary).map_or(Stored::identity(body), |c| Stored {
+                        bytes: Bytes::from(c),
+                        encoding: Encoding::ZstdDictionary,
+                    })
+                }
+                None => {
+                    compress(&body).map_or(Stored::identity(body), |c| Stored::zstd(Bytes::from(c)))
+                }
+            },
         }
     }
 
-    /// [`Self::into_stored`] from the async runtime: a large body is
-    /// compressed on a blocking thread.
-    pub async fn into_stored_off_runtime(self, meta: &PasteMeta) -> Stored {
+    /// [`Self::into_stored_with`] from the async runtime: a large body is
+    /// compressed on a blocking thread, without the dictionary (which only
+    /// small bodies use).
+    pub async fn into_stored_off_runtime(
+        self,
+        meta: &PasteMeta,
+        dictionary: Option<&Dictionary>,
+    ) -> Stored {
         let body = match self.0 {
             Form::Body(body) if body.len() >= INLINE_BYTES && worth_trying(meta, body.len()) => {
                 body
             }
-            form => return Self(form).into_stored(meta),
+            form => return Self(form).into_stored_with(meta, dictionary),
         };
         let plain = body.clone();
         match tokio::task::spawn_blocking(move || compress(&plain)).await {
             Ok(Some(compressed)) => Stored::zstd(Bytes::from(compressed)),
             // Not worth it, or the task failed: the body as it is is never wrong.
             _ => Stored::identity(body),
+        }
+    }
+
+    /// The body, if it is yet to be encoded (not a stored form given).
+    pub fn plain(&self) -> Option<&Bytes> {
+        match &self.0 {
+            Form::Body(body) => Some(body),
+            Form::Stored(_) => None,
         }
     }
 }
@@ -211,6 +254,12 @@ fn compress(body: &[u8]) -> Option<Vec<u8>> {
     worth_keeping(body.len(), compressed.len()).then_some(compressed)
 }
 
+/// `body` compressed with `dictionary`, if that saves enough to keep it so.
+fn compress_with(body: &[u8], dictionary: &Dictionary) -> Option<Vec<u8>> {
+    let compressed = dictionary.compress(body, body.len() / 8 * KEEP_AT_MOST)?;
+    worth_keeping(body.len(), compressed.len()).then_some(compressed)
+}
+
 /// Whether a body of `size` bytes compressed to `compressed` bytes is kept so.
 fn worth_keeping(size: usize, compressed: usize) -> bool {
     compressed <= size / 8 * KEEP_AT_MOST
@@ -219,6 +268,16 @@ fn worth_keeping(size: usize, compressed: usize) -> bool {
 /// The body a stored zstd stream decodes to, which must be exactly `size`
 /// bytes; `id` names the paste in errors. Never allocates more than `size`.
 pub fn decompress(id: &str, stored: &[u8], size: u64) -> Result<Vec<u8>, StoreError> {
+    decode(id, stored, size, None)
+}
+
+/// [`decompress`] for a stream made with `dictionary` (`Some`) or without.
+fn decode(
+    id: &str,
+    stored: &[u8],
+    size: u64,
+    dictionary: Option<&Dictionary>,
+) -> Result<Vec<u8>, StoreError> {
     let corrupt =
         |what: &dyn std::fmt::Display| StoreError::Corrupt(format!("body of {id}: {what}"));
     // The frame says how long its content is (snip's always do): a frame
@@ -228,20 +287,25 @@ pub fn decompress(id: &str, stored: &[u8], size: u64) -> Result<Vec<u8>, StoreEr
         _ => return Err(corrupt(&"its stream does not declare the paste's size")),
     }
     let size = usize::try_from(size).map_err(|_| corrupt(&"too large for this machine"))?;
-    let body = DECOMPRESSOR.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        if slot.is_none() {
-            *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| corrupt(&e))?);
-        }
-        let mut out = Vec::with_capacity(size);
-        match slot.as_mut() {
-            Some(decompressor) => decompressor
-                .decompress_to_buffer(stored, &mut out)
-                .map(|_| out)
-                .map_err(|e| corrupt(&format_args!("does not decompress ({e})"))),
-            None => Err(corrupt(&"no decompression context")),
-        }
-    })?;
+    let body = match dictionary {
+        Some(dictionary) => dictionary
+            .decompress(stored, size)
+            .map_err(|e| corrupt(&e))?,
+        None => DECOMPRESSOR.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            if slot.is_none() {
+                *slot = Some(zstd::bulk::Decompressor::new().map_err(|e| corrupt(&e))?);
+            }
+            let mut out = Vec::with_capacity(size);
+            match slot.as_mut() {
+                Some(decompressor) => decompressor
+                    .decompress_to_buffer(stored, &mut out)
+                    .map(|_| out)
+                    .map_err(|e| corrupt(&format_args!("does not decompress ({e})"))),
+                None => Err(corrupt(&"no decompression context")),
+            }
+        })?,
+    };
     if body.len() != size {
         return Err(corrupt(&format_args!(
             "decompresses to {} bytes, the metadata says {size}",
@@ -252,13 +316,33 @@ pub fn decompress(id: &str, stored: &[u8], size: u64) -> Result<Vec<u8>, StoreEr
 }
 
 /// The paste of `meta` whose body is stored as `stored`: decompressed
-/// (bounded by the paste's size), the compressed form kept beside it.
+/// (bounded by the paste's size), a stream clients can decode kept beside it.
 pub fn paste(meta: PasteMeta, stored: Stored) -> Result<Paste, StoreError> {
+    paste_with(meta, stored, None)
+}
+
+/// [`paste`], for a store whose small bodies may be compressed with
+/// `dictionary`.
+pub fn paste_with(
+    meta: PasteMeta,
+    stored: Stored,
+    dictionary: Option<&Dictionary>,
+) -> Result<Paste, StoreError> {
     let (body, compressed) = match stored.encoding {
         Encoding::Identity => (stored.bytes, None),
         Encoding::Zstd => {
             let body = decompress(&meta.id, &stored.bytes, meta.size)?;
             (Bytes::from(body), Some(stored.bytes))
+        }
+        Encoding::ZstdDictionary => {
+            let Some(dictionary) = dictionary else {
+                return Err(StoreError::Corrupt(format!(
+                    "body of {}: compressed with a dictionary the store does not have",
+                    meta.id
+                )));
+            };
+            let body = decode(&meta.id, &stored.bytes, meta.size, Some(dictionary))?;
+            (Bytes::from(body), None)
         }
     };
     Ok(Paste {
@@ -271,7 +355,7 @@ pub fn paste(meta: PasteMeta, stored: Stored) -> Result<Paste, StoreError> {
 /// Whether decoding a body of `encoding` and `size` bytes belongs on a
 /// blocking thread.
 pub fn decodes_off_runtime(encoding: Encoding, size: u64) -> bool {
-    encoding == Encoding::Zstd && size >= INLINE_BYTES as u64
+    encoding != Encoding::Identity && size >= INLINE_BYTES as u64
 }
 
 /// [`paste`] from the async runtime: a large body is decompressed on a
@@ -365,19 +449,75 @@ mod tests {
     async fn large_bodies_compress_off_the_runtime() {
         let body = Bytes::from(text(INLINE_BYTES * 2));
         let off = NewBody::new(body.clone())
-            .into_stored_off_runtime(&meta(false))
+            .into_stored_off_runtime(&meta(false), None)
             .await;
         assert_eq!(off, NewBody::new(body).into_stored(&meta(false)));
         assert_eq!(off.encoding, Encoding::Zstd);
     }
 
+    /// With a dictionary, a small text body is stored with it and has no
+    /// stream for clients; it decodes only with that dictionary. A large
+    /// body, and any body of a store without one, stays a standalone stream.
+    #[test]
+    fn small_bodies_use_the_dictionary() {
+        let dictionary = dictionary::tests::trained();
+        let body = Bytes::from(dictionary::tests::log_bodies(1, 2048).remove(0));
+        let stored = NewBody::new(body.clone()).into_stored_with(&meta(false), Some(&dictionary));
+        assert_eq!(stored.encoding, Encoding::ZstdDictionary);
+        assert_eq!(stored.compressed(), None);
+        let decoded = paste_with(meta_of(2048), stored.clone(), Some(&dictionary)).unwrap();
+        assert_eq!((decoded.body, decoded.compressed), (body.clone(), None));
+        for without in [
+            paste(meta_of(2048), stored.clone()),
+            paste_with(meta_of(2048), stored.clone(), Some(&other_dictionary())),
+        ] {
+            assert!(
+                matches!(without, Err(StoreError::Corrupt(_))),
+                "{without:?}"
+            );
+        }
+        assert!(matches!(
+            paste_with(meta_of(2047), stored, Some(&dictionary)),
+            Err(StoreError::Corrupt(_))
+        ));
+        let large = Bytes::from(text(INLINE_BYTES));
+        let stored = NewBody::new(large).into_stored_with(&meta(false), Some(&dictionary));
+        assert_eq!(stored.encoding, Encoding::Zstd);
+        let sealed = NewBody::new(body.clone()).into_stored_with(&meta(true), Some(&dictionary));
+        assert_eq!(sealed, Stored::identity(body));
+    }
+
+    fn meta_of(size: u64) -> PasteMeta {
+        PasteMeta {
+            size,
+            ..meta(false)
+        }
+    }
+
+    /// A dictionary learned from other text than the trained one.
+    fn other_dictionary() -> Dictionary {
+        let mut samples = Samples::default();
+        let mut n = 0u64;
+        while !samples.add(
+            format!(
+                "fn item_{n}() -> u64 {{ {n} * {} }}\n// comment {n}\n",
+                n % 7
+            )
+            .repeat(8)
+            .as_bytes(),
+        ) {
+            n += 1;
+        }
+        Dictionary::train(&samples).unwrap()
+    }
+
     #[test]
     fn encodings_round_trip_their_stored_forms() {
-        for encoding in [Encoding::Identity, Encoding::Zstd] {
+        for encoding in [Encoding::Identity, Encoding::Zstd, Encoding::ZstdDictionary] {
             assert_eq!(Encoding::from_byte(encoding.to_byte()), Some(encoding));
             assert_eq!(Encoding::from_name(encoding.name()), Some(encoding));
         }
-        assert_eq!(Encoding::from_byte(2), None);
+        assert_eq!(Encoding::from_byte(3), None);
         assert_eq!(Encoding::from_name("gzip"), None);
     }
 }

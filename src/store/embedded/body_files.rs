@@ -37,15 +37,18 @@ const TRAILER_MAGIC_ZSTD: &[u8; 4] = b"SNBZ";
 /// Bytes of the trailer after the body: checksum and magic.
 const TRAILER_LEN: usize = 8 + TRAILER_MAGIC.len();
 
-/// The trailer of `stored`, bytes of `encoding`.
-fn trailer(stored: &[u8], encoding: Encoding) -> [u8; TRAILER_LEN] {
-    let mut trailer = [0u8; TRAILER_LEN];
-    trailer[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(stored).to_le_bytes());
-    trailer[8..].copy_from_slice(match encoding {
+/// The trailer of `stored`, bytes of `encoding`; `None` for a stream made
+/// with the store's dictionary, which only small bodies, in the body log, use.
+fn trailer(stored: &[u8], encoding: Encoding) -> Option<[u8; TRAILER_LEN]> {
+    let magic = match encoding {
         Encoding::Identity => TRAILER_MAGIC,
         Encoding::Zstd => TRAILER_MAGIC_ZSTD,
-    });
-    trailer
+        Encoding::ZstdDictionary => return None,
+    };
+    let mut trailer = [0u8; TRAILER_LEN];
+    trailer[..8].copy_from_slice(&xxhash_rust::xxh3::xxh3_64(stored).to_le_bytes());
+    trailer[8..].copy_from_slice(magic);
+    Some(trailer)
 }
 
 /// Whether a body of `size` bytes lives in a file.
@@ -127,6 +130,8 @@ impl BodyFiles {
     /// Writes a new body file, `stored` bytes of `encoding`;
     /// [`StoreError::IdTaken`] if one exists for this ID.
     pub fn write(&self, id: &str, stored: &[u8], encoding: Encoding) -> Result<(), StoreError> {
+        let trailer = trailer(stored, encoding)
+            .ok_or_else(|| StoreError::backend("a body file cannot hold a dictionary's stream"))?;
         let path = self.path(id)?;
         let shard = path.parent().unwrap_or(&self.dir).to_path_buf();
         create_private_dir(&shard).map_err(|e| io_error("cannot create directory", &shard, e))?;
@@ -137,7 +142,7 @@ impl BodyFiles {
         };
         let written = file
             .write_all(stored)
-            .and_then(|()| file.write_all(&trailer(stored, encoding)))
+            .and_then(|()| file.write_all(&trailer))
             .and_then(|()| if self.fsync { file.sync_data() } else { Ok(()) });
         if let Err(e) = written {
             let _ = std::fs::remove_file(&path);
@@ -213,7 +218,11 @@ fn checked(path: &Path, mut bytes: Vec<u8>, size: u64) -> Result<(Vec<u8>, Encod
         return Err(corrupt(format!("{len} bytes for a body of {size}")));
     };
     let stored_len = bytes.len() - TRAILER_LEN;
-    if trailer(&bytes[..stored_len], encoding)[..] != bytes[stored_len..] {
+    if trailer(&bytes[..stored_len], encoding)
+        .as_ref()
+        .map(|t| &t[..])
+        != Some(&bytes[stored_len..])
+    {
         return Err(corrupt("does not match its checksum".to_owned()));
     }
     bytes.truncate(stored_len);

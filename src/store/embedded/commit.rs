@@ -268,9 +268,40 @@ impl EmbeddedStore {
                 .await?;
             (meta, None)
         } else {
-            let body = body.into_stored_off_runtime(&meta).await;
-            (meta, Some(body))
+            let plain = body.plain().cloned();
+            let body = body
+                .into_stored_off_runtime(&meta, self.inner.dictionary.get())
+                .await;
+            // A body that compressed well without a dictionary is one to learn from.
+            let samples = plain
+                .filter(|_| body.encoding == Encoding::Zstd)
+                .and_then(|plain| self.inner.dictionary.offer(&plain));
+            (meta, Some((body, samples)))
         };
+        let (body, samples) = body.unzip();
+        let stored = self.commit_paste(meta, body, limits).await;
+        // The create that completes the samples waits for the dictionary
+        // (a fraction of a second, once in a store's life), whether or not
+        // it was stored itself, so that a test or a benchmark knows when
+        // the dictionary is in use.
+        if let Some(samples) = samples.flatten() {
+            self.blocking(move |inner| {
+                inner.dictionary.learn(samples);
+                Ok(())
+            })
+            .await?;
+        }
+        stored
+    }
+
+    /// Stages a paste whose body is stored (or is in its file), commits it
+    /// with its group and waits until it is as durable as configured.
+    async fn commit_paste(
+        &self,
+        meta: PasteMeta,
+        body: Option<Stored>,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
         let staged = self.inner.stage(meta, body, limits)?;
         self.inner.combiner.submit(staged, &self.inner).await?;
         self.durable().await

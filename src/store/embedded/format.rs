@@ -17,18 +17,20 @@ pub const FILE_NAME: &str = "FORMAT";
 
 /// The format this snip writes: `postcard` metadata in fjall, bodies in
 /// the body log or in body files, each body file with a checksum trailer,
-/// bodies stored compressed where that saves space, each record and body
-/// file saying how its body is encoded (`codec`), and the counts of what is
-/// stored persisted in fjall (`counters`).
-pub const CURRENT: u32 = 3;
+/// bodies stored compressed where that saves space, small ones with the
+/// store's zstd dictionary once it has learned one (`dictionary`), each
+/// record and body file saying how its body is encoded (`codec`), and the
+/// counts of what is stored persisted in fjall (`counters`).
+pub const CURRENT: u32 = 4;
 
 /// Older formats this snip reads, and records as [`CURRENT`] when it opens
 /// them, since a snip of that format would then misread the data dir: 1 has
 /// body files without a trailer (which a snip of format 1 would refuse once
 /// this one writes them); 2 stores every body as it is and has no persisted
 /// counts (counted once at open; a snip of format 2 would refuse compressed
-/// records and leave the counts wrong).
-const UPGRADED: [u32; 2] = [1, 2];
+/// records and leave the counts wrong); 3 has no dictionary (a snip of
+/// format 3 would find records compressed with one corrupt).
+const UPGRADED: [u32; 3] = [1, 2, 3];
 
 /// Refuses a data dir in a format this snip does not read, and records the
 /// current format in one that has no version file yet or an older one.
@@ -91,9 +93,9 @@ mod tests {
         assert!(!dir.path().join("FORMAT.partial").exists());
     }
 
-    /// A data dir of format 1 or 2 is read, and recorded as the current format.
+    /// A data dir of an older format is read, and recorded as the current one.
     #[test]
-    fn formats_1_and_2_are_upgraded() {
+    fn older_formats_are_upgraded() {
         for old in UPGRADED {
             let dir = tempfile::tempdir().unwrap();
             std::fs::write(dir.path().join(FILE_NAME), format!("{old}\n")).unwrap();

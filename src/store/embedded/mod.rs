@@ -8,7 +8,9 @@
 //! - `tenants`, `tokens`, `sessions`: see `accounts`.
 //!
 //! Bodies are appended to segment files (`body_log`); bodies of 64 KiB or
-//! more are files of their own (`body_files`).
+//! more are files of their own (`body_files`). Small text bodies are
+//! compressed with a zstd dictionary learned from the store's first ones
+//! (`dictionary`).
 //!
 //! A paste's entries are written and removed in one atomic write batch; new
 //! pastes that arrive together share one (`combiner`).
@@ -58,6 +60,7 @@ mod body_files;
 mod body_log;
 mod commit;
 mod counters;
+mod dictionary;
 mod format;
 mod journal;
 mod keys;
@@ -77,6 +80,7 @@ use body_log::BodyLog;
 use combiner::Combiner;
 use commit::Staged;
 use counters::Counters;
+use dictionary::StoreDictionary;
 use hot::HotCache;
 use known_ids::KnownIds;
 
@@ -164,6 +168,8 @@ struct Inner {
     known: Arc<KnownIds>,
     /// New pastes waiting to be committed together.
     combiner: Combiner<Staged>,
+    /// The zstd dictionary of small bodies, or the samples it is learned from.
+    dictionary: StoreDictionary,
     /// Flushes the keyspaces that would keep old journal files.
     journal: journal::JournalBound,
     path: PathBuf,

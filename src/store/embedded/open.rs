@@ -16,6 +16,7 @@ use super::body_files::{self, BodyFiles};
 use super::body_log::{BodyLog, Kernel, PageCache};
 use super::combiner::Combiner;
 use super::counters::{Counters, Counts};
+use super::dictionary::StoreDictionary;
 use super::hot::HotCache;
 use super::journal::JournalBound;
 use super::known_ids::{self, KnownIds};
@@ -124,6 +125,7 @@ impl EmbeddedStore {
         let journal = JournalBound::new(&db)?;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
+        let dictionary = StoreDictionary::open(dir)?;
         let (counters, known, outgrown) = open_counts(dir, &db, &meta, counted)?;
         let counts = counters.counts();
         let inner = Inner {
@@ -146,6 +148,7 @@ impl EmbeddedStore {
             hot: HotCache::new(options.cache_bytes / 4),
             known: Arc::new(known),
             combiner: Combiner::default(),
+            dictionary,
             journal,
             path: dir.to_path_buf(),
         };

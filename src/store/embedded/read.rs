@@ -78,7 +78,7 @@ impl Inner {
             }
         };
         stored
-            .map(|(stored, encoding)| codec::paste(meta, stored_as(stored, encoding)))
+            .map(|(stored, encoding)| self.decoded(meta, stored_as(stored, encoding)))
             .transpose()
     }
 
@@ -109,7 +109,7 @@ impl Inner {
                 return Ok(Read::Cold);
             }
             Some(at) if !wait => match self.log.read_cached(at)? {
-                Some(stored) => Some(codec::paste(meta, stored_as(stored, at.encoding))?),
+                Some(stored) => Some(self.decoded(meta, stored_as(stored, at.encoding))?),
                 None => return Ok(Read::Cold),
             },
             _ => self.read_body(meta, at)?,
@@ -118,6 +118,12 @@ impl Inner {
             self.hot.fill(paste);
         }
         Ok(Read::Done(paste))
+    }
+
+    /// The paste of `meta` whose body is `stored`, decoded with the store's
+    /// dictionary if it needs it.
+    fn decoded(&self, meta: PasteMeta, stored: Stored) -> Result<Paste, StoreError> {
+        codec::paste_with(meta, stored, self.dictionary.get())
     }
 
     /// Reads a paste, waiting for the disk if need be (on a blocking thread).

@@ -21,7 +21,7 @@ impl PostgresStore {
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         self.totals.reserve(meta.size)?;
-        let body = body.into_stored_off_runtime(&meta).await;
+        let body = body.into_stored_off_runtime(&meta, None).await;
         if meta.owner.is_none() {
             // The inserter counts the paste, or gives its bytes back.
             return self

@@ -9,12 +9,15 @@ use crate::store::{Encoding, StoreError};
 pub(super) const MAGIC: &[u8; 4] = b"SNB1";
 /// The record magic of a body stored zstd-compressed.
 const MAGIC_ZSTD: &[u8; 4] = b"SNBZ";
+/// The record magic of a body compressed with the store's dictionary.
+const MAGIC_ZSTD_DICTIONARY: &[u8; 4] = b"SNBD";
 
 /// The record magic of a body of `encoding`.
 pub(super) fn magic(encoding: Encoding) -> &'static [u8; 4] {
     match encoding {
         Encoding::Identity => MAGIC,
         Encoding::Zstd => MAGIC_ZSTD,
+        Encoding::ZstdDictionary => MAGIC_ZSTD_DICTIONARY,
     }
 }
 
@@ -100,6 +103,7 @@ pub(super) fn parse_record(
     let (encoding, rest) = match rest.split_at_checked(MAGIC.len())? {
         (head, rest) if head == MAGIC => (Encoding::Identity, rest),
         (head, rest) if head == MAGIC_ZSTD => (Encoding::Zstd, rest),
+        (head, rest) if head == MAGIC_ZSTD_DICTIONARY => (Encoding::ZstdDictionary, rest),
         _ => return None,
     };
     let (&id_len, rest) = rest.split_first()?;

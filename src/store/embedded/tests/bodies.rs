@@ -113,11 +113,7 @@ async fn small_bodies_are_in_the_body_log() {
 async fn cold_bodies_are_read() {
     let tmp = tempfile::tempdir().unwrap();
     let cache = Arc::new(body_log::tests::Scripted::default());
-    let options = EmbeddedOptions {
-        durability: Durability::Os,
-        max_bytes: None,
-        cache_bytes: 1 << 20,
-    };
+    let options = options(Durability::Os);
     let store =
         EmbeddedStore::open_with(tmp.path(), options, cache.clone(), open::IdScan::Background)
             .unwrap();
@@ -196,6 +192,88 @@ async fn text_is_stored_compressed() {
         }
     };
     let store = check(store).await;
+    store.close().await.unwrap();
+    drop(store);
+    check(open(tmp.path())).await;
+}
+
+/// Once the store has taken enough compressible bodies it learns a
+/// dictionary: small text is then stored with it, smaller than zstd alone,
+/// and read back as itself with no stream for clients beside it, also
+/// after reopening; larger bodies stay standalone zstd streams. A backup
+/// holds standalone streams, which another store restores.
+#[tokio::test]
+async fn small_text_is_compressed_with_a_learned_dictionary() {
+    use crate::store::codec::dictionary::{SAMPLES, tests::log_bodies};
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let bodies = log_bodies(SAMPLES + 1, 2048);
+    for body in &bodies[..SAMPLES] {
+        assert!(store.inner.dictionary.get().is_none());
+        let m = meta(&new_id(), body.len(), None);
+        let body = NewBody::new(Bytes::from(body.clone()));
+        store.put(m, body, PutLimits::default()).await.unwrap();
+    }
+    assert!(store.inner.dictionary.get().is_some());
+
+    let (small, large) = (new_id(), new_id());
+    let small_body = Bytes::from(bodies[SAMPLES].clone());
+    let large_body = log_text(crate::store::codec::INLINE_BYTES * 2);
+    for (text, body) in [(&small, &small_body), (&large, &large_body)] {
+        // Lasting, so that a backup at the clock's time holds it.
+        let m = PasteMeta {
+            expires_at: None,
+            ..meta(text, body.len(), None)
+        };
+        let body = NewBody::new(body.clone());
+        store.put(m, body, PutLimits::default()).await.unwrap();
+    }
+    let alone = NewBody::new(small_body.clone()).into_stored(&meta(&small, 2048, None));
+    let (_, at) = store.inner.read_entry(&small).unwrap().unwrap();
+    let at = at.unwrap();
+    assert_eq!(at.encoding, Encoding::ZstdDictionary);
+    assert!(
+        (at.len as usize) < alone.bytes.len(),
+        "{} vs {}",
+        at.len,
+        alone.bytes.len()
+    );
+    let (_, at) = store.inner.read_entry(&large).unwrap().unwrap();
+    assert_eq!(at.unwrap().encoding, Encoding::Zstd);
+
+    let check = |store: EmbeddedStore| {
+        let (small, large) = (small.clone(), large.clone());
+        let (small_body, large_body) = (small_body.clone(), large_body.clone());
+        async move {
+            store.inner.hot.evict(&small);
+            for _ in 0..2 {
+                let paste = store.get(&id(&small), 50).await.unwrap().unwrap();
+                assert_eq!((paste.body, paste.compressed), (small_body.clone(), None));
+            }
+            let paste = store.get(&id(&large), 50).await.unwrap().unwrap();
+            assert_eq!((paste.body, paste.compressed.is_some()), (large_body, true));
+            store
+        }
+    };
+    let store = check(store).await;
+
+    let dump = tmp.path().join("dump");
+    let mut out = Vec::new();
+    crate::store::transfer::backup(&store, &mut out)
+        .await
+        .unwrap();
+    std::fs::write(&dump, out).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let options = options(Durability::Os);
+    let restored = EmbeddedStore::open(other.path(), options).unwrap();
+    crate::store::transfer::restore(&restored, &dump)
+        .await
+        .unwrap();
+    let (_, at) = restored.inner.read_entry(&small).unwrap().unwrap();
+    assert_eq!(at.unwrap().encoding, Encoding::Zstd);
+    let paste = restored.get(&id(&small), 50).await.unwrap().unwrap();
+    assert_eq!(paste.body, small_body);
+
     store.close().await.unwrap();
     drop(store);
     check(open(tmp.path())).await;
@@ -336,11 +414,7 @@ async fn sweeping_gives_back_the_space_of_dead_bodies() {
 #[tokio::test]
 async fn with_sync_sweeping_deletes_dead_segments() {
     let tmp = tempfile::tempdir().unwrap();
-    let options = EmbeddedOptions {
-        durability: Durability::Fsync,
-        max_bytes: None,
-        cache_bytes: 1 << 20,
-    };
+    let options = options(Durability::Fsync);
     let store = EmbeddedStore::open(tmp.path(), options).unwrap();
     let text = new_id();
     let body = Bytes::from_static(b"short-lived");

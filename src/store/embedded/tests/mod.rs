@@ -33,12 +33,17 @@ fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
     }
 }
 
-fn open(dir: &Path) -> EmbeddedStore {
-    let options = EmbeddedOptions {
-        durability: Durability::Os,
+/// The tests' store options: no storage limit, 1 MiB of caches.
+fn options(durability: Durability) -> EmbeddedOptions {
+    EmbeddedOptions {
+        durability,
         max_bytes: None,
         cache_bytes: 1 << 20,
-    };
+    }
+}
+
+fn open(dir: &Path) -> EmbeddedStore {
+    let options = options(Durability::Os);
     let store = EmbeddedStore::open(dir, options).unwrap();
     // The owners the tests' pastes name: a paste of an unknown owner is refused.
     for name in ["a", "b"] {
@@ -101,11 +106,7 @@ fn log_text(len: usize) -> Bytes {
 }
 
 fn deferred(dir: &Path) -> EmbeddedStore {
-    let options = EmbeddedOptions {
-        durability: Durability::Os,
-        max_bytes: None,
-        cache_bytes: 1 << 20,
-    };
+    let options = options(Durability::Os);
     let kernel = Arc::new(body_log::Kernel);
     EmbeddedStore::open_with(dir, options, kernel, open::IdScan::Deferred).unwrap()
 }

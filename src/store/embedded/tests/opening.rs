@@ -135,11 +135,7 @@ async fn the_data_dir_records_its_format() {
     let unknown = tmp.path().join("unknown");
     std::fs::create_dir(&unknown).unwrap();
     std::fs::write(unknown.join(format::FILE_NAME), "999\n").unwrap();
-    let options = EmbeddedOptions {
-        durability: Durability::Os,
-        max_bytes: None,
-        cache_bytes: 1 << 20,
-    };
+    let options = options(Durability::Os);
     let refused = EmbeddedStore::open(&unknown, options);
     assert!(
         matches!(refused, Err(StoreError::UnknownFormat { ref found, reads, .. })
