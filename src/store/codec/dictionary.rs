@@ -148,6 +148,11 @@ impl Samples {
         self.is_complete()
     }
 
+    /// How many bodies have been sampled.
+    pub fn count(&self) -> usize {
+        self.sizes.len()
+    }
+
     /// Whether there are enough samples to train on.
     pub fn is_complete(&self) -> bool {
         self.sizes.len() >= SAMPLES

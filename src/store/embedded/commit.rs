@@ -272,9 +272,11 @@ impl EmbeddedStore {
             let body = body
                 .into_stored_off_runtime(&meta, self.inner.dictionary.get())
                 .await;
-            // A body that compressed well without a dictionary is one to learn from.
+            // A body that compressed well without a dictionary is one to
+            // learn from, unless it is to leave nothing behind once read: the
+            // dictionary stays for the store's life.
             let samples = plain
-                .filter(|_| body.encoding == Encoding::Zstd)
+                .filter(|_| body.encoding == Encoding::Zstd && !meta.burn)
                 .and_then(|plain| self.inner.dictionary.offer(&plain));
             (meta, Some((body, samples)))
         };

@@ -60,6 +60,12 @@ impl StoreDictionary {
         self.dictionary.get()
     }
 
+    /// How many bodies have been sampled so far.
+    #[cfg(test)]
+    pub(super) fn sampled(&self) -> usize {
+        lock(&self.samples).count()
+    }
+
     /// Offers a body that compressed well without a dictionary; returns
     /// the samples, once, when there are enough to learn from.
     pub(super) fn offer(&self, body: &[u8]) -> Option<Samples> {

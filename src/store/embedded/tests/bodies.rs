@@ -197,8 +197,8 @@ async fn text_is_stored_compressed() {
     check(open(tmp.path())).await;
 }
 
-/// Once the store has taken enough compressible bodies it learns a
-/// dictionary: small text is then stored with it, smaller than zstd alone,
+/// Once the store has taken enough compressible bodies (not burn pastes)
+/// it learns a dictionary: small text is then stored with it, smaller than zstd alone,
 /// and read back as itself with no stream for clients beside it, also
 /// after reopening; larger bodies stay standalone zstd streams. A backup
 /// holds standalone streams, which another store restores.
@@ -208,6 +208,14 @@ async fn small_text_is_compressed_with_a_learned_dictionary() {
     let tmp = tempfile::tempdir().unwrap();
     let store = open(tmp.path());
     let bodies = log_bodies(SAMPLES + 1, 2048);
+    // A burn paste is to leave nothing behind: it is not sampled.
+    let burn = PasteMeta {
+        burn: true,
+        ..meta(&new_id(), 2048, None)
+    };
+    let body = NewBody::new(Bytes::from(bodies[0].clone()));
+    store.put(burn, body, PutLimits::default()).await.unwrap();
+    assert_eq!(store.inner.dictionary.sampled(), 0);
     for body in &bodies[..SAMPLES] {
         assert!(store.inner.dictionary.get().is_none());
         let m = meta(&new_id(), body.len(), None);
