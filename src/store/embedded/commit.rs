@@ -281,17 +281,20 @@ impl EmbeddedStore {
             (meta, Some((body, samples)))
         };
         let (body, samples) = body.unzip();
+        // Learning runs on its own blocking task, so that it happens even
+        // if this create's client goes away; the create that completes the
+        // samples waits for it (a fraction of a second, once in a store's
+        // life), whether or not it was stored itself, so that a test or a
+        // benchmark knows when the dictionary is in use.
+        let learning = samples.flatten().map(|samples| {
+            let inner = self.inner.clone();
+            tokio::task::spawn_blocking(move || inner.dictionary.learn(samples))
+        });
         let stored = self.commit_paste(meta, body, limits).await;
-        // The create that completes the samples waits for the dictionary
-        // (a fraction of a second, once in a store's life), whether or not
-        // it was stored itself, so that a test or a benchmark knows when
-        // the dictionary is in use.
-        if let Some(samples) = samples.flatten() {
-            self.blocking(move |inner| {
-                inner.dictionary.learn(samples);
-                Ok(())
-            })
-            .await?;
+        if let Some(learning) = learning {
+            learning
+                .await
+                .map_err(|e| StoreError::backend_caused("dictionary task failed", e))?;
         }
         stored
     }
