@@ -21,10 +21,10 @@ fn main() -> ExitCode {
     let serves = matches!(cli.command, None | Some(Command::Serve(_)));
     if serves {
         snip::allocator::map_large_c_blocks();
-    }
-    if serves && let Err(e) = snip::allocator::start_purger() {
-        eprintln!("snip: cannot start the allocator's purge thread: {e}");
-        return ExitCode::FAILURE;
+        if let Err(e) = snip::allocator::start_purger() {
+            eprintln!("snip: cannot start the allocator's purge thread: {e}");
+            return ExitCode::FAILURE;
+        }
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -106,7 +106,7 @@ fn standalone(paste: &Paste) -> Option<Bytes> {
     if paste.body.len() >= codec::INLINE_BYTES {
         return None;
     }
-    codec::NewBody::new(paste.body.clone())
+    NewBody::new(paste.body.clone())
         .into_stored(&paste.meta)
         .compressed()
 }

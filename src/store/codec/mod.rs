@@ -186,17 +186,17 @@ impl NewBody {
         match self.0 {
             Form::Stored(stored) => stored,
             Form::Body(body) if !worth_trying(meta, body.len()) => Stored::identity(body),
-            Form::Body(body) => match dictionary.filter(|_| body.len() < INLINE_BYTES) {
-                Some(dictionary) => {
-                    compress_with(&body, dictionary).map_or(Stored::identity(body), |c| Stored {
-                        bytes: Bytes::from(c),
-                        encoding: Encoding::ZstdDictionary,
-                    })
-                }
-                None => {
-                    compress(&body).map_or(Stored::identity(body), |c| Stored::zstd(Bytes::from(c)))
-                }
-            },
+            Form::Body(body) => {
+                let dictionary = dictionary.filter(|_| body.len() < INLINE_BYTES);
+                let encoding = match dictionary {
+                    Some(_) => Encoding::ZstdDictionary,
+                    None => Encoding::Zstd,
+                };
+                compress(&body, dictionary).map_or(Stored::identity(body), |c| Stored {
+                    bytes: Bytes::from(c),
+                    encoding,
+                })
+            }
         }
     }
 
@@ -215,7 +215,7 @@ impl NewBody {
             form => return Self(form).into_stored_with(meta, dictionary),
         };
         let plain = body.clone();
-        match tokio::task::spawn_blocking(move || compress(&plain)).await {
+        match tokio::task::spawn_blocking(move || compress(&plain, None)).await {
             Ok(Some(compressed)) => Stored::zstd(Bytes::from(compressed)),
             // Not worth it, or the task failed: the body as it is is never wrong.
             _ => Stored::identity(body),
@@ -236,27 +236,25 @@ fn worth_trying(meta: &PasteMeta, len: usize) -> bool {
     !meta.encrypted && len >= MIN_BYTES
 }
 
-/// `body` compressed, if that saves enough to keep it so.
-fn compress(body: &[u8]) -> Option<Vec<u8>> {
-    let compressed = COMPRESSOR.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        if slot.is_none() {
-            *slot = zstd::bulk::Compressor::new(LEVEL).ok();
-        }
-        // Never larger than the limit: a stream that would be is not kept.
-        let limit = body.len() / 8 * KEEP_AT_MOST;
-        let mut out = Vec::with_capacity(limit);
-        slot.as_mut()?
-            .compress_to_buffer(body, &mut out)
-            .ok()
-            .map(|_| out)
-    })?;
-    worth_keeping(body.len(), compressed.len()).then_some(compressed)
-}
-
-/// `body` compressed with `dictionary`, if that saves enough to keep it so.
-fn compress_with(body: &[u8], dictionary: &Dictionary) -> Option<Vec<u8>> {
-    let compressed = dictionary.compress(body, body.len() / 8 * KEEP_AT_MOST)?;
+/// `body` compressed (with `dictionary`, if given), if that saves enough to
+/// keep it so.
+fn compress(body: &[u8], dictionary: Option<&Dictionary>) -> Option<Vec<u8>> {
+    // Never larger than the limit: a stream that would be is not kept.
+    let limit = body.len() / 8 * KEEP_AT_MOST;
+    let compressed = match dictionary {
+        Some(dictionary) => dictionary.compress(body, limit)?,
+        None => COMPRESSOR.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            if slot.is_none() {
+                *slot = zstd::bulk::Compressor::new(LEVEL).ok();
+            }
+            let mut out = Vec::with_capacity(limit);
+            slot.as_mut()?
+                .compress_to_buffer(body, &mut out)
+                .ok()
+                .map(|_| out)
+        })?,
+    };
     worth_keeping(body.len(), compressed.len()).then_some(compressed)
 }
 
@@ -413,7 +411,7 @@ mod tests {
         let random: Vec<u8> = (0..512u64)
             .flat_map(|i| xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()).to_le_bytes())
             .collect();
-        assert_eq!(compress(&random), None);
+        assert_eq!(compress(&random, None), None);
         assert!(worth_keeping(800, 700) && !worth_keeping(800, 701));
     }
 
@@ -423,7 +421,7 @@ mod tests {
     #[test]
     fn decompression_is_bounded_and_exact() {
         let body = text(4096);
-        let compressed = compress(&body).unwrap();
+        let compressed = compress(&body, None).unwrap();
         for size in [4095, 4097, 0] {
             let e = decompress("x", &compressed, size).unwrap_err();
             assert!(matches!(e, StoreError::Corrupt(_)), "{size}: {e:?}");

@@ -218,11 +218,7 @@ fn checked(path: &Path, mut bytes: Vec<u8>, size: u64) -> Result<(Vec<u8>, Encod
         return Err(corrupt(format!("{len} bytes for a body of {size}")));
     };
     let stored_len = bytes.len() - TRAILER_LEN;
-    if trailer(&bytes[..stored_len], encoding)
-        .as_ref()
-        .map(|t| &t[..])
-        != Some(&bytes[stored_len..])
-    {
+    if trailer(&bytes[..stored_len], encoding).is_none_or(|t| t[..] != bytes[stored_len..]) {
         return Err(corrupt("does not match its checksum".to_owned()));
     }
     bytes.truncate(stored_len);

@@ -259,6 +259,7 @@ impl EmbeddedStore {
         body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
+        let mut samples = None;
         let (meta, body) = if is_file_backed(meta.size) {
             let meta = self
                 .blocking(move |inner| {
@@ -275,18 +276,17 @@ impl EmbeddedStore {
             // A body that compressed well without a dictionary is one to
             // learn from, unless it is to leave nothing behind once read: the
             // dictionary stays for the store's life.
-            let samples = plain
+            samples = plain
                 .filter(|_| body.encoding == Encoding::Zstd && !meta.burn)
                 .and_then(|plain| self.inner.dictionary.offer(&plain));
-            (meta, Some((body, samples)))
+            (meta, Some(body))
         };
-        let (body, samples) = body.unzip();
         // Learning runs on its own blocking task, so that it happens even
         // if this create's client goes away; the create that completes the
         // samples waits for it (a fraction of a second, once in a store's
         // life), whether or not it was stored itself, so that a test or a
         // benchmark knows when the dictionary is in use.
-        let learning = samples.flatten().map(|samples| {
+        let learning = samples.map(|samples| {
             let inner = self.inner.clone();
             tokio::task::spawn_blocking(move || inner.dictionary.learn(samples))
         });
