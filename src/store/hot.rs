@@ -31,8 +31,12 @@ use crate::store::Paste;
 /// Bodies this large or larger are not cached.
 pub const LARGEST: u64 = 64 << 10;
 
-/// Estimated bytes of a cached paste besides its body (metadata and entry).
-const ENTRY_OVERHEAD: u64 = 256;
+/// Heap bytes of a cached paste besides its bodies and the text of its
+/// strings: the decoded metadata behind its `Arc` (a few hundred bytes even
+/// when most fields are `None`), the key, the bodies' handles and the
+/// table's slot with the room the table keeps free. Counting less would let
+/// a cache of small pastes hold well over its share of `--cache-size`.
+const ENTRY_FIXED: u64 = 512;
 
 /// A cached paste: metadata, body, and the body compressed if it is stored so.
 type Entry = (Arc<PasteMeta>, Bytes, Option<Bytes>);
@@ -46,10 +50,20 @@ pub struct HotCache {
 struct BySize;
 
 impl Weighter<String, Entry> for BySize {
-    fn weight(&self, _id: &String, (_, body, compressed): &Entry) -> u64 {
+    fn weight(&self, id: &String, (meta, body, compressed): &Entry) -> u64 {
         let compressed = compressed.as_ref().map_or(0, Bytes::len);
-        (body.len() + compressed) as u64 + ENTRY_OVERHEAD
+        (id.len() + text_bytes(meta) + body.len() + compressed) as u64 + ENTRY_FIXED
     }
+}
+
+/// The bytes of the metadata's strings, each a heap allocation of its own.
+fn text_bytes(meta: &PasteMeta) -> usize {
+    [&meta.lang, &meta.name, &meta.owner, &meta.redirect]
+        .into_iter()
+        .flatten()
+        .chain([&meta.id, &meta.content_type])
+        .map(String::len)
+        .sum()
 }
 
 impl HotCache {
@@ -176,14 +190,16 @@ mod tests {
     fn keeps_and_weighs_the_compressed_form() {
         let mut compressed = paste("z", false, 1000);
         compressed.compressed = Some(Bytes::from(vec![b'z'; 300]));
+        Arc::make_mut(&mut compressed.meta).name = Some("main.rs".into());
         let entry = (
             compressed.meta.clone(),
             compressed.body.clone(),
             compressed.compressed.clone(),
         );
+        // The bodies, the key "z", then the ID, content type and name.
         assert_eq!(
             BySize.weight(&"z".to_owned(), &entry),
-            1300 + ENTRY_OVERHEAD
+            1300 + 1 + (1 + 25 + 7) + ENTRY_FIXED
         );
         let cache = HotCache::new(1 << 20);
         cache.fill(&compressed);
@@ -204,7 +220,7 @@ mod tests {
             .filter(|i| cache.get(&format!("p{i}")).is_some())
             .count() as u64;
         assert!(
-            held > 0 && held * (1024 + ENTRY_OVERHEAD) <= 64 << 10,
+            held > 0 && held * (1024 + ENTRY_FIXED) <= 64 << 10,
             "{held}"
         );
     }
