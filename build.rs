@@ -101,7 +101,6 @@ fn main() {
 fn order_symbols(root: &Path) {
     let list = root.join("link/symbol-order.txt");
     println!("cargo::rerun-if-changed=link/symbol-order.txt");
-    println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
     if std::env::var("TARGET").as_deref() != Ok("x86_64-unknown-linux-gnu")
         || std::env::var_os("RUSTC_LINKER").is_some()
         || std::env::var("CARGO_ENCODED_RUSTFLAGS").is_ok_and(|flags| {
