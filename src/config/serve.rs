@@ -88,7 +88,7 @@ pub struct ServeArgs {
     /// Memory for the store's caches: the embedded store gives three quarters
     /// to its block cache and a quarter to decoded pastes recently read;
     /// PostgreSQL all of it to pastes recently read.
-    #[arg(long, env = "SNIP_CACHE_SIZE", default_value = "32MiB", value_parser = parse_size)]
+    #[arg(long, env = "SNIP_CACHE_SIZE", default_value = "16MiB", value_parser = parse_size)]
     pub cache_size: u64,
 
     /// What clients without a token may do.

@@ -98,7 +98,7 @@ impl Default for OpenOptions {
         Self {
             max_bytes: None,
             durability: Durability::Os,
-            cache_bytes: 32 << 20,
+            cache_bytes: 16 << 20,
             schema: None,
             pool_size: 16,
             timeout: Duration::from_secs(5),
