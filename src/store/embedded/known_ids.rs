@@ -11,19 +11,21 @@
 //! 1 in 100 at capacity) still asks fjall, so the filter only has to hold
 //! every stored ID; removed IDs may stay in it.
 //!
-//! A clean close saves it to a file (`known-ids` in the data dir), which the
-//! next open loads if the marker the file names is still stored (`counters`:
-//! the first batch that stores a new ID after the close removes it). Without
-//! a valid file (after `kill -9`), the store opens at once with no filter:
-//! every new ID is a "maybe" and asks fjall, correct but slower, until a
-//! thread (`snip-ids`) has built the filter from a scan of `meta`. The
-//! committer adds each ID it stores. When more IDs were added than the
+//! The store opens at once with no filter: every new ID is a "maybe" and
+//! asks fjall, correct but slower, until a thread (`snip-ids`) has one. A
+//! clean close saves the filter to a file (`known-ids` in the data dir),
+//! which that thread loads if the marker the file names is still stored
+//! (`counters`: the first batch that stores a new ID after the close removes
+//! it) and no ID has been stored since the open; reading a file of tens of
+//! MB is then no part of a restart. Otherwise (after `kill -9`, or a create
+//! that came first) the thread builds the filter from a scan of `meta`.
+//! The committer adds each ID it stores. When more IDs were added than the
 //! filter was sized for, the same thread builds a bigger one while the old
 //! one still answers; IDs stored meanwhile go into both.
 
 use std::io::Write;
 use std::ops::Bound;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -52,6 +54,9 @@ pub struct KnownIds {
     filters: RwLock<Filters>,
     /// Whether a bigger filter is being built.
     rebuilding: AtomicBool,
+    /// Whether an ID was stored while there was no filter, which a saved
+    /// filter loaded afterwards would lack ([`Self::adopt_saved`]).
+    stored_without: AtomicBool,
     /// The smallest capacity, so that a young store does not rebuild often.
     min_capacity: usize,
 }
@@ -106,6 +111,7 @@ impl KnownIds {
                 next: None,
             }),
             rebuilding: AtomicBool::new(false),
+            stored_without: AtomicBool::new(false),
             min_capacity,
         }
     }
@@ -119,6 +125,7 @@ impl KnownIds {
     }
 
     /// Whether the filter answers (no scan is still needed to build it).
+    #[cfg(test)]
     pub fn is_complete(&self) -> bool {
         self.read().complete.is_some()
     }
@@ -133,6 +140,9 @@ impl KnownIds {
             next.add(id);
         }
         let Some(complete) = &filters.complete else {
+            // Under the read lock, so `adopt_saved` (under the write lock)
+            // either sees this or installs a filter this call would have used.
+            self.stored_without.store(true, Ordering::Relaxed);
             return false;
         };
         complete.add(id) > complete.capacity && !self.rebuilding.swap(true, Ordering::AcqRel)
@@ -210,42 +220,32 @@ impl KnownIds {
     }
 
     /// The filter saved at `path` with `marker`, if it is there, whole, and
-    /// that marker's.
+    /// that marker's (tests, and stores opened for them).
+    #[cfg(test)]
     pub fn load(path: &Path, marker: u64, min_capacity: usize) -> Option<Self> {
-        let bytes = std::fs::read(path).ok()?;
-        let (body, checksum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-        if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != checksum {
-            return None;
-        }
-        let (header, words) = body.split_at_checked(HEADER_BYTES)?;
-        let u64_at = |i: usize| {
-            header
-                .get(i..i + 8)?
-                .try_into()
-                .ok()
-                .map(u64::from_le_bytes)
-        };
-        if !header.starts_with(MAGIC) || u64_at(8)? != marker {
-            return None;
-        }
-        let capacity = usize::try_from(u64_at(16)?).ok()?;
-        let added = usize::try_from(u64_at(24)?).ok()?;
-        let hashes = u32::from_le_bytes(header.get(32..36)?.try_into().ok()?);
-        let words: Vec<u64> = words
-            .chunks_exact(8)
-            .filter_map(|w| w.try_into().ok().map(u64::from_le_bytes))
-            .collect();
-        if words.is_empty() || hashes == 0 {
-            return None;
-        }
-        let filter = Filter {
-            bits: AtomicBloomFilter::from_vec(words)
-                .seed(&SEED)
-                .hashes(hashes),
-            capacity,
-            added: AtomicUsize::new(added),
-        };
+        let filter = read_saved(path, marker)?;
         Some(Self::with(Some(Arc::new(filter)), min_capacity))
+    }
+
+    /// Makes the filter saved at `path` with `marker` this one's, if it loads
+    /// (as in [`Self::load`]) and there is still no filter and no ID has been
+    /// stored without one: the saved filter holds every ID stored before the
+    /// close that saved it, and the marker, still stored, says none was
+    /// stored between that close and this open. `false` otherwise, and the
+    /// caller builds the filter from a scan.
+    pub fn adopt_saved(&self, path: &Path, marker: u64) -> bool {
+        let Some(filter) = read_saved(path, marker) else {
+            return false;
+        };
+        let mut filters = self.write();
+        if filters.complete.is_some()
+            || filters.next.is_some()
+            || self.stored_without.load(Ordering::Relaxed)
+        {
+            return false;
+        }
+        filters.complete = Some(Arc::new(filter));
+        true
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Filters> {
@@ -255,6 +255,43 @@ impl KnownIds {
     fn write(&self) -> RwLockWriteGuard<'_, Filters> {
         self.filters.write().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The filter saved at `path` with `marker` (see [`KnownIds::load`]).
+fn read_saved(path: &Path, marker: u64) -> Option<Filter> {
+    let bytes = std::fs::read(path).ok()?;
+    let (body, checksum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+    if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != checksum {
+        return None;
+    }
+    let (header, words) = body.split_at_checked(HEADER_BYTES)?;
+    let u64_at = |i: usize| {
+        header
+            .get(i..i + 8)?
+            .try_into()
+            .ok()
+            .map(u64::from_le_bytes)
+    };
+    if !header.starts_with(MAGIC) || u64_at(8)? != marker {
+        return None;
+    }
+    let capacity = usize::try_from(u64_at(16)?).ok()?;
+    let added = usize::try_from(u64_at(24)?).ok()?;
+    let hashes = u32::from_le_bytes(header.get(32..36)?.try_into().ok()?);
+    let words: Vec<u64> = words
+        .chunks_exact(8)
+        .filter_map(|w| w.try_into().ok().map(u64::from_le_bytes))
+        .collect();
+    if words.is_empty() || hashes == 0 {
+        return None;
+    }
+    Some(Filter {
+        bits: AtomicBloomFilter::from_vec(words)
+            .seed(&SEED)
+            .hashes(hashes),
+        capacity,
+        added: AtomicUsize::new(added),
+    })
 }
 
 /// Bytes of the saved file before the filter's words: magic, marker,
@@ -277,11 +314,43 @@ fn room_for(ids: usize, min_capacity: usize) -> usize {
 
 /// Starts [`KnownIds::rebuild`] on its own thread, scanning `meta`'s keys.
 pub fn rebuild_in_background(known: Arc<KnownIds>, meta: fjall::Keyspace, stored: usize) {
+    in_background(known, meta, stored, None);
+}
+
+/// Starts a thread that adopts the filter saved at `path` with `marker`
+/// ([`KnownIds::adopt_saved`]), or rebuilds it as [`rebuild_in_background`]
+/// if it cannot.
+pub fn load_in_background(
+    known: Arc<KnownIds>,
+    meta: fjall::Keyspace,
+    stored: usize,
+    path: PathBuf,
+    marker: u64,
+) {
+    in_background(known, meta, stored, Some((path, marker)));
+}
+
+fn in_background(
+    known: Arc<KnownIds>,
+    meta: fjall::Keyspace,
+    stored: usize,
+    saved: Option<(PathBuf, u64)>,
+) {
     let rebuilding = known.clone();
     let spawned = std::thread::Builder::new()
         .name("snip-ids".into())
         .spawn(move || {
             let started = std::time::Instant::now();
+            if let Some((path, marker)) = saved {
+                if known.adopt_saved(&path, marker) {
+                    tracing::info!(
+                        elapsed_ms = started.elapsed().as_millis() as u64,
+                        "loaded the saved filter of stored IDs"
+                    );
+                    return;
+                }
+                tracing::info!("the saved filter of stored IDs is stale: scanning instead");
+            }
             let result = known.rebuild(stored, |add| scan(&meta, add));
             match result {
                 Ok(()) => tracing::info!(
@@ -407,6 +476,43 @@ mod tests {
         assert!(KnownIds::load(&path, 42, 100).is_none());
         std::fs::write(&path, &bytes[..HEADER_BYTES]).unwrap();
         assert!(KnownIds::load(&path, 42, 100).is_none());
+    }
+
+    /// A store opens with no filter and adopts the saved one later, but only
+    /// if no ID was stored in between (the saved one would lack it) and the
+    /// file is that marker's; otherwise it stays without one, for a scan.
+    #[test]
+    fn a_saved_filter_is_adopted_only_if_no_id_came_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let saved = KnownIds::new(0, 100);
+        for n in 0..100 {
+            let _ = saved.add(&id(n));
+        }
+        assert!(saved.save(&path, 7).unwrap());
+
+        let known = KnownIds::unknown(100);
+        assert!(known.adopt_saved(&path, 7));
+        assert!(known.is_complete());
+        assert!((0..100).all(|n| known.may_hold(&id(n))));
+        assert_eq!(known.fill(), saved.fill());
+        // Stored after the adoption: in the adopted filter.
+        let _ = known.add(&id(500));
+        assert!(known.may_hold(&id(500)));
+
+        let known = KnownIds::unknown(100);
+        let _ = known.add(&id(500));
+        assert!(!known.adopt_saved(&path, 7), "adopted without ID 500");
+        assert!(!known.is_complete());
+        assert!(known.may_hold(&id(500)));
+
+        let known = KnownIds::unknown(100);
+        assert!(
+            !known.adopt_saved(&path, 8),
+            "adopted another marker's file"
+        );
+        assert!(!known.adopt_saved(&dir.path().join("none"), 7));
+        assert!(!known.is_complete());
     }
 
     /// Without a filter every ID may be stored; nothing to save.

@@ -4,7 +4,7 @@
 //! the number of pastes; and the checks of a store that is open (`ping`) and
 //! its clean close, which saves that filter.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -126,7 +126,7 @@ impl EmbeddedStore {
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
         let dictionary = StoreDictionary::open(dir)?;
-        let (counters, known, outgrown) = open_counts(dir, &db, &meta, counted)?;
+        let (counters, known, todo) = open_counts(dir, &db, &meta, counted, id_scan)?;
         let counts = counters.counts();
         let inner = Inner {
             db,
@@ -159,8 +159,14 @@ impl EmbeddedStore {
                 "deleted body log segments no paste refers to"
             );
         }
-        if outgrown || (!inner.known.is_complete() && id_scan == IdScan::Background) {
-            inner.rebuild_known_ids();
+        match todo {
+            FilterTodo::Nothing => {}
+            FilterTodo::Load(path, marker) => {
+                let stored = usize::try_from(counts.pastes).unwrap_or(usize::MAX);
+                let (known, meta) = (inner.known.clone(), inner.meta.clone());
+                known_ids::load_in_background(known, meta, stored, path, marker);
+            }
+            FilterTodo::Rebuild => inner.rebuild_known_ids(),
         }
         let orphans = inner
             .files
@@ -188,27 +194,39 @@ impl EmbeddedStore {
     }
 }
 
-/// How the filter of stored IDs is built when no saved one is valid.
+/// How the filter of stored IDs is made at open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum IdScan {
-    /// By a thread of its own, started at open.
+    /// By a thread of its own, started at open: the saved filter loaded, or
+    /// else a scan.
     Background,
-    /// Not at open: a test runs it when it chooses.
+    /// A saved filter loaded before the store opens; no scan: a test runs it
+    /// when it chooses.
     #[cfg(test)]
     Deferred,
 }
 
+/// What [`open_counts`] leaves for a thread to do to the filter of stored IDs.
+enum FilterTodo {
+    Nothing,
+    /// Load the file saved with this marker, or else scan.
+    Load(PathBuf, u64),
+    /// Scan: there is no filter, or the one filled by counting outgrew its size.
+    Rebuild,
+}
+
 /// The persisted counts and the filter of stored IDs. A store whose counts
 /// were never persisted (format 2) is counted once, from every paste, and
-/// its counts written; otherwise the counts are read, and the filter is the
-/// one saved at the last clean close, if it is still valid, or none yet.
-/// The flag: the filter filled by counting outgrew its size and must be rebuilt.
+/// its counts written; otherwise the counts are read, and the filter is
+/// none yet, for a thread to load or build, or with [`IdScan::Deferred`]
+/// the one saved at the last clean close if it is still valid.
 fn open_counts(
     dir: &Path,
     db: &Database,
     meta: &fjall::Keyspace,
     keyspace: fjall::Keyspace,
-) -> Result<(Counters, KnownIds, bool), StoreError> {
+    id_scan: IdScan,
+) -> Result<(Counters, KnownIds, FilterTodo), StoreError> {
     let loaded = Counters::load(&keyspace)?;
     let Some(counts) = loaded.counts else {
         let known = KnownIds::new(meta.approximate_len(), KNOWN_IDS_MIN);
@@ -218,14 +236,26 @@ fn open_counts(
         counters.record_all(&mut batch);
         batch.commit()?;
         tracing::info!("counted the stored pastes once, to persist the counts");
-        return Ok((counters, known, outgrown));
+        let todo = if outgrown {
+            FilterTodo::Rebuild
+        } else {
+            FilterTodo::Nothing
+        };
+        return Ok((counters, known, todo));
     };
-    let known = loaded
-        .saved_ids
-        .and_then(|marker| KnownIds::load(&dir.join(known_ids::FILE_NAME), marker, KNOWN_IDS_MIN))
-        .unwrap_or_else(|| KnownIds::unknown(KNOWN_IDS_MIN));
     let counters = Counters::new(keyspace, counts, loaded.saved_ids.is_some());
-    Ok((counters, known, false))
+    let unknown = KnownIds::unknown(KNOWN_IDS_MIN);
+    let path = dir.join(known_ids::FILE_NAME);
+    let (known, todo) = match (id_scan, loaded.saved_ids) {
+        (IdScan::Background, Some(marker)) => (unknown, FilterTodo::Load(path, marker)),
+        (IdScan::Background, None) => (unknown, FilterTodo::Rebuild),
+        #[cfg(test)]
+        (IdScan::Deferred, saved) => {
+            let known = saved.and_then(|marker| KnownIds::load(&path, marker, KNOWN_IDS_MIN));
+            (known.unwrap_or(unknown), FilterTodo::Nothing)
+        }
+    };
+    Ok((counters, known, todo))
 }
 
 /// Why fjall would not open: another process holds the data dir, or the

@@ -213,7 +213,7 @@ async fn the_filter_of_stored_ids_never_hides_a_paste() {
     store.close().await.unwrap();
     shut(store);
 
-    let store = open(dir.path());
+    let store = deferred(dir.path());
     assert!(store.inner.known.is_complete());
     all_read(&store, &live, &gone).await;
 }
