@@ -228,11 +228,11 @@ impl KnownIds {
     }
 
     /// Makes the filter saved at `path` with `marker` this one's, if it loads
-    /// (as in [`Self::load`]) and there is still no filter and no ID has been
-    /// stored without one: the saved filter holds every ID stored before the
-    /// close that saved it, and the marker, still stored, says none was
-    /// stored between that close and this open. `false` otherwise, and the
-    /// caller builds the filter from a scan.
+    /// (is there, whole, and that marker's) and there is still no filter and
+    /// no ID has been stored without one: the saved filter holds every ID
+    /// stored before the close that saved it, and the marker, still stored,
+    /// says none was stored between that close and this open. `false`
+    /// otherwise, and the caller builds the filter from a scan.
     pub fn adopt_saved(&self, path: &Path, marker: u64) -> bool {
         let Some(filter) = read_saved(path, marker) else {
             return false;
@@ -257,7 +257,8 @@ impl KnownIds {
     }
 }
 
-/// The filter saved at `path` with `marker` (see [`KnownIds::load`]).
+/// The filter saved at `path` with `marker`, if the file is there, whole
+/// (its checksum) and that marker's.
 fn read_saved(path: &Path, marker: u64) -> Option<Filter> {
     let bytes = std::fs::read(path).ok()?;
     let (body, checksum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
