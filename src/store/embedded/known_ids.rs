@@ -348,6 +348,9 @@ fn in_background(
                         elapsed_ms = started.elapsed().as_millis() as u64,
                         "loaded the saved filter of stored IDs"
                     );
+                    // The file's bytes were freed on this thread, which ends:
+                    // no runtime thread's park would have them purged.
+                    crate::allocator::purge_now();
                     return;
                 }
                 tracing::info!("the saved filter of stored IDs is stale: scanning instead");
