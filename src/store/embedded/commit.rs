@@ -2,6 +2,7 @@
 //! committed with the others that arrived together (`combiner`): their
 //! bodies in one body-log write, their entries in one fjall write batch.
 
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use super::body_files::is_file_backed;
@@ -214,8 +215,19 @@ impl Inner {
 
     /// Builds a bigger filter of stored IDs, in the background.
     pub(super) fn rebuild_known_ids(&self) {
-        let stored = usize::try_from(self.pastes.load(Ordering::Relaxed)).unwrap_or(usize::MAX);
-        known_ids::rebuild_in_background(self.known.clone(), self.meta.clone(), stored);
+        known_ids::rebuild_in_background(self.known.clone(), self.meta.clone(), self.stored());
+    }
+
+    /// Takes the filter of stored IDs saved at `path` with `marker`, or
+    /// builds one, in the background.
+    pub(super) fn load_known_ids(&self, path: PathBuf, marker: u64) {
+        let (known, meta) = (self.known.clone(), self.meta.clone());
+        known_ids::load_in_background(known, meta, self.stored(), path, marker);
+    }
+
+    /// The number of stored pastes, what a filter is sized for.
+    fn stored(&self) -> usize {
+        usize::try_from(self.pastes.load(Ordering::Relaxed)).unwrap_or(usize::MAX)
     }
 
     /// A new paste's entries: metadata (with where its body was written,

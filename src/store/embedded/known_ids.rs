@@ -341,34 +341,44 @@ fn in_background(
     let spawned = std::thread::Builder::new()
         .name("snip-ids".into())
         .spawn(move || {
-            let started = std::time::Instant::now();
-            if let Some((path, marker)) = saved {
-                if known.adopt_saved(&path, marker) {
-                    tracing::info!(
-                        elapsed_ms = started.elapsed().as_millis() as u64,
-                        "loaded the saved filter of stored IDs"
-                    );
-                    // The file's bytes were freed on this thread, which ends:
-                    // no runtime thread's park would have them purged.
-                    crate::allocator::purge_now();
-                    return;
-                }
-                tracing::info!("the saved filter of stored IDs is stale: scanning instead");
-            }
-            let result = known.rebuild(stored, |add| scan(&meta, add));
-            match result {
-                Ok(()) => tracing::info!(
-                    stored,
-                    elapsed_ms = started.elapsed().as_millis() as u64,
-                    "rebuilt the filter of stored IDs"
-                ),
-                Err(e) => tracing::warn!("could not rebuild the filter of stored IDs: {e}"),
-            }
+            make_filter(&known, &meta, stored, saved);
+            // What the thread freed (a file's bytes, a scan's blocks) was
+            // freed here, and no runtime thread's park would have it purged.
+            crate::allocator::purge_now();
         });
     if let Err(e) = spawned {
         // The next ID stored asks again.
         rebuilding.rebuilding.store(false, Ordering::Release);
         tracing::warn!("could not start rebuilding the filter of stored IDs: {e}");
+    }
+}
+
+/// The work of the `snip-ids` thread: adopt the saved filter, if there is
+/// one and it may be adopted, or else rebuild from a scan.
+fn make_filter(
+    known: &KnownIds,
+    meta: &fjall::Keyspace,
+    stored: usize,
+    saved: Option<(PathBuf, u64)>,
+) {
+    let started = std::time::Instant::now();
+    if let Some((path, marker)) = saved {
+        if known.adopt_saved(&path, marker) {
+            tracing::info!(
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "loaded the saved filter of stored IDs"
+            );
+            return;
+        }
+        tracing::info!("the saved filter of stored IDs is stale: scanning instead");
+    }
+    match known.rebuild(stored, |add| scan(meta, add)) {
+        Ok(()) => tracing::info!(
+            stored,
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "rebuilt the filter of stored IDs"
+        ),
+        Err(e) => tracing::warn!("could not rebuild the filter of stored IDs: {e}"),
     }
 }
 
@@ -417,6 +427,16 @@ mod tests {
         format!("id{n:011}").into_bytes()
     }
 
+    /// A filter of IDs 0 to 99, saved at `path` with `marker`.
+    fn saved_with_ids(path: &Path, marker: u64) -> KnownIds {
+        let known = KnownIds::new(0, 100);
+        for n in 0..100 {
+            let _ = known.add(&id(n));
+        }
+        assert!(known.save(path, marker).unwrap());
+        known
+    }
+
     #[test]
     fn holds_what_was_added_and_rejects_most_else() {
         let known = KnownIds::new(0, 1000);
@@ -463,11 +483,7 @@ mod tests {
     fn a_saved_filter_loads_only_whole_and_with_its_marker() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
-        let known = KnownIds::new(0, 100);
-        for n in 0..100 {
-            let _ = known.add(&id(n));
-        }
-        assert!(known.save(&path, 42).unwrap());
+        let known = saved_with_ids(&path, 42);
         let loaded = KnownIds::load(&path, 42, 100).unwrap();
         assert!((0..100).all(|n| loaded.may_hold(&id(n))));
         let agree = (100..10_100).all(|n| loaded.may_hold(&id(n)) == known.may_hold(&id(n)));
@@ -489,11 +505,7 @@ mod tests {
     fn a_saved_filter_is_adopted_only_if_no_id_came_first() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
-        let saved = KnownIds::new(0, 100);
-        for n in 0..100 {
-            let _ = saved.add(&id(n));
-        }
-        assert!(saved.save(&path, 7).unwrap());
+        let saved = saved_with_ids(&path, 7);
 
         let known = KnownIds::unknown(100);
         assert!(known.adopt_saved(&path, 7));

@@ -161,11 +161,7 @@ impl EmbeddedStore {
         }
         match todo {
             FilterTodo::Nothing => {}
-            FilterTodo::Load(path, marker) => {
-                let stored = usize::try_from(counts.pastes).unwrap_or(usize::MAX);
-                let (known, meta) = (inner.known.clone(), inner.meta.clone());
-                known_ids::load_in_background(known, meta, stored, path, marker);
-            }
+            FilterTodo::Load(path, marker) => inner.load_known_ids(path, marker),
             FilterTodo::Rebuild => inner.rebuild_known_ids(),
         }
         let orphans = inner
