@@ -29,7 +29,7 @@ pub const MIN_RANDOM_LEN: usize = 8;
 /// Longest random part: keeps every weight (`len + 1`) below the modulus.
 pub const MAX_RANDOM_LEN: usize = 29;
 
-const MODULUS: u32 = ALPHABET.len() as u32;
+pub(super) const MODULUS: u32 = ALPHABET.len() as u32;
 
 /// A syntactically valid paste ID (lower case, correct check symbol).
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -65,20 +65,16 @@ impl PasteId {
     ) -> Result<Self, getrandom::Error> {
         let random_len = random_len.clamp(MIN_RANDOM_LEN, MAX_RANDOM_LEN);
         let mut values = Vec::with_capacity(random_len + 1);
-        // 248 = 8 × 31: bytes below it map uniformly onto the alphabet.
-        let mut pool = [0u8; 48];
-        while values.len() < random_len {
-            random.fill(&mut pool)?;
-            values.extend(
-                pool.iter()
-                    .filter(|&&b| b < 248)
-                    .map(|&b| u32::from(b) % MODULUS)
-                    .take(random_len - values.len()),
-            );
-        }
-        values.push(check_value(&values));
-        let text: String = values.iter().map(|&v| char::from(symbol(v))).collect();
-        Ok(Self(text.into_boxed_str()))
+        push_random(&mut values, random_len, random)?;
+        Ok(Self::with_check(values))
+    }
+
+    /// The ID made of the symbol values `data` (each below 31) and their
+    /// check symbol.
+    pub(super) fn with_check(mut data: Vec<u32>) -> Self {
+        data.push(check_value(&data));
+        let text: String = data.iter().map(|&v| char::from(symbol(v))).collect();
+        Self(text.into_boxed_str())
     }
 
     /// Parses user input: case-insensitive, checked, never touching storage.
@@ -124,6 +120,27 @@ impl fmt::Debug for PasteId {
     }
 }
 
+/// Appends `count` symbol values drawn uniformly from `random`.
+pub(super) fn push_random(
+    values: &mut Vec<u32>,
+    count: usize,
+    random: &mut OsRandom,
+) -> Result<(), getrandom::Error> {
+    let target = values.len() + count;
+    // 248 = 8 × 31: bytes below it map uniformly onto the alphabet.
+    let mut pool = [0u8; 48];
+    while values.len() < target {
+        random.fill(&mut pool)?;
+        values.extend(
+            pool.iter()
+                .filter(|&&b| b < 248)
+                .map(|&b| u32::from(b) % MODULUS)
+                .take(target - values.len()),
+        );
+    }
+    Ok(())
+}
+
 /// The check value that makes the weighted sum of `data ‖ check` vanish mod 31.
 fn check_value(data: &[u32]) -> u32 {
     let n = data.len() as u32;
@@ -155,7 +172,7 @@ const VALUES: [u8; 256] = {
 const NOT_A_SYMBOL: u8 = u8::MAX;
 
 /// The value of a symbol, case-insensitively.
-fn value_of(byte: u8) -> Option<u32> {
+pub(super) fn value_of(byte: u8) -> Option<u32> {
     let value = VALUES[usize::from(byte)];
     (value != NOT_A_SYMBOL).then_some(u32::from(value))
 }

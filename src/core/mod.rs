@@ -5,6 +5,7 @@
 pub mod api;
 pub mod envelope;
 pub mod id;
+pub mod id_cipher;
 pub mod paste;
 pub mod random;
 pub mod tenant;

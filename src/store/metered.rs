@@ -69,6 +69,21 @@ impl Store for MeteredStore {
         result
     }
 
+    async fn create(
+        &self,
+        meta: PasteMeta,
+        body: NewBody,
+        limits: PutLimits,
+        random_len: usize,
+    ) -> Result<String, StoreError> {
+        let create = self.inner.create(meta, body, limits, random_len);
+        let result = self.timed(StoreOp::Put, create).await;
+        if result.is_ok() {
+            self.metrics.pastes.created.inc();
+        }
+        result
+    }
+
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
         let result = self.timed(StoreOp::Get, self.inner.get(id, now)).await;
         if let Ok(Some(paste)) = &result {

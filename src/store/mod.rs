@@ -14,6 +14,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 
 use crate::core::envelope::Proof;
+use crate::core::random::OsRandom;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::metrics::CacheStats;
@@ -40,6 +41,11 @@ pub use metered::MeteredStore;
 pub use open::{Location, OpenOptions, open};
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use rates::{GcraOutcome, RateStore};
+
+/// The failure to make a paste ID: the OS gave no randomness.
+pub(crate) fn no_randomness(e: getrandom::Error) -> StoreError {
+    StoreError::backend_caused("no randomness for a paste ID", e)
+}
 
 /// Locks a mutex whose data stays consistent even if a holder panicked
 /// (every critical section in the stores is a handful of updates).
@@ -120,17 +126,44 @@ pub struct ListPage {
 /// The operations snip needs from a storage backend.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
-    /// Stores a new paste. Fails with [`StoreError::IdTaken`] if the ID exists and
-    /// [`StoreError::Full`] if the storage limit would be passed. Returns once the
-    /// paste is as durable as the store is configured to make it. The body is
-    /// stored as [`NewBody`] says: in the form given, or compressed by the
-    /// codec's rules.
+    /// Stores a new paste under the ID `meta` names (a restore's). Fails with
+    /// [`StoreError::IdTaken`] if the ID exists and [`StoreError::Full`] if
+    /// the storage limit would be passed. Returns once the paste is as
+    /// durable as the store is configured to make it. The body is stored as
+    /// [`NewBody`] says: in the form given, or compressed by the codec's rules.
     async fn put(
         &self,
         meta: PasteMeta,
         body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError>;
+
+    /// Stores a new paste, as [`Self::put`], under a new ID of `random_len`
+    /// symbols (and a check symbol) that the store chooses; `meta.id` is
+    /// ignored. Returns the ID. By default the ID is random, and another is
+    /// tried if it is taken; a store may number its pastes instead.
+    async fn create(
+        &self,
+        mut meta: PasteMeta,
+        body: NewBody,
+        limits: PutLimits,
+        random_len: usize,
+    ) -> Result<String, StoreError> {
+        let mut random = OsRandom::new().map_err(no_randomness)?;
+        // A collision needs ~2^29 pastes at the default length; retrying is enough.
+        for _ in 0..4 {
+            meta.id = PasteId::generate_from(random_len, &mut random)
+                .map_err(no_randomness)?
+                .to_string();
+            match self.put(meta.clone(), body.clone(), limits).await {
+                Err(StoreError::IdTaken) => continue,
+                stored => return stored.map(|()| meta.id),
+            }
+        }
+        Err(StoreError::backend(
+            "four random paste IDs in a row were taken; is --id-length too small?",
+        ))
+    }
 
     /// Reads a live paste (not expired at `now`).
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError>;

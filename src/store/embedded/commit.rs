@@ -18,6 +18,8 @@ use crate::store::{Encoding, PutLimits, StoreError};
 /// A paste on its way into the store: encoded, its bytes reserved.
 pub(super) struct Staged {
     meta: PasteMeta,
+    /// Whether the ID is the store's own (`sequence`), handed out once.
+    numbered: bool,
     encoded: Vec<u8>,
     /// The body as it is to be stored; `None` when it is in its file.
     body: Option<Stored>,
@@ -29,6 +31,7 @@ impl Inner {
     pub(super) fn stage(
         &self,
         meta: PasteMeta,
+        numbered: bool,
         body: Option<Stored>,
         limits: PutLimits,
     ) -> Result<Staged, StoreError> {
@@ -44,6 +47,7 @@ impl Inner {
         match reserved {
             Ok(encoded) => Ok(Staged {
                 meta,
+                numbered,
                 encoded,
                 body,
             }),
@@ -97,7 +101,7 @@ impl Commit<Staged> for Inner {
             let taken = group[..i]
                 .iter()
                 .any(|earlier| earlier.meta.id == staged.meta.id);
-            let stored = if self.known.may_hold(id.as_bytes()) {
+            let stored = if self.may_hold_new(staged) {
                 self.meta.contains_key(id)
             } else {
                 Ok(false)
@@ -136,13 +140,14 @@ impl Commit<Staged> for Inner {
                 for staged in &accepted {
                     let at = staged.body.as_ref().and_then(|_| written.next());
                     self.add_to(&mut batch, staged, at.as_ref());
-                    change.added(&staged.meta, at.as_ref());
+                    change.added(&staged.meta, staged.numbered, at.as_ref());
                     locations.push(at);
                 }
                 // The IDs join the filter in order with the counted batches,
-                // so a filter saved at close holds every ID committed before it.
+                // so a filter saved at close holds every ID committed before
+                // it that the store did not number.
                 let known = || {
-                    for staged in &accepted {
+                    for staged in accepted.iter().filter(|staged| !staged.numbered) {
                         rebuild |= self.known.add(staged.meta.id.as_bytes());
                     }
                 };
@@ -189,6 +194,16 @@ fn shared_failure(e: &StoreError) -> StoreError {
 }
 
 impl Inner {
+    /// Whether the ID of `staged` may be stored already, so that fjall must
+    /// be asked. A number is handed out once, so a numbered ID can only be
+    /// taken by one the store did not number, which `known` holds; an ID
+    /// from elsewhere may also be one the store numbered.
+    fn may_hold_new(&self, staged: &Staged) -> bool {
+        let id = staged.meta.id.as_str();
+        (!staged.numbered && self.sequence.may_have_numbered(id))
+            || self.known.may_hold(id.as_bytes())
+    }
+
     /// Refuses a group whose bodies and entries would fill the disk
     /// (see `space`); body files are written and checked already.
     fn check_space(
@@ -265,9 +280,63 @@ impl EmbeddedStore {
     /// kept in the form given if the caller made it), a large body's file
     /// written (on a blocking thread, which compresses it too), then the
     /// paste joins the next group commit.
-    pub(super) async fn put_paste(
+    /// Stores a paste under a new numbered ID (see `sequence`) and returns
+    /// the ID.
+    pub(super) async fn create_paste(
+        &self,
+        mut meta: PasteMeta,
+        body: NewBody,
+        limits: PutLimits,
+        random_len: usize,
+    ) -> Result<String, StoreError> {
+        // A numbered ID is taken only by a paste from elsewhere (restored)
+        // that happens to have it: about one in 31^12 / pastes.
+        for _ in 0..4 {
+            meta.id = self.next_id(random_len).await?.to_string();
+            match self
+                .put_paste(meta.clone(), true, body.clone(), limits)
+                .await
+            {
+                Err(StoreError::IdTaken) => continue,
+                stored => return stored.map(|()| meta.id),
+            }
+        }
+        Err(StoreError::backend(
+            "four numbered paste IDs in a row were taken",
+        ))
+    }
+
+    /// Stores a paste under the ID `meta` names, which the store did not
+    /// number: from then on every new ID is checked against it.
+    pub(super) async fn put_given(
         &self,
         meta: PasteMeta,
+        body: NewBody,
+        limits: PutLimits,
+    ) -> Result<(), StoreError> {
+        if self.inner.sequence.numbered_only() {
+            self.blocking(|inner| inner.sequence.mark_foreign()).await?;
+        }
+        self.put_paste(meta, false, body, limits).await
+    }
+
+    /// The ID of the next number, reserving more numbers first if needed.
+    async fn next_id(&self, random_len: usize) -> Result<crate::core::PasteId, StoreError> {
+        let number = match self.inner.sequence.take() {
+            Ok(number) => number,
+            Err(number) => {
+                self.blocking(move |inner| inner.sequence.reserve_through(number))
+                    .await?;
+                number
+            }
+        };
+        self.inner.sequence.id(number, random_len)
+    }
+
+    async fn put_paste(
+        &self,
+        meta: PasteMeta,
+        numbered: bool,
         body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
@@ -302,7 +371,7 @@ impl EmbeddedStore {
             let inner = self.inner.clone();
             tokio::task::spawn_blocking(move || inner.dictionary.learn(samples))
         });
-        let stored = self.commit_paste(meta, body, limits).await;
+        let stored = self.commit_paste(meta, numbered, body, limits).await;
         if let Some(learning) = learning {
             learning
                 .await
@@ -316,10 +385,11 @@ impl EmbeddedStore {
     async fn commit_paste(
         &self,
         meta: PasteMeta,
+        numbered: bool,
         body: Option<Stored>,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        let staged = self.inner.stage(meta, body, limits)?;
+        let staged = self.inner.stage(meta, numbered, body, limits)?;
         self.inner.combiner.submit(staged, &self.inner).await?;
         self.durable().await
     }

@@ -17,8 +17,10 @@
 //! pastes), `s` ‖ segment number (u32 BE: its live bytes), and `i`, the
 //! marker of a saved filter of stored IDs (`known_ids`): a random number the
 //! filter's file repeats, written at a clean close and removed by the first
-//! batch after it that stores a new ID, so that the file is trusted only if
-//! no ID was stored after it was written. Zero counts are removed, not kept.
+//! batch after it that stores an ID the store did not number, so that the
+//! file is trusted only if no such ID was stored after it was written. Zero
+//! counts are removed, not kept. `sequence` keeps its own keys here too
+//! (`k`, `n`, `f`), which the counts ignore.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -68,15 +70,17 @@ pub struct Change {
     pastes: i128,
     owners: HashMap<String, (i128, i128)>,
     segments: HashMap<u32, i128>,
-    /// Whether the batch stores new IDs (which makes a saved ID filter stale).
+    /// Whether the batch stores IDs the store did not number (which makes
+    /// a saved ID filter stale).
     new_ids: bool,
 }
 
 impl Change {
-    /// A paste stored, its body at `at` (`None`: a body file).
-    pub fn added(&mut self, meta: &PasteMeta, at: Option<&Location>) {
+    /// A paste stored, its body at `at` (`None`: a body file); `numbered`:
+    /// its ID is one the store numbered (`sequence`).
+    pub fn added(&mut self, meta: &PasteMeta, numbered: bool, at: Option<&Location>) {
         self.paste(meta, at, 1);
-        self.new_ids = true;
+        self.new_ids |= !numbered;
     }
 
     /// A paste removed, its body was at `at`.

@@ -34,8 +34,8 @@
 //! data dir's `format`), `read`, `commit`, `remove`, `usage`, `listing`,
 //! `sweep`; `keys` lays out the index keys; `counters` persists the counts.
 //! Storage formats live in `meta_codec`, `body_log` and `body_files`;
-//! `known_ids`, and the store-wide `combiner` and `hot`, are the machinery
-//! of the write and read paths; `journal` keeps fjall's journal short.
+//! `sequence` numbers new IDs; `known_ids`, and the store-wide `combiner`
+//! and `hot`, are the machinery of the write and read paths; `journal` keeps fjall's journal short.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -70,6 +70,7 @@ mod meta_codec;
 mod open;
 mod read;
 mod remove;
+mod sequence;
 mod space;
 mod sweep;
 mod usage;
@@ -164,7 +165,11 @@ struct Inner {
     space: space::Space,
     /// Decoded pastes recently read.
     hot: HotCache,
-    /// Every stored ID, so that most creates need not search fjall for theirs.
+    /// The numbers behind new IDs, which need no search when they are all
+    /// the store holds.
+    sequence: sequence::Sequence,
+    /// Every stored ID the store did not number (and maybe more), so that
+    /// a new ID is rarely searched for in fjall even when there are such.
     known: Arc<KnownIds>,
     /// New pastes waiting to be committed together.
     combiner: Combiner<Staged>,
@@ -224,7 +229,17 @@ impl Store for EmbeddedStore {
         body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        self.put_paste(meta, body, limits).await
+        self.put_given(meta, body, limits).await
+    }
+
+    async fn create(
+        &self,
+        meta: PasteMeta,
+        body: NewBody,
+        limits: PutLimits,
+        random_len: usize,
+    ) -> Result<String, StoreError> {
+        self.create_paste(meta, body, limits, random_len).await
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {

@@ -20,6 +20,7 @@ use super::dictionary::StoreDictionary;
 use super::hot::HotCache;
 use super::journal::JournalBound;
 use super::known_ids::{self, KnownIds};
+use super::sequence::Sequence;
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
 use super::{format, usage};
 use crate::store::StoreError;
@@ -126,7 +127,10 @@ impl EmbeddedStore {
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
         let dictionary = StoreDictionary::open(dir)?;
-        let (counters, known, todo) = open_counts(dir, &db, &meta, counted, id_scan)?;
+        let sequence = Sequence::open(&db, counted.clone(), meta.is_empty()?)?;
+        let numbered_only = sequence.numbered_only();
+        let (counters, known, todo) =
+            open_counts(dir, &db, &meta, counted, id_scan, numbered_only)?;
         let counts = counters.counts();
         let inner = Inner {
             db,
@@ -146,6 +150,7 @@ impl EmbeddedStore {
             files,
             space: super::space::Space::new(dir),
             hot: HotCache::new(options.cache_bytes / 4),
+            sequence,
             known: Arc::new(known),
             combiner: Combiner::default(),
             dictionary,
@@ -213,15 +218,18 @@ enum FilterTodo {
 
 /// The persisted counts and the filter of stored IDs. A store whose counts
 /// were never persisted (format 2) is counted once, from every paste, and
-/// its counts written; otherwise the counts are read, and the filter is
-/// none yet, for a thread to load or build, or with [`IdScan::Deferred`]
-/// the one saved at the last clean close if it is still valid.
+/// its counts written; otherwise the counts are read. The filter holds
+/// every ID the store did not number (`sequence`): with `numbered_only`
+/// there are none, and it starts empty; otherwise it is none yet, for a
+/// thread to load or build, or with [`IdScan::Deferred`] the one saved at
+/// the last clean close if it is still valid.
 fn open_counts(
     dir: &Path,
     db: &Database,
     meta: &fjall::Keyspace,
     keyspace: fjall::Keyspace,
     id_scan: IdScan,
+    numbered_only: bool,
 ) -> Result<(Counters, KnownIds, FilterTodo), StoreError> {
     let loaded = Counters::load(&keyspace)?;
     let Some(counts) = loaded.counts else {
@@ -240,6 +248,13 @@ fn open_counts(
         return Ok((counters, known, todo));
     };
     let counters = Counters::new(keyspace, counts, loaded.saved_ids.is_some());
+    if numbered_only {
+        return Ok((
+            counters,
+            KnownIds::new(0, KNOWN_IDS_MIN),
+            FilterTodo::Nothing,
+        ));
+    }
     let unknown = KnownIds::unknown(KNOWN_IDS_MIN);
     let path = dir.join(known_ids::FILE_NAME);
     let (known, todo) = match (id_scan, loaded.saved_ids) {
@@ -332,7 +347,12 @@ impl EmbeddedStore {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
             inner.log.sync()?;
-            if let Err(e) = inner.save_known_ids() {
+            // A store that numbered every ID it holds has no filter to save.
+            let saved = match inner.sequence.numbered_only() {
+                true => Ok(()),
+                false => inner.save_known_ids(),
+            };
+            if let Err(e) = saved {
                 // Not fatal: the next open builds the filter from a scan.
                 tracing::warn!(error = %e, "cannot save the filter of stored IDs");
             }

@@ -38,11 +38,12 @@ impl Inner {
         &self,
         id: &str,
     ) -> Result<Option<(PasteMeta, Option<Location>)>, StoreError> {
-        // An ID the filter of stored IDs has never seen is not stored (the
-        // committer adds an ID before its create is acknowledged). Asking
-        // the filter first keeps a read of an unknown ID out of `meta`'s
+        // An ID the store never numbered and the filter of the others has
+        // never seen is not stored (a number is handed out, and the
+        // committer adds any other ID, before a create is acknowledged).
+        // Asking them first keeps a read of an unknown ID out of `meta`'s
         // last level, which has no bloom filter of its own.
-        if !self.known.may_hold(id.as_bytes()) {
+        if !self.sequence.may_have_numbered(id) && !self.known.may_hold(id.as_bytes()) {
             return Ok(None);
         }
         let Some(raw) = self.meta.get(id)? else {

@@ -16,7 +16,6 @@ use axum::response::{IntoResponse, Response};
 
 use self::options::{CreateOptions, resolve_ttl};
 use self::upload::Upload;
-use crate::core::PasteId;
 use crate::core::api::{Created, DELETE_TOKEN_HEADER};
 use crate::core::envelope;
 use crate::core::paste::{self, KeyCheck, PasteMeta, Visibility};
@@ -26,7 +25,7 @@ use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts};
 use crate::http::state::{Busy, SharedState};
-use crate::store::{NewBody, PutLimits, StoreError};
+use crate::store::{NewBody, PutLimits};
 
 pub use self::form::form;
 
@@ -155,7 +154,6 @@ async fn store_paste(
             Caller::Anonymous => None,
         },
     };
-    // The token and the first ID share 64 bytes of this thread's OS randomness.
     let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
     let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;
     let now = paste::now();
@@ -184,23 +182,16 @@ async fn store_paste(
         redirect: options.url,
         key_check,
     };
-    // A collision needs ~2^29 pastes at the default length; retrying is enough.
-    for _ in 0..4 {
-        meta.id = PasteId::generate_from(state.limits.id_length, &mut random)
-            .map_err(|_| ApiError::internal())?
-            .to_string();
-        match state
-            .store
-            .put(meta.clone(), NewBody::new(body.clone()), limits)
-            .await
-        {
-            Ok(()) => return Ok((meta, token)),
-            Err(StoreError::IdTaken) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
-    tracing::error!("four random paste IDs in a row were taken; is --id-length too small?");
-    Err(ApiError::internal())
+    meta.id = state
+        .store
+        .create(
+            meta.clone(),
+            NewBody::new(body),
+            limits,
+            state.limits.id_length,
+        )
+        .await?;
+    Ok((meta, token))
 }
 
 /// The key check of an encrypted paste created with `verifier`: the

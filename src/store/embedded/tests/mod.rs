@@ -2,6 +2,7 @@
 
 mod bodies;
 mod ids;
+mod numbering;
 mod opening;
 mod owners;
 

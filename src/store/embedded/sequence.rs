@@ -1,0 +1,182 @@
+//! The numbers behind the IDs of new pastes (`core::id_cipher`), and whether
+//! the store holds any ID it did not number.
+//!
+//! A number is handed out once, so the ID of a new paste is free by
+//! construction: the committer searches only when the store also holds IDs
+//! from elsewhere (restored from a backup, or stored before the store
+//! numbered its pastes), and then only the filter of those (`known_ids`).
+//!
+//! Numbers are reserved [`RESERVE`] at a time, synced to disk before the
+//! first of them is handed out; a restart continues after the last
+//! reservation. No number is handed out twice, whatever the stop, a power
+//! loss included, even when acknowledged writes are not synced
+//! ([`super::Durability::Os`]); what a stop leaves of a reservation is
+//! never used.
+//!
+//! Keys in the `counters` keyspace (which `counters` ignores): `k`, the
+//! cipher's key, made when the store is first opened; `n`, the end of the
+//! numbers reserved; `f`, there once the store holds an ID it did not number.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use fjall::{Database, Keyspace, PersistMode};
+
+use super::lock;
+use crate::core::PasteId;
+use crate::core::id_cipher::{IdCipher, KEY_BYTES};
+use crate::core::random::OsRandom;
+use crate::store::{StoreError, no_randomness};
+
+const KEY: &[u8] = b"k";
+const RESERVED: &[u8] = b"n";
+const FOREIGN: &[u8] = b"f";
+
+/// Numbers reserved at once: a sync per million creates, and a million
+/// numbers skipped per restart, of 852 billion at the shortest IDs.
+const RESERVE: u64 = 1 << 20;
+
+/// The store's numbering; see the module documentation.
+pub struct Sequence {
+    cipher: IdCipher,
+    keyspace: Keyspace,
+    db: Database,
+    /// The next number to hand out.
+    next: AtomicU64,
+    /// Numbers below this are reserved on disk.
+    reserved: AtomicU64,
+    /// Held while a reservation or the foreign mark is written.
+    writing: Mutex<()>,
+    /// Whether the store holds (or is about to store) an ID it did not number.
+    foreign: AtomicBool,
+}
+
+impl Sequence {
+    /// The numbering stored in `keyspace`, or a new one: a store with no
+    /// key yet gets one, and if `meta` already holds pastes, their IDs are
+    /// foreign.
+    pub fn open(
+        db: &Database,
+        keyspace: Keyspace,
+        meta_is_empty: bool,
+    ) -> Result<Self, StoreError> {
+        let (key, foreign) = match keyspace.get(KEY)? {
+            Some(key) => {
+                let key = <[u8; KEY_BYTES]>::try_from(&*key).map_err(|_| {
+                    StoreError::Corrupt("the key of the paste IDs is not 16 bytes".into())
+                })?;
+                (key, keyspace.contains_key(FOREIGN)?)
+            }
+            None => {
+                let mut key = [0; KEY_BYTES];
+                getrandom::fill(&mut key)
+                    .map_err(|e| StoreError::backend_caused("no randomness for a key", e))?;
+                // Durable with the first reservation, which syncs the journal.
+                let mut batch = db.batch();
+                batch.insert(&keyspace, KEY, key);
+                if !meta_is_empty {
+                    batch.insert(&keyspace, FOREIGN, []);
+                }
+                batch.commit()?;
+                (key, !meta_is_empty)
+            }
+        };
+        let reserved = match keyspace.get(RESERVED)? {
+            Some(bytes) => <[u8; 8]>::try_from(&*bytes)
+                .map(u64::from_le_bytes)
+                .map_err(|_| {
+                    StoreError::Corrupt("the reserved paste numbers are not 8 bytes".into())
+                })?,
+            None => 0,
+        };
+        Ok(Self {
+            cipher: IdCipher::new(&key),
+            keyspace,
+            db: db.clone(),
+            next: AtomicU64::new(reserved),
+            reserved: AtomicU64::new(reserved),
+            writing: Mutex::new(()),
+            foreign: AtomicBool::new(foreign),
+        })
+    }
+
+    /// The number [`Self::take`] hands out next (tests).
+    #[cfg(test)]
+    pub fn peek_next(&self) -> u64 {
+        self.next.load(Ordering::SeqCst)
+    }
+
+    /// The end of the numbers reserved on disk (tests).
+    #[cfg(test)]
+    pub fn reserved_end(&self) -> u64 {
+        self.reserved.load(Ordering::SeqCst)
+    }
+
+    /// Whether every ID the store holds is one it numbered.
+    pub fn numbered_only(&self) -> bool {
+        !self.foreign.load(Ordering::SeqCst)
+    }
+
+    /// Hands out the next number: `Ok` if it is reserved, `Err` if
+    /// [`Self::reserve_through`] must reserve it before its ID is used.
+    pub fn take(&self) -> Result<u64, u64> {
+        let number = self.next.fetch_add(1, Ordering::SeqCst);
+        if number < self.reserved.load(Ordering::Acquire) {
+            Ok(number)
+        } else {
+            Err(number)
+        }
+    }
+
+    /// Blocking: reserves the numbers through `number` on disk (synced).
+    pub fn reserve_through(&self, number: u64) -> Result<(), StoreError> {
+        let _writing = lock(&self.writing);
+        let mut end = self.reserved.load(Ordering::Acquire);
+        if number < end {
+            return Ok(());
+        }
+        while end <= number {
+            end = end.saturating_add(RESERVE);
+        }
+        self.keyspace.insert(RESERVED, end.to_le_bytes())?;
+        self.db.persist(PersistMode::SyncAll)?;
+        self.reserved.store(end, Ordering::Release);
+        Ok(())
+    }
+
+    /// The ID of `number` (from [`Self::take`]), `random_len` symbols long.
+    pub fn id(&self, number: u64, random_len: usize) -> Result<PasteId, StoreError> {
+        let mut random = OsRandom::new().map_err(no_randomness)?;
+        match self.cipher.id(number, random_len, &mut random) {
+            Some(id) => id.map_err(no_randomness),
+            None => Err(StoreError::backend(format!(
+                "paste number {number} does not fit IDs of {random_len} symbols; \
+                 raise --id-length"
+            ))),
+        }
+    }
+
+    /// Whether `id` (a parsed ID) may be one this store numbered: `false`
+    /// means certainly not, as for any ID it did not make but about one in
+    /// `31^12 / pastes`.
+    pub fn may_have_numbered(&self, id: &str) -> bool {
+        self.cipher.number(id) < self.next.load(Ordering::Acquire)
+    }
+
+    /// Blocking: marks the store as holding IDs it did not number, on disk
+    /// (synced), before the first such paste is staged: from then on, the
+    /// committer checks every new ID and the next open loads or builds
+    /// the filter of stored IDs.
+    pub fn mark_foreign(&self) -> Result<(), StoreError> {
+        if !self.numbered_only() {
+            return Ok(());
+        }
+        let _writing = lock(&self.writing);
+        if self.numbered_only() {
+            self.keyspace.insert(FOREIGN, [])?;
+            self.db.persist(PersistMode::SyncAll)?;
+            self.foreign.store(true, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
