@@ -95,6 +95,7 @@ impl Inner {
 /// another put.
 impl Commit<Staged> for Inner {
     fn commit(&self, group: Vec<Staged>) -> Vec<Outcome> {
+        self.wait_for_flush();
         let mut outcomes = Vec::with_capacity(group.len());
         for (i, staged) in group.iter().enumerate() {
             let id = staged.meta.id.as_str();
@@ -193,7 +194,26 @@ fn shared_failure(e: &StoreError) -> StoreError {
     }
 }
 
+/// Sealed memtables of `meta` (full, waiting to be flushed) a commit may
+/// leave behind it. fjall halts writers only at four, and a memtable holds
+/// about twice its 8 MiB in heap (a skip-list node and separate key and
+/// value buffers per entry), so under a create flood that backlog, not the
+/// store, would be most of the memory. One being flushed while the next
+/// fills keeps the disk busy; more only defers the same work.
+const MAX_SEALED_MEMTABLES: usize = 1;
+
+/// How often a waiting commit looks again: a flush of 8 MiB takes tens of ms.
+const FLUSH_POLL: std::time::Duration = std::time::Duration::from_millis(1);
+
 impl Inner {
+    /// Blocking: waits until `meta` has at most [`MAX_SEALED_MEMTABLES`]
+    /// waiting to be flushed, so creates go no faster than fjall flushes.
+    fn wait_for_flush(&self) {
+        while self.meta.sealed_memtable_count() > MAX_SEALED_MEMTABLES {
+            std::thread::sleep(FLUSH_POLL);
+        }
+    }
+
     /// Whether the ID of `staged` may be stored already, so that fjall must
     /// be asked. A number is handed out once, so a numbered ID can only be
     /// taken by one the store did not number, which `known` holds; an ID
@@ -325,8 +345,14 @@ impl EmbeddedStore {
         let number = match self.inner.sequence.take() {
             Ok(number) => number,
             Err(number) => {
-                self.blocking(move |inner| inner.sequence.reserve_through(number))
-                    .await?;
+                // One reservation at a time: the creates that find their
+                // number unreserved together wait here, not each on a
+                // blocking thread of its own (which the runtime would keep).
+                let _turn = self.inner.sequence.reserving().await;
+                if !self.inner.sequence.is_reserved(number) {
+                    self.blocking(move |inner| inner.sequence.reserve_through(number))
+                        .await?;
+                }
                 number
             }
         };

@@ -1,27 +1,31 @@
-//! Every ID the `meta` keyspace holds, as one in-memory Bloom filter, so that
-//! a create can prove its new ID free without searching fjall.
+//! Every ID the `meta` keyspace holds that the store did not number
+//! (`sequence`), as one in-memory Bloom filter, so that a create can prove
+//! its new ID free without searching fjall. A store that numbered every ID
+//! it holds has none: its filter stays empty and is never saved.
 //!
 //! A create must not overwrite an existing paste, so the committer checks
-//! each new ID. In fjall that check searches the memtable's skip list (a
-//! cache miss and a key comparison per level) and then the filter of every
-//! level-0 table and of one table per deeper level; it grows with the store,
-//! and it runs on the one thread that commits, so it bounds the create rate.
-//! Here it is one probe of a blocked Bloom filter (`fastbloom`: all of a key's
-//! bits in one cache line). "Maybe" (a stored ID, or a false positive, about
-//! 1 in 100 at capacity) still asks fjall, so the filter only has to hold
-//! every stored ID; removed IDs may stay in it.
+//! each new ID that could be taken. In fjall that check searches the
+//! memtable's skip list (a cache miss and a key comparison per level) and
+//! then the filter of every level-0 table and of one table per deeper level;
+//! it grows with the store, and it runs on the one thread that commits, so it
+//! bounds the create rate. Here it is one probe of a blocked Bloom filter
+//! (`fastbloom`: all of a key's bits in one cache line). "Maybe" (an ID from
+//! elsewhere, or a false positive, about 1 in 100 at capacity) still asks
+//! fjall, so the filter only has to hold every such ID; removed IDs and
+//! numbered ones (which a scan adds) may stay in it.
 //!
-//! The store opens at once with no filter: every new ID is a "maybe" and
-//! asks fjall, correct but slower, until a thread (`snip-ids`) has one. A
-//! clean close saves the filter to a file (`known-ids` in the data dir),
-//! which that thread loads if the marker the file names is still stored
-//! (`counters`: the first batch that stores a new ID after the close removes
-//! it) and no ID has been stored since the open; reading a file of tens of
-//! MB is then no part of a restart. Otherwise (after `kill -9`, or a create
-//! that came first) the thread builds the filter from a scan of `meta`.
-//! The committer adds each ID it stores. When more IDs were added than the
-//! filter was sized for, the same thread builds a bigger one while the old
-//! one still answers; IDs stored meanwhile go into both.
+//! A store that holds such IDs opens at once with no filter: every new ID
+//! is a "maybe" and asks fjall, correct but slower, until a thread
+//! (`snip-ids`) has one. A clean close saves the filter to a file
+//! (`known-ids` in the data dir), which that thread loads if the marker the
+//! file names is still stored (`counters`: the first batch after the close
+//! that stores an ID from elsewhere removes it) and no such ID has been
+//! stored since the open; reading a file of tens of MB is then no part of a
+//! restart. Otherwise (after `kill -9`, or such a put that came first) the
+//! thread builds the filter from a scan of `meta`. The committer adds each
+//! such ID it stores. When more were added than the filter was sized for,
+//! the same thread builds a bigger one while the old one still answers; IDs
+//! stored meanwhile go into both.
 
 use std::io::Write;
 use std::ops::Bound;

@@ -104,8 +104,9 @@ impl EmbeddedStore {
         // 600 KiB of filter and 500 KiB of index per 64 MiB table) would be
         // evicted by data blocks and read again on every miss. The last
         // level builds no filter (`expect_point_read_hits`): reads there are
-        // for IDs that exist, because the filter of stored IDs (`known_ids`)
-        // answers for those that do not, except about one in a hundred.
+        // for IDs that exist, because the numbering (`sequence`) and the
+        // filter of IDs from elsewhere (`known_ids`) answer for those that
+        // do not, except about one in a hundred of the latter.
         // Level 0 keeps fjall's pinned filters with 0.01 % false positives.
         // fjall keeps the settings a keyspace was created with.
         let partitioned_below_l0 = || PartitioningPolicy::new([false, true]);

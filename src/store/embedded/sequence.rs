@@ -47,6 +47,8 @@ pub struct Sequence {
     reserved: AtomicU64,
     /// Held while a reservation or the foreign mark is written.
     writing: Mutex<()>,
+    /// Held by the create that has a reservation made (`reserving`).
+    reserving: tokio::sync::Mutex<()>,
     /// Whether the store holds (or is about to store) an ID it did not number.
     foreign: AtomicBool,
 }
@@ -96,6 +98,7 @@ impl Sequence {
             next: AtomicU64::new(reserved),
             reserved: AtomicU64::new(reserved),
             writing: Mutex::new(()),
+            reserving: tokio::sync::Mutex::new(()),
             foreign: AtomicBool::new(foreign),
         })
     }
@@ -121,11 +124,22 @@ impl Sequence {
     /// [`Self::reserve_through`] must reserve it before its ID is used.
     pub fn take(&self) -> Result<u64, u64> {
         let number = self.next.fetch_add(1, Ordering::SeqCst);
-        if number < self.reserved.load(Ordering::Acquire) {
+        if self.is_reserved(number) {
             Ok(number)
         } else {
             Err(number)
         }
+    }
+
+    /// Waits for the turn to reserve numbers: creates whose numbers are not
+    /// reserved yet take turns, and most find them reserved when theirs comes.
+    pub async fn reserving(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.reserving.lock().await
+    }
+
+    /// Whether `number` is reserved on disk.
+    pub fn is_reserved(&self, number: u64) -> bool {
+        number < self.reserved.load(Ordering::Acquire)
     }
 
     /// Blocking: reserves the numbers through `number` on disk (synced).

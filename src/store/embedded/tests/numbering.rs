@@ -56,6 +56,26 @@ async fn numbers_are_never_handed_out_twice() {
     }
 }
 
+/// Creates that all find their numbers unreserved, at a store's first
+/// create, share one reservation and get distinct IDs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_first_creates_share_one_reservation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = Arc::new(open(tmp.path()));
+    let tasks: Vec<_> = (0..64)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { create(&store).await })
+        })
+        .collect();
+    let mut ids = HashSet::new();
+    for task in tasks {
+        assert!(ids.insert(task.await.unwrap()));
+    }
+    assert_eq!(store.inner.sequence.reserved_end(), 1 << 20);
+    assert_eq!(store.inner.sequence.peek_next(), 64);
+}
+
 /// A paste put under an ID from elsewhere that a later number would give
 /// makes that create take the next number, and the store remembers across
 /// a restart that its IDs are no longer all its own.
