@@ -16,8 +16,9 @@
 //! and 12 symbols (59 bits) keep every domain inside a `u64`. The check
 //! symbol follows, as for every ID.
 
-use aes::Aes128;
-use aes::cipher::{BlockCipherEncrypt, KeyInit};
+// aes-gcm's own block cipher, re-exported: no crate of its own to add.
+use aes_gcm::aes::Aes128;
+use aes_gcm::aes::cipher::{BlockCipherEncrypt, KeyInit};
 
 use super::id::{MODULUS, PasteId, push_random, value_of};
 use super::random::OsRandom;
