@@ -12,8 +12,8 @@ use std::time::Instant;
 use async_trait::async_trait;
 
 use super::{
-    ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
-    Taken, Usage,
+    ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, ScanPage, Store, StoreError,
+    SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
@@ -232,11 +232,11 @@ impl Store for MeteredStore {
 
     async fn scan(
         &self,
-        after: Option<&str>,
+        from: Option<&str>,
         limit: usize,
         now: UnixTime,
-    ) -> Result<Vec<PasteMeta>, StoreError> {
-        self.timed(StoreOp::Admin, self.inner.scan(after, limit, now))
+    ) -> Result<ScanPage, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.scan(from, limit, now))
             .await
     }
 

@@ -123,6 +123,15 @@ pub struct ListPage {
     pub next_cursor: Option<String>,
 }
 
+/// One page of [`Store::scan`].
+#[derive(Debug, Clone, Default)]
+pub struct ScanPage {
+    /// The live pastes' metadata.
+    pub pastes: Vec<PasteMeta>,
+    /// Pass as `from` to get the next page; `None` on the last page.
+    pub next: Option<String>,
+}
+
 /// The operations snip needs from a storage backend.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
@@ -265,14 +274,16 @@ pub trait Store: Send + Sync + 'static {
     /// (they are refused anyway; this gives the space back); how many.
     async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError>;
 
-    /// Up to `limit` live pastes' metadata in ID order, starting after the ID
-    /// `after`: how backups and migrations walk a store while it serves.
+    /// Up to `limit` live pastes' metadata, in the store's own order, from
+    /// the cursor of the page before (`None`: the first page): how backups
+    /// and migrations walk a store while it serves. A paste stored for the
+    /// whole walk is in exactly one page.
     async fn scan(
         &self,
-        after: Option<&str>,
+        from: Option<&str>,
         limit: usize,
         now: UnixTime,
-    ) -> Result<Vec<PasteMeta>, StoreError>;
+    ) -> Result<ScanPage, StoreError>;
 
     /// The rate-limit buckets this store shares with other instances, if it
     /// has any; without them, limits are counted in process.

@@ -76,12 +76,10 @@ pub async fn backup<W: AsyncWrite + Unpin>(
             summary.tokens += 1;
         }
     }
-    let mut after: Option<String> = None;
+    let mut from: Option<String> = None;
     loop {
-        let page = store.scan(after.as_deref(), PAGE, now()).await?;
-        let Some(last) = page.last() else { break };
-        after = Some(last.id.clone());
-        for meta in page {
+        let page = store.scan(from.as_deref(), PAGE, now()).await?;
+        for meta in page.pastes {
             let Some(id) = meta.paste_id() else { continue };
             // Gone (taken, deleted, expired) since the scan: not in the dump.
             let Some(paste) = store.get(&id, now()).await? else {
@@ -93,6 +91,10 @@ pub async fn backup<W: AsyncWrite + Unpin>(
                 .await?;
             summary.pastes += 1;
             summary.bytes += paste.meta.size;
+        }
+        match page.next {
+            Some(next) => from = Some(next),
+            None => break,
         }
     }
     writer.finish().await?;

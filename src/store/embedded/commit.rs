@@ -9,7 +9,7 @@ use super::body_files::is_file_backed;
 use super::body_log::Location;
 use super::combiner::{Commit, Outcome};
 use super::counters::Change;
-use super::keys::{expiry_key, owner_key};
+use super::keys::{MetaKey, expiry_key, owner_key};
 use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
 use crate::store::codec::{NewBody, Stored};
@@ -18,8 +18,8 @@ use crate::store::{Encoding, PutLimits, StoreError};
 /// A paste on its way into the store: encoded, its bytes reserved.
 pub(super) struct Staged {
     meta: PasteMeta,
-    /// Whether the ID is the store's own (`sequence`), handed out once.
-    numbered: bool,
+    /// The ID's number if it is the store's own (`sequence`), handed out once.
+    number: Option<u64>,
     encoded: Vec<u8>,
     /// The body as it is to be stored; `None` when it is in its file.
     body: Option<Stored>,
@@ -31,7 +31,7 @@ impl Inner {
     pub(super) fn stage(
         &self,
         meta: PasteMeta,
-        numbered: bool,
+        number: Option<u64>,
         body: Option<Stored>,
         limits: PutLimits,
     ) -> Result<Staged, StoreError> {
@@ -47,7 +47,7 @@ impl Inner {
         match reserved {
             Ok(encoded) => Ok(Staged {
                 meta,
-                numbered,
+                number,
                 encoded,
                 body,
             }),
@@ -103,14 +103,14 @@ impl Commit<Staged> for Inner {
                 .iter()
                 .any(|earlier| earlier.meta.id == staged.meta.id);
             let stored = if self.may_hold_new(staged) {
-                self.meta.contains_key(id)
+                self.locate(id).map(|entry| entry.is_some())
             } else {
                 Ok(false)
             };
             outcomes.push(match stored {
                 Ok(exists) if exists || taken => Err(StoreError::IdTaken),
                 Ok(_) => Ok(()),
-                Err(e) => Err(e.into()),
+                Err(e) => Err(e),
             });
         }
         // The bodies of the accepted pastes, in one write, before the batch
@@ -141,14 +141,14 @@ impl Commit<Staged> for Inner {
                 for staged in &accepted {
                     let at = staged.body.as_ref().and_then(|_| written.next());
                     self.add_to(&mut batch, staged, at.as_ref());
-                    change.added(&staged.meta, staged.numbered, at.as_ref());
+                    change.added(&staged.meta, staged.number.is_some(), at.as_ref());
                     locations.push(at);
                 }
                 // The IDs join the filter in order with the counted batches,
                 // so a filter saved at close holds every ID committed before
                 // it that the store did not number.
                 let known = || {
-                    for staged in accepted.iter().filter(|staged| !staged.numbered) {
+                    for staged in accepted.iter().filter(|staged| staged.number.is_none()) {
                         rebuild |= self.known.add(staged.meta.id.as_bytes());
                     }
                 };
@@ -220,7 +220,7 @@ impl Inner {
     /// from elsewhere may also be one the store numbered.
     fn may_hold_new(&self, staged: &Staged) -> bool {
         let id = staged.meta.id.as_str();
-        (!staged.numbered && self.sequence.may_have_numbered(id))
+        (staged.number.is_none() && self.sequence.number(id).is_some())
             || self.known.may_hold(id.as_bytes())
     }
 
@@ -274,13 +274,15 @@ impl Inner {
         at: Option<&Location>,
     ) {
         let meta = &staged.meta;
+        let key = staged.number.map_or(MetaKey::Id, MetaKey::Numbered);
+        let key = key.bytes(&meta.id);
         match at {
             Some(at) => batch.insert(
                 &self.meta,
-                meta.id.as_str(),
+                key.as_ref(),
                 meta_codec::with_location(&staged.encoded, at),
             ),
-            None => batch.insert(&self.meta, meta.id.as_str(), staged.encoded.as_slice()),
+            None => batch.insert(&self.meta, key.as_ref(), staged.encoded.as_slice()),
         }
         if let Some(at) = meta.expires_at {
             batch.insert(&self.expiry, expiry_key(at, &meta.id), []);
@@ -312,9 +314,10 @@ impl EmbeddedStore {
         // A numbered ID is taken only by a paste from elsewhere (restored)
         // that happens to have it: about one in 31^12 / pastes.
         for _ in 0..4 {
-            meta.id = self.next_id(random_len).await?.to_string();
+            let (number, id) = self.next_id(random_len).await?;
+            meta.id = id.to_string();
             match self
-                .put_paste(meta.clone(), true, body.clone(), limits)
+                .put_paste(meta.clone(), Some(number), body.clone(), limits)
                 .await
             {
                 Err(StoreError::IdTaken) => continue,
@@ -337,11 +340,11 @@ impl EmbeddedStore {
         if self.inner.sequence.numbered_only() {
             self.blocking(|inner| inner.sequence.mark_foreign()).await?;
         }
-        self.put_paste(meta, false, body, limits).await
+        self.put_paste(meta, None, body, limits).await
     }
 
-    /// The ID of the next number, reserving more numbers first if needed.
-    async fn next_id(&self, random_len: usize) -> Result<crate::core::PasteId, StoreError> {
+    /// The next number and its ID, reserving more numbers first if needed.
+    async fn next_id(&self, random_len: usize) -> Result<(u64, crate::core::PasteId), StoreError> {
         let number = match self.inner.sequence.take() {
             Ok(number) => number,
             Err(number) => {
@@ -356,13 +359,13 @@ impl EmbeddedStore {
                 number
             }
         };
-        self.inner.sequence.id(number, random_len)
+        Ok((number, self.inner.sequence.id(number, random_len)?))
     }
 
     async fn put_paste(
         &self,
         meta: PasteMeta,
-        numbered: bool,
+        number: Option<u64>,
         body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
@@ -397,7 +400,7 @@ impl EmbeddedStore {
             let inner = self.inner.clone();
             tokio::task::spawn_blocking(move || inner.dictionary.learn(samples))
         });
-        let stored = self.commit_paste(meta, numbered, body, limits).await;
+        let stored = self.commit_paste(meta, number, body, limits).await;
         if let Some(learning) = learning {
             learning
                 .await
@@ -411,11 +414,11 @@ impl EmbeddedStore {
     async fn commit_paste(
         &self,
         meta: PasteMeta,
-        numbered: bool,
+        number: Option<u64>,
         body: Option<Stored>,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        let staged = self.inner.stage(meta, numbered, body, limits)?;
+        let staged = self.inner.stage(meta, number, body, limits)?;
         self.inner.combiner.submit(staged, &self.inner).await?;
         self.durable().await
     }

@@ -36,6 +36,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use fastbloom::AtomicBloomFilter;
 
 use super::body_files::{io_error, private_file, sync_dir};
+use super::keys::ID_KEYS_START;
 use crate::store::StoreError;
 
 /// The file a clean close saves the filter to, in the data dir.
@@ -392,20 +393,22 @@ fn make_filter(
 /// flushed and every table compacted meanwhile in memory until it ends.
 const SCAN_CHUNK: usize = 64 << 10;
 
-/// Calls `add` with every key of `meta`.
+/// Calls `add` with every ID that is a key of `meta`: the keys after the
+/// numbered ones, whose IDs are never from elsewhere.
 pub fn scan(meta: &fjall::Keyspace, add: &mut dyn FnMut(&[u8])) -> Result<(), fjall::Error> {
-    scan_in_chunks(meta, SCAN_CHUNK, add)
+    scan_in_chunks(meta, SCAN_CHUNK, ID_KEYS_START, add)
 }
 
-/// [`scan`] in chunks of `chunk` keys, each from a fresh iterator that
+/// [`scan`] from `start`, in chunks of `chunk` keys, each from a fresh iterator that
 /// starts after the last key of the one before: every key stored when the
 /// scan starts, and not removed before its chunk is read, is in some chunk.
 fn scan_in_chunks(
     meta: &fjall::Keyspace,
     chunk: usize,
+    start: &[u8],
     add: &mut dyn FnMut(&[u8]),
 ) -> Result<(), fjall::Error> {
-    let mut after: Bound<fjall::Slice> = Bound::Unbounded;
+    let mut after: Bound<fjall::Slice> = Bound::Included(start.into());
     loop {
         let mut read = 0;
         for entry in meta.range((after.clone(), Bound::Unbounded)) {
@@ -560,7 +563,7 @@ mod tests {
         }
         for chunk in [1, 3, 5, 12, 13, SCAN_CHUNK] {
             let mut seen = Vec::new();
-            scan_in_chunks(&meta, chunk, &mut |key| seen.push(key.to_vec())).unwrap();
+            scan_in_chunks(&meta, chunk, b"", &mut |key| seen.push(key.to_vec())).unwrap();
             assert_eq!(seen, stored, "chunks of {chunk}");
         }
     }

@@ -1,11 +1,13 @@
 //! Walking pastes in order: a tenant's listing, newest first through the
-//! `owners` index, paged by [`ListCursor`]; and the scan in ID order that
+//! `owners` index, paged by [`ListCursor`]; and the scan in key order that
 //! backups and migrations use.
+
+use std::ops::Bound;
 
 use super::keys::{owner_key, owner_prefix};
 use super::{Inner, meta_codec};
-use crate::core::{PasteMeta, UnixTime};
-use crate::store::{ListCursor, ListPage, ListQuery, StoreError};
+use crate::core::UnixTime;
+use crate::store::{ListCursor, ListPage, ListQuery, ScanPage, StoreError};
 
 impl Inner {
     pub(super) fn list(
@@ -54,29 +56,48 @@ impl Inner {
         Ok(page)
     }
 
-    /// Live pastes' metadata in ID order after `after`.
+    /// Live pastes' metadata in key order (numbered pastes first, by
+    /// number), from `from`, the cursor of the page before: the key it
+    /// ended at, in hex.
     pub(super) fn scan(
         &self,
-        after: Option<&str>,
+        from: Option<&str>,
         limit: usize,
         now: UnixTime,
-    ) -> Result<Vec<PasteMeta>, StoreError> {
-        let start = after.map_or_else(Vec::new, |id| {
-            let mut key = id.as_bytes().to_vec();
-            key.push(0);
-            key
-        });
-        let mut out = Vec::new();
-        for entry in self.meta.range(start..) {
-            if out.len() == limit {
-                break;
-            }
+    ) -> Result<ScanPage, StoreError> {
+        let start = match from {
+            Some(cursor) => Bound::Excluded(decode_hex(cursor).ok_or(StoreError::BadCursor)?),
+            None => Bound::Unbounded,
+        };
+        let mut page = ScanPage::default();
+        if limit == 0 {
+            return Ok(page);
+        }
+        for entry in self.meta.range((start, Bound::Unbounded)) {
             let (key, value) = entry.into_inner()?;
             let meta = meta_codec::decode(&key, &value)?;
             if !meta.is_expired(now) {
-                out.push(meta);
+                page.pastes.push(meta);
+                if page.pastes.len() == limit {
+                    page.next = Some(encode_hex(&key));
+                    break;
+                }
             }
         }
-        Ok(out)
+        Ok(page)
     }
+}
+
+fn encode_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
 }

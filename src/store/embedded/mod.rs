@@ -1,7 +1,7 @@
 //! The default backend: an embedded fjall (LSM-tree) database in the data dir.
 //!
 //! Keyspaces:
-//! - `meta`:   ID → [`PasteMeta`] and where its body is (`meta_codec`);
+//! - `meta`:   paste number or ID (`keys`) → [`PasteMeta`] and where its body is (`meta_codec`);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
 //! - `counters`: the counts of what is stored (`counters`);
@@ -47,8 +47,8 @@ use fjall::{Database, Keyspace};
 
 use super::group_commit::GroupCommit;
 use super::{
-    BackendError, ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, Store, StoreError,
-    SweepReport, Taken, Usage,
+    BackendError, ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, ScanPage, Store,
+    StoreError, SweepReport, Taken, Usage,
 };
 use super::{combiner, hot, lock};
 use crate::core::envelope::Proof;
@@ -294,11 +294,11 @@ impl Store for EmbeddedStore {
 
     async fn scan(
         &self,
-        after: Option<&str>,
+        from: Option<&str>,
         limit: usize,
         now: UnixTime,
-    ) -> Result<Vec<PasteMeta>, StoreError> {
-        self.inner.scan(after, limit, now)
+    ) -> Result<ScanPage, StoreError> {
+        self.inner.scan(from, limit, now)
     }
 
     fn cache_stats(&self) -> Option<crate::metrics::CacheStats> {

@@ -33,19 +33,20 @@ use crate::store::group_commit::GroupCommit;
 const MEMTABLE_BYTES: u64 = 1 << 20;
 
 /// Largest memtable of the `meta` keyspace, which every create writes. Each
-/// flush becomes a level-0 table, and with random IDs twelve of those
-/// rewrite all of level 1 (see [`META_L0_TABLES`]): a larger memtable means
-/// fewer rewrites, but it is held twice while it is flushed (the full one
-/// and its successor), and at 16 MiB that is a fifth of a fill's RSS. fjall
-/// keeps this, like the other `meta` options, from the keyspace's creation.
+/// flush becomes a level-0 table; a larger memtable means fewer of them,
+/// but it is held twice while it is flushed (the full one and its
+/// successor), and at 16 MiB that is a fifth of a fill's RSS. fjall keeps
+/// this, like the other `meta` options, from the keyspace's creation.
 const META_MEMTABLE_BYTES: u64 = 8 << 20;
 
 /// Tables in level 0 of the `meta` keyspace that start their compaction
-/// into level 1 (fjall's default is 4). IDs are random, so every level-0
-/// table overlaps all of level 1 and each such compaction rewrites the whole
-/// of it: with 12 that happens a third as often, and that rewriting is most
-/// of fjall's background work under a create flood. The cost: a lookup
-/// checks the bloom filters of up to 12 level-0 tables.
+/// into level 1 (fjall's default is 4). Numbered pastes arrive in key order
+/// (`keys`), so their tables are moved down without a rewrite; but pastes
+/// from elsewhere are keyed by ID, which looks random, so a store of them
+/// flushes tables that overlap all of level 1, and each such compaction
+/// rewrites the whole of it: with 12 that happens a third as often. The
+/// cost: a lookup checks the bloom filters of the level-0 tables whose key
+/// range holds its key, up to 12.
 const META_L0_TABLES: u8 = 12;
 
 /// All journals together, fjall's minimum: past it, fjall asks every
@@ -96,7 +97,7 @@ impl EmbeddedStore {
             .open()
             .map_err(|e| opening_failed(dir, e))?;
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
-        // `meta`'s lookups are random IDs over the whole store, so what a
+        // `meta`'s lookups are random pastes over the whole store, so what a
         // read needs besides its data block must be in memory or one small
         // block away. Below level 0, filters and indexes are partitioned:
         // fjall pins a top-level index of a few KiB per table and loads 4 KiB
@@ -172,7 +173,7 @@ impl EmbeddedStore {
         }
         let orphans = inner
             .files
-            .remove_orphans(|id| Ok(inner.meta.contains_key(id)?))?;
+            .remove_orphans(|id| Ok(inner.locate(id)?.is_some()))?;
         if orphans > 0 {
             tracing::info!(
                 orphans,

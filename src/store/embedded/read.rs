@@ -10,6 +10,7 @@ use bytes::Bytes;
 
 use super::body_files::is_file_backed;
 use super::body_log::Location;
+use super::keys::MetaKey;
 use super::{EmbeddedStore, Inner, meta_codec};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::store::codec::{self, Stored};
@@ -28,9 +29,18 @@ pub(super) enum Read {
     Cold,
 }
 
+/// A paste's entry in `meta`, decoded.
+pub(super) struct Entry {
+    /// Where it is.
+    pub key: MetaKey,
+    pub meta: PasteMeta,
+    /// Where its body is, if it is in the body log.
+    pub at: Option<Location>,
+}
+
 impl Inner {
     pub(super) fn read_meta(&self, id: &str) -> Result<Option<PasteMeta>, StoreError> {
-        Ok(self.read_entry(id)?.map(|(meta, _)| meta))
+        Ok(self.locate(id)?.map(|entry| entry.meta))
     }
 
     /// A paste's metadata and, if its body is in the body log, where.
@@ -38,18 +48,44 @@ impl Inner {
         &self,
         id: &str,
     ) -> Result<Option<(PasteMeta, Option<Location>)>, StoreError> {
-        // An ID the store never numbered and the filter of the others has
-        // never seen is not stored (a number is handed out, and the
-        // committer adds any other ID, before a create is acknowledged).
-        // Asking them first keeps a read of an unknown ID out of `meta`'s
-        // last level, which has no bloom filter of its own.
-        if !self.sequence.may_have_numbered(id) && !self.known.may_hold(id.as_bytes()) {
+        Ok(self.locate(id)?.map(|entry| (entry.meta, entry.at)))
+    }
+
+    /// Finds `id`'s entry: under its number if the store may have numbered
+    /// it, else (or if that holds another paste) under the ID itself.
+    ///
+    /// An ID the store never numbered and the filter of the others has
+    /// never seen is not stored (a number is handed out, and the committer
+    /// adds any other ID, before a create is acknowledged). Asking them
+    /// first keeps a read of an unknown ID out of `meta`'s last level,
+    /// which has no bloom filter of its own.
+    pub(super) fn locate(&self, id: &str) -> Result<Option<Entry>, StoreError> {
+        let number = self.sequence.number(id);
+        if let Some(number) = number {
+            let key = MetaKey::Numbered(number);
+            if let Some(entry) = self.entry_at(key, id)? {
+                // IDs longer than the cipher's symbols end in random ones:
+                // the number names the paste, the whole ID must match too.
+                if entry.meta.id == id {
+                    return Ok(Some(entry));
+                }
+            }
+        }
+        let id_keyed = number.is_some_and(|n| self.sequence.may_be_id_keyed(n));
+        if !id_keyed && !self.known.may_hold(id.as_bytes()) {
             return Ok(None);
         }
-        let Some(raw) = self.meta.get(id)? else {
+        self.entry_at(MetaKey::Id, id)
+    }
+
+    /// The entry under `key` (of the paste whose ID is `id`), decoded.
+    fn entry_at(&self, key: MetaKey, id: &str) -> Result<Option<Entry>, StoreError> {
+        let bytes = key.bytes(id);
+        let Some(raw) = self.meta.get(bytes.as_ref())? else {
             return Ok(None);
         };
-        meta_codec::decode_entry(id.as_bytes(), &raw).map(Some)
+        let (meta, at) = meta_codec::decode_entry(id.as_bytes(), &raw)?;
+        Ok(Some(Entry { key, meta, at }))
     }
 
     pub(super) fn read_live_entry(

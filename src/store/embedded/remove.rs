@@ -4,24 +4,22 @@
 //! removes under one lock.
 
 use super::body_files::is_file_backed;
-use super::body_log::Location;
 use super::counters::Change;
 use super::keys::{expiry_key, owner_key};
+use super::read::Entry;
 use super::{EmbeddedStore, Inner};
 use crate::core::envelope::Proof;
 use crate::core::paste::ProofStanding;
-use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::core::{PasteId, UnixTime};
 use crate::store::{StoreError, Taken};
 
 impl Inner {
     /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
-    pub(super) fn remove(
-        &self,
-        meta: &PasteMeta,
-        body_at: Option<Location>,
-    ) -> Result<(), StoreError> {
+    pub(super) fn remove(&self, entry: &Entry) -> Result<(), StoreError> {
+        let Entry { key, meta, at } = entry;
+        let body_at = *at;
         let mut batch = self.db.batch();
-        batch.remove(&self.meta, meta.id.as_str());
+        batch.remove(&self.meta, key.bytes(&meta.id).as_ref());
         if let Some(at) = meta.expires_at {
             batch.remove(&self.expiry, expiry_key(at, &meta.id));
         }
@@ -51,25 +49,25 @@ impl Inner {
         now: UnixTime,
     ) -> Result<Taken, StoreError> {
         let _guard = self.lock_id(id);
-        let Some((meta, at)) = self.read_live_entry(id, now)? else {
+        let Some(entry) = self.locate(id)?.filter(|e| !e.meta.is_expired(now)) else {
             return Ok(Taken::Absent);
         };
-        if meta.proof_standing(proof) != ProofStanding::Admitted {
+        if entry.meta.proof_standing(proof) != ProofStanding::Admitted {
             return Ok(Taken::Refused);
         }
-        let Some(paste) = self.read_body(meta, at)? else {
+        let Some(paste) = self.read_body(entry.meta.clone(), entry.at)? else {
             return Ok(Taken::Absent);
         };
-        self.remove(&paste.meta, at)?;
+        self.remove(&entry)?;
         Ok(Taken::Paste(paste))
     }
 
     pub(super) fn delete(&self, id: &str) -> Result<bool, StoreError> {
         let _guard = self.lock_id(id);
-        let Some((meta, at)) = self.read_entry(id)? else {
+        let Some(entry) = self.locate(id)? else {
             return Ok(false);
         };
-        self.remove(&meta, at)?;
+        self.remove(&entry)?;
         Ok(true)
     }
 }

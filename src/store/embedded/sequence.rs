@@ -13,9 +13,15 @@
 //! ([`super::Durability::Os`]); what a stop leaves of a reservation is
 //! never used.
 //!
+//! A numbered paste's entry in `meta` is keyed by its number (`keys`).
+//! Stores that numbered pastes before that layout keep those entries under
+//! their IDs: [`Sequence::may_be_id_keyed`] says which numbers may be.
+//!
 //! Keys in the `counters` keyspace (which `counters` ignores): `k`, the
 //! cipher's key, made when the store is first opened; `n`, the end of the
-//! numbers reserved; `f`, there once the store holds an ID it did not number.
+//! numbers reserved; `f`, there once the store holds an ID it did not number;
+//! `m`, there once numbered entries are keyed by number, with `l`, the end
+//! of the numbers handed out before (if any were).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,6 +37,8 @@ use crate::store::{StoreError, no_randomness};
 const KEY: &[u8] = b"k";
 const RESERVED: &[u8] = b"n";
 const FOREIGN: &[u8] = b"f";
+pub(super) const BY_NUMBER: &[u8] = b"m";
+const ID_KEYED_END: &[u8] = b"l";
 
 /// Numbers reserved at once: a sync per million creates, and a million
 /// numbers skipped per restart, of 852 billion at the shortest IDs.
@@ -51,6 +59,8 @@ pub struct Sequence {
     reserving: tokio::sync::Mutex<()>,
     /// Whether the store holds (or is about to store) an ID it did not number.
     foreign: AtomicBool,
+    /// Numbers below this may have their entry under their ID.
+    id_keyed_end: u64,
 }
 
 impl Sequence {
@@ -76,6 +86,7 @@ impl Sequence {
                 // Durable with the first reservation, which syncs the journal.
                 let mut batch = db.batch();
                 batch.insert(&keyspace, KEY, key);
+                batch.insert(&keyspace, BY_NUMBER, []);
                 if !meta_is_empty {
                     batch.insert(&keyspace, FOREIGN, []);
                 }
@@ -83,13 +94,17 @@ impl Sequence {
                 (key, !meta_is_empty)
             }
         };
-        let reserved = match keyspace.get(RESERVED)? {
-            Some(bytes) => <[u8; 8]>::try_from(&*bytes)
-                .map(u64::from_le_bytes)
-                .map_err(|_| {
-                    StoreError::Corrupt("the reserved paste numbers are not 8 bytes".into())
-                })?,
-            None => 0,
+        let reserved = read_number(&keyspace, RESERVED)?;
+        let id_keyed_end = if keyspace.contains_key(BY_NUMBER)? {
+            read_number(&keyspace, ID_KEYED_END)?
+        } else {
+            // Numbered under their IDs so far: every number handed out is
+            // below the reservation's end. Durable with the next reservation.
+            let mut batch = db.batch();
+            batch.insert(&keyspace, ID_KEYED_END, reserved.to_le_bytes());
+            batch.insert(&keyspace, BY_NUMBER, []);
+            batch.commit()?;
+            reserved
         };
         Ok(Self {
             cipher: IdCipher::new(&key),
@@ -100,6 +115,7 @@ impl Sequence {
             writing: Mutex::new(()),
             reserving: tokio::sync::Mutex::new(()),
             foreign: AtomicBool::new(foreign),
+            id_keyed_end,
         })
     }
 
@@ -170,11 +186,18 @@ impl Sequence {
         }
     }
 
-    /// Whether `id` (a parsed ID) may be one this store numbered: `false`
-    /// means certainly not, as for any ID it did not make but about one in
-    /// `31^12 / pastes`.
-    pub fn may_have_numbered(&self, id: &str) -> bool {
-        self.cipher.number(id) < self.next.load(Ordering::Acquire)
+    /// The number behind `id` (a parsed ID) if the store may have numbered
+    /// it: `None` means certainly not, as for any ID it did not make but
+    /// about one in `31^12 / pastes`.
+    pub fn number(&self, id: &str) -> Option<u64> {
+        let number = self.cipher.number(id);
+        (number < self.next.load(Ordering::Acquire)).then_some(number)
+    }
+
+    /// Whether the paste numbered `number` may have its entry under its ID
+    /// (numbered before entries were keyed by number).
+    pub fn may_be_id_keyed(&self, number: u64) -> bool {
+        number < self.id_keyed_end
     }
 
     /// Blocking: marks the store as holding IDs it did not number, on disk
@@ -192,5 +215,20 @@ impl Sequence {
             self.foreign.store(true, Ordering::SeqCst);
         }
         Ok(())
+    }
+}
+
+/// A little-endian number stored under `key`, 0 if there is none.
+fn read_number(keyspace: &Keyspace, key: &[u8]) -> Result<u64, StoreError> {
+    match keyspace.get(key)? {
+        Some(bytes) => <[u8; 8]>::try_from(&*bytes)
+            .map(u64::from_le_bytes)
+            .map_err(|_| {
+                StoreError::Corrupt(format!(
+                    "the paste number under {:?} is not 8 bytes",
+                    String::from_utf8_lossy(key)
+                ))
+            }),
+        None => Ok(0),
     }
 }

@@ -6,8 +6,9 @@ use fjall::PersistMode;
 use super::body_log::Location;
 use super::counters::Change;
 use super::keys::expiry_key;
+use super::read::Entry;
 use super::{EmbeddedStore, Inner, meta_codec};
-use crate::core::{PasteMeta, UnixTime};
+use crate::core::UnixTime;
 use crate::store::{StoreError, SweepReport};
 
 impl Inner {
@@ -26,11 +27,11 @@ impl Inner {
         let mut report = SweepReport::default();
         for (key, id) in due {
             let _guard = self.lock_id(&id);
-            match self.read_entry(&id)? {
-                Some((meta, at)) if meta.is_expired(now) => {
-                    self.remove(&meta, at)?;
+            match self.locate(&id)? {
+                Some(entry) if entry.meta.is_expired(now) => {
+                    self.remove(&entry)?;
                     report.removed += 1;
-                    report.bytes += meta.size;
+                    report.bytes += entry.meta.size;
                 }
                 // An index entry whose paste is gone: drop it.
                 _ => self.expiry.remove(key)?,
@@ -58,10 +59,8 @@ impl Inner {
         let Some(segment) = self.log.compaction_candidate() else {
             return Ok(());
         };
-        let still_at = |id: &str, at: Location| -> Result<Option<PasteMeta>, StoreError> {
-            Ok(self
-                .read_entry(id)?
-                .and_then(|(meta, now_at)| (now_at == Some(at)).then_some(meta)))
+        let still_at = |id: &str, at: Location| -> Result<Option<Entry>, StoreError> {
+            Ok(self.locate(id)?.filter(|entry| entry.at == Some(at)))
         };
         let mut copies = Vec::new();
         for (id, at) in self.log.records(segment)? {
@@ -84,14 +83,14 @@ impl Inner {
         self.log.sync_if_durable()?;
         for (id, at, copy) in copies {
             let _guard = self.lock_id(&id);
-            let Some(meta) = still_at(&id, at)? else {
+            let Some(entry) = still_at(&id, at)? else {
                 // Taken or deleted meanwhile.
                 self.log.release(copy);
                 continue;
             };
-            let entry = meta_codec::with_location(&meta_codec::encode(&meta)?, &copy);
+            let moved = meta_codec::with_location(&meta_codec::encode(&entry.meta)?, &copy);
             let mut batch = self.db.batch();
-            batch.insert(&self.meta, id.as_str(), entry);
+            batch.insert(&self.meta, entry.key.bytes(&id).as_ref(), moved);
             let mut change = Change::default();
             change.moved(&at, &copy);
             if let Err(e) = self.counters.commit(batch, &change, || {}) {

@@ -3,8 +3,8 @@
 
 use super::rows::{META_COLUMNS, meta_from_row, to_i64, to_u64};
 use super::{PostgresStore, db_error};
-use crate::core::{PasteMeta, UnixTime};
-use crate::store::{ListCursor, ListPage, ListQuery, StoreError, Usage};
+use crate::core::UnixTime;
+use crate::store::{ListCursor, ListPage, ListQuery, ScanPage, StoreError, Usage};
 
 impl PostgresStore {
     /// A page of `owner`'s live pastes, newest first.
@@ -60,13 +60,14 @@ impl PostgresStore {
         Ok(page)
     }
 
-    /// Up to `limit` live pastes' metadata in ID order, after `after`.
+    /// Up to `limit` live pastes' metadata in ID order; the cursor is the
+    /// last ID of the page before.
     pub(super) async fn scan_pastes(
         &self,
         after: Option<&str>,
         limit: usize,
         now: UnixTime,
-    ) -> Result<Vec<PasteMeta>, StoreError> {
+    ) -> Result<ScanPage, StoreError> {
         let client = self.client().await?;
         let rows = client
             .query(
@@ -79,7 +80,14 @@ impl PostgresStore {
             )
             .await
             .map_err(db_error)?;
-        rows.iter().map(meta_from_row).collect()
+        let pastes = rows
+            .iter()
+            .map(meta_from_row)
+            .collect::<Result<Vec<_>, _>>()?;
+        let next = (pastes.len() == limit)
+            .then(|| pastes.last().map(|meta| meta.id.clone()))
+            .flatten();
+        Ok(ScanPage { pastes, next })
     }
 
     /// What `owner` keeps, from its usage row.

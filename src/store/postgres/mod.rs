@@ -40,8 +40,8 @@ use tokio_postgres::NoTls;
 
 use super::combiner::Combiner;
 use super::{
-    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, RateStore, Store, StoreError, SweepReport,
-    Taken, Usage,
+    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, RateStore, ScanPage, Store, StoreError,
+    SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
@@ -267,11 +267,11 @@ impl Store for PostgresStore {
 
     async fn scan(
         &self,
-        after: Option<&str>,
+        from: Option<&str>,
         limit: usize,
         now: UnixTime,
-    ) -> Result<Vec<PasteMeta>, StoreError> {
-        self.scan_pastes(after, limit, now).await
+    ) -> Result<ScanPage, StoreError> {
+        self.scan_pastes(from, limit, now).await
     }
 
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
