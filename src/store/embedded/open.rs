@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use fjall::config::PartitioningPolicy;
+use fjall::config::{BloomConstructionPolicy, FilterPolicy, FilterPolicyEntry, PartitioningPolicy};
 use fjall::{Database, KeyspaceCreateOptions, PersistMode};
 
 use super::accounts::Accounts;
@@ -99,24 +99,32 @@ impl EmbeddedStore {
         let small = || KeyspaceCreateOptions::default().max_memtable_size(MEMTABLE_BYTES);
         // `meta`'s lookups are random pastes over the whole store, so what a
         // read needs besides its data block must be in memory or one small
-        // block away. Below level 0, filters and indexes are partitioned:
+        // block away. Filters and indexes are partitioned at every level:
         // fjall pins a top-level index of a few KiB per table and loads 4 KiB
-        // partitions through the block cache, where whole-table blocks (about
-        // 600 KiB of filter and 500 KiB of index per 64 MiB table) would be
-        // evicted by data blocks and read again on every miss. The last
-        // level builds no filter (`expect_point_read_hits`): reads there are
-        // for IDs that exist, because the numbering (`sequence`) and the
-        // filter of IDs from elsewhere (`known_ids`) answer for those that
-        // do not, except about one in a hundred of the latter.
-        // Level 0 keeps fjall's pinned filters with 0.01 % false positives.
-        // fjall keeps the settings a keyspace was created with.
-        let partitioned_below_l0 = || PartitioningPolicy::new([false, true]);
+        // partitions through the block cache, where whole-table blocks
+        // (hundreds of KiB per table) would be pinned, or evicted by data
+        // blocks and read again on every miss. Level 0 too, because
+        // numbered pastes arrive in key order and fjall moves their tables
+        // down as they were flushed, never rewriting them in a lower
+        // level's format. Filters have 10 bits a key (1 % false positives),
+        // for lookups of IDs from elsewhere, whose tables overlap in level
+        // 0; a compaction into the last level builds none
+        // (`expect_point_read_hits`): reads there are for IDs that exist,
+        // because the numbering (`sequence`) and the filter of IDs from
+        // elsewhere (`known_ids`) answer for those that do not, except
+        // about one in a hundred of the latter. fjall keeps the settings a
+        // keyspace was created with.
+        let partitioned = || PartitioningPolicy::all(true);
+        let filter = FilterPolicy::all(FilterPolicyEntry::Bloom(
+            BloomConstructionPolicy::BitsPerKey(10.0),
+        ));
         let meta = db.keyspace("meta", || {
             small()
                 .max_memtable_size(META_MEMTABLE_BYTES)
                 .expect_point_read_hits(true)
-                .filter_block_partitioning_policy(partitioned_below_l0())
-                .index_block_partitioning_policy(partitioned_below_l0())
+                .filter_policy(filter)
+                .filter_block_partitioning_policy(partitioned())
+                .index_block_partitioning_policy(partitioned())
                 .compaction_strategy(Arc::new(
                     fjall::compaction::Leveled::default().with_l0_threshold(META_L0_TABLES),
                 ))
