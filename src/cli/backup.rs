@@ -192,7 +192,7 @@ pub async fn migrate(args: MigrateArgs) -> anyhow::Result<()> {
     getrandom::fill(&mut raw).context("no randomness")?;
     let dump = std::env::temp_dir().join(format!(
         "snip-migrate-{}.snipdump",
-        raw.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        crate::core::hex::encode(&raw)
     ));
     let spinner = progress::spinner("migrating", false);
     let result = async {

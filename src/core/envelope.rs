@@ -908,7 +908,7 @@ mod tests {
     #[test]
     fn hkdf_matches_rfc_5869() {
         let okm = hkdf_sha256_32(&[0x0b; 22], b"");
-        let hex: String = okm.iter().map(|b| format!("{b:02x}")).collect();
+        let hex = crate::core::hex::encode(&okm);
         assert_eq!(
             hex,
             "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"

@@ -4,6 +4,7 @@
 
 pub mod api;
 pub mod envelope;
+pub mod hex;
 pub mod id;
 pub mod id_cipher;
 pub mod paste;

@@ -142,7 +142,7 @@ impl TokenRecord {
     ) -> Result<(String, Self), getrandom::Error> {
         let mut raw = [0u8; 20];
         getrandom::fill(&mut raw)?;
-        let secret = format!("snip_{}", hex(&raw));
+        let secret = format!("snip_{}", super::hex::encode(&raw));
         let hash = hash_token(&secret);
         let record = Self {
             id: token_id(&hash),
@@ -208,11 +208,7 @@ impl SessionRecord {
 
 /// The public ID of a token hash.
 pub fn token_id(hash: &[u8; 32]) -> String {
-    format!("tok_{}", hex(&hash[..6]))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    format!("tok_{}", super::hex::encode(&hash[..6]))
 }
 
 #[cfg(test)]

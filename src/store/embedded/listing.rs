@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use super::keys::{owner_key, owner_prefix};
 use super::{Inner, meta_codec};
-use crate::core::UnixTime;
+use crate::core::{UnixTime, hex};
 use crate::store::{ListCursor, ListPage, ListQuery, ScanPage, StoreError};
 
 impl Inner {
@@ -66,7 +66,7 @@ impl Inner {
         now: UnixTime,
     ) -> Result<ScanPage, StoreError> {
         let start = match from {
-            Some(cursor) => Bound::Excluded(decode_hex(cursor).ok_or(StoreError::BadCursor)?),
+            Some(cursor) => Bound::Excluded(hex::decode(cursor).ok_or(StoreError::BadCursor)?),
             None => Bound::Unbounded,
         };
         let mut page = ScanPage::default();
@@ -79,25 +79,11 @@ impl Inner {
             if !meta.is_expired(now) {
                 page.pastes.push(meta);
                 if page.pastes.len() == limit {
-                    page.next = Some(encode_hex(&key));
+                    page.next = Some(hex::encode(&key));
                     break;
                 }
             }
         }
         Ok(page)
     }
-}
-
-fn encode_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }

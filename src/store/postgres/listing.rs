@@ -84,9 +84,10 @@ impl PostgresStore {
             .iter()
             .map(meta_from_row)
             .collect::<Result<Vec<_>, _>>()?;
-        let next = (pastes.len() == limit)
-            .then(|| pastes.last().map(|meta| meta.id.clone()))
-            .flatten();
+        let next = pastes
+            .last()
+            .filter(|_| pastes.len() == limit)
+            .map(|meta| meta.id.clone());
         Ok(ScanPage { pastes, next })
     }
 

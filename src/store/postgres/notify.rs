@@ -77,7 +77,7 @@ pub fn channel(schema: Option<&str>) -> String {
         return whole;
     }
     let digest = Sha256::digest(schema.as_bytes());
-    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let hash = crate::core::hex::encode(&digest[..8]);
     // Schema names are ASCII (validated), so any cut is on a character boundary.
     let kept = CHANNEL_MAX - "snip_".len() - 1 - hash.len();
     format!("snip_{}_{hash}", &schema[..kept])
