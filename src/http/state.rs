@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use axum::http::HeaderValue;
 
@@ -113,26 +113,57 @@ impl Drop for InflightGuard<'_> {
     }
 }
 
-/// Whether the store answered its last ping. `/readyz` is unauthenticated, so
-/// it answers from this flag, which one background task refreshes
-/// ([`Readiness::PERIOD`]); a ping per request would let anyone make the
-/// store sync a file as often as they like.
+/// Whether the store answers, for `/readyz`: asked when a probe comes, at
+/// most once per [`Readiness::FRESH`]. Probes need no token, so a flood of
+/// them shares one ping (and one synced probe file) a second; and a server
+/// nobody probes pings nothing, so an idle server does no work.
 #[derive(Debug, Default)]
-pub struct Readiness(AtomicBool);
+pub struct Readiness {
+    /// The last ping's outcome; held across a ping, so concurrent probes
+    /// wait for it rather than start their own.
+    last: tokio::sync::Mutex<Option<Checked>>,
+}
+
+/// A ping's outcome, and when it was asked.
+#[derive(Debug, Clone, Copy)]
+struct Checked {
+    at: Instant,
+    ready: bool,
+}
 
 impl Readiness {
-    /// How often the background task pings the store: load balancers probe
-    /// every few seconds, so the answer is never staler than they can tell.
-    pub const PERIOD: Duration = Duration::from_secs(1);
+    /// How long an outcome answers probes: load balancers probe every few
+    /// seconds, so it is never staler than they can tell.
+    pub const FRESH: Duration = Duration::from_secs(1);
+    /// A ping that has not answered by then counts as failed: a hung store
+    /// is not ready, and a probe must not hang with it.
+    pub const TIMEOUT: Duration = Duration::from_secs(5);
 
-    /// Whether the store answered the last ping (false until the first).
-    pub fn ready(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    /// Records the outcome of a ping.
-    pub fn set(&self, ready: bool) {
-        self.0.store(ready, Ordering::Relaxed);
+    /// Whether `store` answers: the outcome of a ping made at most
+    /// [`Self::FRESH`] ago, else of a new one. A failure is logged when it
+    /// starts, not at every probe while it lasts.
+    pub async fn check(&self, store: &dyn Store) -> bool {
+        let mut last = self.last.lock().await;
+        if let Some(checked) = *last
+            && checked.at.elapsed() < Self::FRESH
+        {
+            return checked.ready;
+        }
+        let at = Instant::now();
+        let failure = match tokio::time::timeout(Self::TIMEOUT, store.ping()).await {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(_) => Some(format!("no answer within {:?}", Self::TIMEOUT)),
+        };
+        let was_ready = last.is_none_or(|checked| checked.ready);
+        if let Some(error) = &failure
+            && was_ready
+        {
+            tracing::warn!(error = %error, "readiness check failed");
+        }
+        let ready = failure.is_none();
+        *last = Some(Checked { at, ready });
+        ready
     }
 }
 

@@ -214,9 +214,6 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         None => None,
     };
     let forget = tokio::spawn(forget_idle_clients(state.clone()));
-    // Ready or not from the first request on, not from the first tick.
-    state.readiness.set(state.store.ping().await.is_ok());
-    let readiness = tokio::spawn(ops::watch_readiness(state.clone()));
     let (stop_sweeper, sweeper_stopped) = tokio::sync::watch::channel(false);
     let sweeper = tokio::spawn(sweeper::run(
         store.clone(),
@@ -265,7 +262,6 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         let _ = server.await;
     }
     forget.abort();
-    readiness.abort();
     let _ = stop_sweeper.send(true);
     let _ = sweeper.await;
     if let Some(redirect) = redirect {

@@ -174,7 +174,7 @@ async fn readiness_follows_the_store() {
 
     let moved = server.data_dir.with_extension("moved");
     std::fs::rename(&server.data_dir, &moved).unwrap();
-    // The state is refreshed about once a second, not by the request.
+    // A probe answers from a ping at most a second old.
     assert!(eventually(|| async { server.status("/readyz").await == 503 }).await);
     let down = server.get_accepting("/readyz", "application/json").await;
     assert_eq!(down.status(), 503);

@@ -226,7 +226,7 @@ async fn database_restart_while_serving() {
     }
 
     // Readiness says the same: a load balancer takes the instance out.
-    // Readiness is refreshed about once a second, not by the request.
+    // A probe answers from a ping at most a second old.
     assert!(eventually(|| async { get_status(&http, &server.at("/readyz")).await == 503 }).await);
     assert_eq!(get_status(&http, &server.at("/healthz")).await, 200);
 

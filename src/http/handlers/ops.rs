@@ -11,7 +11,7 @@ use axum::routing::get;
 
 use super::openapi;
 use crate::http::errors::ApiError;
-use crate::http::state::{Readiness, SharedState};
+use crate::http::state::SharedState;
 use crate::metrics;
 
 /// The operator routes; `/metrics` only when the main listener serves it
@@ -40,10 +40,10 @@ async fn robots() -> &'static str {
     "User-agent: *\nDisallow: /\n"
 }
 
-/// `200 ready` when the store answered its last ping, else `503`. The ping is
-/// the background task's ([`watch_readiness`]), not this request's.
+/// `200 ready` when the store answers a ping, else `503`; the ping is shared
+/// with the other probes of the same second ([`Readiness`](crate::http::Readiness)).
 async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiError> {
-    if state.readiness.ready() {
+    if state.readiness.check(state.store.as_ref()).await {
         Ok("ready\n")
     } else {
         Err(ApiError::new(
@@ -51,27 +51,6 @@ async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiErr
             "not_ready",
             "not ready: the store is unavailable (the server log says why)",
         ))
-    }
-}
-
-/// Pings the store every [`Readiness::PERIOD`] and records the outcome for
-/// `/readyz`; runs until aborted. A failure is logged when it starts, not
-/// every second while it lasts.
-pub async fn watch_readiness(state: SharedState) {
-    let mut tick = tokio::time::interval(Readiness::PERIOD);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut logged = false;
-    loop {
-        tick.tick().await;
-        match state.store.ping().await {
-            Ok(()) => logged = false,
-            Err(e) if !logged => {
-                tracing::warn!(error = %e, "readiness check failed");
-                logged = true;
-            }
-            Err(_) => {}
-        }
-        state.readiness.set(!logged);
     }
 }
 
