@@ -175,9 +175,12 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         metrics = metrics.with_tls(tls.stats());
     }
     let location = &config.store;
+    // Logged: a slow start is almost all opening (fjall replays its journal).
+    let opening = std::time::Instant::now();
     let backend = store::open(location, &config.store_options)
         .await
         .with_context(|| format!("cannot open the store {}", location.describe()))?;
+    let opened_in = opening.elapsed();
     // Opening read journals and filters through buffers it has freed again.
     crate::allocator::purge_now();
     if backend.cache_stats().is_some() {
@@ -223,6 +226,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(
         store = %location.describe(),
+        store_opened_in_ms = opened_in.as_millis(),
         writes_acknowledged = location.describe_durability(config.store_options.durability),
         "snip listening on {scheme}://{bound}"
     );

@@ -105,6 +105,24 @@ async fn metrics_move_with_requests() {
     assert_eq!(value(&after, "snip_stored_bytes"), 0.0);
 }
 
+/// The start-up line says how long opening the store took: a slow start
+/// is almost all that, and the operator sees it without a profiler.
+#[tokio::test]
+async fn the_start_line_says_how_long_the_store_took_to_open() {
+    let server = Server::start();
+    let opened = server.logged_value("store_opened_in_ms=");
+    let millis: u64 = opened.parse().unwrap_or_else(|_| {
+        panic!("store_opened_in_ms={opened:?} is not a number of milliseconds")
+    });
+    assert!(millis < 60_000, "opening an empty store took {millis} ms");
+    let line = server
+        .log_lines()
+        .into_iter()
+        .find(|line| line.contains("store_opened_in_ms="))
+        .unwrap();
+    assert!(line.contains("listening on"), "{line}");
+}
+
 /// The sweeper's removals count as expired pastes.
 #[tokio::test]
 async fn expired_pastes_are_counted() {
