@@ -26,8 +26,9 @@
 //! to. A sealed segment with none left is deleted at once (with `--sync`, at
 //! the next sweep, once the journal that removed its pastes is synced); one mostly dead is
 //! compacted (its live bodies are copied to the active segment, see
-//! `Inner::compact_bodies` in the store). Each open starts a new active segment and
-//! deletes the segments no paste refers to.
+//! `Inner::compact_bodies` in the store). Each open starts a new active segment
+//! (or takes up the newest one again if it is empty) and deletes the
+//! segments no paste refers to.
 //!
 //! Page cache: once a segment is sealed, a thread of its own writes it back
 //! ([`Writeback`]), so at most the active segment and the one being written
@@ -131,12 +132,18 @@ impl BodyLog {
                 segments.insert(number, open_segment(path, false)?);
             }
         }
-        let number = segments.keys().next_back().map_or(1, |n| n + 1);
-        let segment = open_segment(dir.join(format!("{number}.seg")), true)?;
-        if fsync {
-            sync_dir(&dir)?;
-        }
-        segments.insert(number, segment.clone());
+        let (number, segment) = match newest_if_empty(&segments)? {
+            Some(newest) => newest,
+            None => {
+                let number = segments.keys().next_back().map_or(1, |n| n + 1);
+                let segment = open_segment(dir.join(format!("{number}.seg")), true)?;
+                if fsync {
+                    sync_dir(&dir)?;
+                }
+                segments.insert(number, segment.clone());
+                (number, segment)
+            }
+        };
         Ok(Self {
             dir,
             fsync,
@@ -190,6 +197,25 @@ fn segment_number(path: &Path) -> Option<u32> {
         .strip_suffix(".seg")?
         .parse()
         .ok()
+}
+
+/// The newest segment, if it holds no byte: the active segment of a start
+/// that wrote nothing, which becomes the active one again instead of being
+/// left for the next start to delete. Nothing can be lost by appending to
+/// it; a paste that pointed into it would point past its end, and reads
+/// check every body against the checksum its paste recorded.
+fn newest_if_empty(
+    segments: &BTreeMap<u32, Arc<Segment>>,
+) -> Result<Option<(u32, Arc<Segment>)>, StoreError> {
+    let Some((&number, segment)) = segments.last_key_value() else {
+        return Ok(None);
+    };
+    let len = segment
+        .file
+        .metadata()
+        .map_err(|e| io_error("cannot read body segment size", &segment.path, e))?
+        .len();
+    Ok((len == 0).then(|| (number, segment.clone())))
 }
 
 /// Opens a segment; `create` starts a new, empty one. New segments are

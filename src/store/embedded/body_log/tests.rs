@@ -256,6 +256,33 @@ fn reopening_keeps_live_segments_and_deletes_dead_ones() {
     );
 }
 
+/// A start that writes nothing leaves no file behind: the next takes up
+/// its empty segment again, and appends to it.
+#[test]
+fn an_empty_active_segment_is_taken_up_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = {
+        let log = BodyLog::open(dir.path(), true).unwrap();
+        log.append(&[("aaaa", Encoding::Identity, b"first")])
+            .unwrap()[0]
+    };
+    for _ in 0..3 {
+        let log = BodyLog::open(dir.path(), true).unwrap();
+        assert_eq!(log.count_live(&HashMap::from([(1, 5)])), 0);
+    }
+    assert_eq!(segment_files(dir.path()), [1, 2]);
+    let log = BodyLog::open(dir.path(), false).unwrap();
+    let second = log
+        .append(&[("bbbb", Encoding::Identity, b"second")])
+        .unwrap()[0];
+    assert_eq!(
+        (first.segment, second.segment, second.offset),
+        (1, 2, first.offset)
+    );
+    assert_eq!(log.read(first).unwrap(), b"first");
+    assert_eq!(log.read(second).unwrap(), b"second");
+}
+
 /// A log holding two bodies, "whole" and "cut off", whose segment file then
 /// lost its last two bytes (a write torn by a crash, or a file cut short).
 fn log_cut_short(dir: &Path) -> (BodyLog, Vec<Location>) {
