@@ -47,6 +47,27 @@ pub(crate) fn no_randomness(e: getrandom::Error) -> StoreError {
     StoreError::backend_caused("no randomness for a paste ID", e)
 }
 
+/// Runs `attempt`, each time with a new ID, until one is not taken, at most
+/// four times; a taken ID is rare enough (a random collision, or a paste
+/// restored from elsewhere holding a numbered ID) that four in a row mean
+/// something is wrong, which `exhausted` says.
+pub(crate) async fn create_with_free_id<Attempt, Stored>(
+    mut attempt: Attempt,
+    exhausted: &'static str,
+) -> Result<String, StoreError>
+where
+    Attempt: FnMut() -> Stored,
+    Stored: std::future::Future<Output = Result<String, StoreError>>,
+{
+    for _ in 0..4 {
+        match attempt().await {
+            Err(StoreError::IdTaken) => continue,
+            stored => return stored,
+        }
+    }
+    Err(StoreError::backend(exhausted))
+}
+
 /// Locks a mutex whose data stays consistent even if a holder panicked
 /// (every critical section in the stores is a handful of updates).
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -153,25 +174,26 @@ pub trait Store: Send + Sync + 'static {
     /// tried if it is taken; a store may number its pastes instead.
     async fn create(
         &self,
-        mut meta: PasteMeta,
+        meta: PasteMeta,
         body: NewBody,
         limits: PutLimits,
         random_len: usize,
     ) -> Result<String, StoreError> {
         let mut random = OsRandom::new().map_err(no_randomness)?;
-        // A collision needs ~2^29 pastes at the default length; retrying is enough.
-        for _ in 0..4 {
-            meta.id = PasteId::generate_from(random_len, &mut random)
-                .map_err(no_randomness)?
-                .to_string();
-            match self.put(meta.clone(), body.clone(), limits).await {
-                Err(StoreError::IdTaken) => continue,
-                stored => return stored.map(|()| meta.id),
-            }
-        }
-        Err(StoreError::backend(
+        // A collision needs ~2^29 pastes at the default length.
+        create_with_free_id(
+            || {
+                let id = PasteId::generate_from(random_len, &mut random);
+                let (mut meta, body) = (meta.clone(), body.clone());
+                async move {
+                    meta.id = id.map_err(no_randomness)?.to_string();
+                    let id = meta.id.clone();
+                    self.put(meta, body, limits).await.map(|()| id)
+                }
+            },
             "four random paste IDs in a row were taken; is --id-length too small?",
-        ))
+        )
+        .await
     }
 
     /// Reads a live paste (not expired at `now`).

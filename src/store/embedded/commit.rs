@@ -13,7 +13,7 @@ use super::keys::{MetaKey, expiry_key, owner_key};
 use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
 use crate::store::codec::{NewBody, Stored};
-use crate::store::{Encoding, PutLimits, StoreError};
+use crate::store::{Encoding, PutLimits, StoreError, create_with_free_id};
 
 /// A paste on its way into the store: encoded, its bytes reserved.
 pub(super) struct Staged {
@@ -298,35 +298,32 @@ impl Inner {
 }
 
 impl EmbeddedStore {
-    /// Stores a new paste: its body compressed if that is worth it (`codec`;
-    /// kept in the form given if the caller made it), a large body's file
-    /// written (on a blocking thread, which compresses it too), then the
-    /// paste joins the next group commit.
     /// Stores a paste under a new numbered ID (see `sequence`) and returns
     /// the ID.
     pub(super) async fn create_paste(
         &self,
-        mut meta: PasteMeta,
+        meta: PasteMeta,
         body: NewBody,
         limits: PutLimits,
         random_len: usize,
     ) -> Result<String, StoreError> {
         // A numbered ID is taken only by a paste from elsewhere (restored)
         // that happens to have it: about one in 31^12 / pastes.
-        for _ in 0..4 {
-            let (number, id) = self.next_id(random_len).await?;
-            meta.id = id.to_string();
-            match self
-                .put_paste(meta.clone(), Some(number), body.clone(), limits)
-                .await
-            {
-                Err(StoreError::IdTaken) => continue,
-                stored => return stored.map(|()| meta.id),
-            }
-        }
-        Err(StoreError::backend(
+        create_with_free_id(
+            || {
+                let (mut meta, body) = (meta.clone(), body.clone());
+                async move {
+                    let (number, id) = self.next_id(random_len).await?;
+                    meta.id = id.to_string();
+                    let id = meta.id.clone();
+                    self.put_paste(meta, Some(number), body, limits)
+                        .await
+                        .map(|()| id)
+                }
+            },
             "four numbered paste IDs in a row were taken",
-        ))
+        )
+        .await
     }
 
     /// Stores a paste under the ID `meta` names, which the store did not
@@ -362,6 +359,10 @@ impl EmbeddedStore {
         Ok((number, self.inner.sequence.id(number, random_len)?))
     }
 
+    /// Stores a new paste: its body compressed if that is worth it (`codec`;
+    /// kept in the form given if the caller made it), a large body's file
+    /// written (on a blocking thread, which compresses it too), then the
+    /// paste joins the next group commit.
     async fn put_paste(
         &self,
         meta: PasteMeta,
