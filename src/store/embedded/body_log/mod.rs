@@ -137,13 +137,15 @@ impl BodyLog {
             None => {
                 let number = segments.keys().next_back().map_or(1, |n| n + 1);
                 let segment = open_segment(dir.join(format!("{number}.seg")), true)?;
-                if fsync {
-                    sync_dir(&dir)?;
-                }
                 segments.insert(number, segment.clone());
                 (number, segment)
             }
         };
+        // A segment taken up again may come from a start without `--sync`,
+        // whose new file's name was never synced.
+        if fsync {
+            sync_dir(&dir)?;
+        }
         Ok(Self {
             dir,
             fsync,
