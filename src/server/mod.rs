@@ -467,11 +467,12 @@ async fn accept_proxied(
     }
 }
 
-/// Drops per-IP rate buckets of clients not seen lately.
+/// Drops per-IP rate buckets of clients not seen lately, a minute after
+/// there are any, and waits without a timer while there are none.
 async fn forget_idle_clients(state: Arc<AppState>) {
-    let mut tick = tokio::time::interval(Duration::from_secs(60));
     loop {
-        tick.tick().await;
+        state.rate_limits.first_bucket().await;
+        tokio::time::sleep(Duration::from_secs(60)).await;
         state.rate_limits.forget_idle();
     }
 }

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,6 +21,7 @@ use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
+use tokio::sync::Notify;
 
 use crate::core::tenant::Rate;
 use crate::store::{GcraOutcome, RateStore, Store, StoreError};
@@ -90,6 +92,10 @@ pub struct RateLimits {
     tenants: Mutex<HashMap<String, (Limit, Arc<DirectLimiter>)>>,
     /// The store, when its buckets are shared by all instances.
     shared: Option<Arc<dyn Store>>,
+    /// Set while the cleanup waits for a first per-IP bucket (see
+    /// [`Self::first_bucket`]); the check that makes one wakes it.
+    cleanup_waiting: AtomicBool,
+    cleanup_wake: Notify,
 }
 
 impl RateLimits {
@@ -102,6 +108,8 @@ impl RateLimits {
             tenant_default,
             tenants: Mutex::new(HashMap::new()),
             shared: None,
+            cleanup_waiting: AtomicBool::new(false),
+            cleanup_wake: Notify::new(),
         }
     }
 
@@ -175,12 +183,13 @@ impl RateLimits {
         let Some((limit, limiter)) = &self.per_ip else {
             return Verdict::Unlimited;
         };
-        self.verdict(
-            limit.burst,
-            limiter
-                .check_key(&self.bucket_of(ip))
-                .map(|s| s.remaining_burst_capacity()),
-        )
+        let outcome = limiter
+            .check_key(&self.bucket_of(ip))
+            .map(|s| s.remaining_burst_capacity());
+        if self.cleanup_waiting.swap(false, Ordering::SeqCst) {
+            self.cleanup_wake.notify_one();
+        }
+        self.verdict(limit.burst, outcome)
     }
 
     /// Checks (and counts) one request of `tenant`, whose own limit (if any) overrides the default.
@@ -219,6 +228,25 @@ impl RateLimits {
         }
     }
 
+    /// Resolves once there is a per-IP bucket to forget, so that a server
+    /// no client has used lately sets no timer for the cleanup; never, when
+    /// clients are not limited by IP.
+    pub async fn first_bucket(&self) {
+        let Some((_, limiter)) = &self.per_ip else {
+            return std::future::pending().await;
+        };
+        loop {
+            self.cleanup_waiting.store(true, Ordering::SeqCst);
+            if !limiter.is_empty() {
+                self.cleanup_waiting.store(false, Ordering::SeqCst);
+                return;
+            }
+            // A check after the flag was set stores a permit if it comes
+            // before this wait, so no bucket goes unnoticed.
+            self.cleanup_wake.notified().await;
+        }
+    }
+
     /// Forgets idle per-IP buckets, so memory does not grow with every client ever seen.
     pub fn forget_idle(&self) {
         if let Some((_, limiter)) = &self.per_ip {
@@ -251,6 +279,54 @@ async fn shared_verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Polls `future` once: whether it is still waiting.
+    fn pending<F: std::future::Future>(future: std::pin::Pin<&mut F>) -> bool {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        future.poll(&mut cx).is_pending()
+    }
+
+    /// The cleanup waits while no client has a bucket, wakes at the first
+    /// check, and waits again once the buckets are forgotten.
+    #[tokio::test]
+    async fn the_cleanup_waits_for_a_first_bucket() {
+        let limit = Limit::new(Rate::parse("1000/s").unwrap(), Some(1));
+        let limits = RateLimits::new(Some(limit), None);
+        let mut first = std::pin::pin!(limits.first_bucket());
+        assert!(pending(first.as_mut()));
+        assert!(pending(first.as_mut()));
+        limits.check_ip("10.0.0.1".parse().unwrap());
+        // The bound only keeps a broken wake-up from hanging the suite.
+        let bound = Duration::from_secs(10);
+        tokio::time::timeout(bound, first)
+            .await
+            .expect("the first check wakes the cleanup");
+        tokio::time::timeout(bound, limits.first_bucket())
+            .await
+            .expect("a bucket is there");
+
+        // A bucket is forgotten once it is full again (a millisecond here).
+        let (_, limiter) = limits.per_ip.as_ref().unwrap();
+        let deadline = std::time::Instant::now() + bound;
+        while !limiter.is_empty() {
+            assert!(std::time::Instant::now() < deadline, "never forgotten");
+            tokio::task::yield_now().await;
+            limits.forget_idle();
+        }
+        assert!(pending(std::pin::pin!(limits.first_bucket())));
+    }
+
+    /// Without a limit by IP there is never anything to forget.
+    #[tokio::test]
+    async fn without_an_ip_limit_the_cleanup_never_wakes() {
+        let limit = Limit::new(Rate::parse("1/s").unwrap(), Some(1));
+        let limits = RateLimits::new(None, Some(limit));
+        let mut first = std::pin::pin!(limits.first_bucket());
+        assert!(pending(first.as_mut()));
+        limits.check_ip("10.0.0.1".parse().unwrap());
+        limits.check_tenant("t", None);
+        assert!(pending(first.as_mut()));
+    }
 
     /// A burst is allowed, the next request is refused with a wait, other keys are unaffected.
     #[test]
