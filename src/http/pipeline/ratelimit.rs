@@ -186,7 +186,10 @@ impl RateLimits {
         let outcome = limiter
             .check_key(&self.bucket_of(ip))
             .map(|s| s.remaining_burst_capacity());
-        if self.cleanup_waiting.swap(false, Ordering::SeqCst) {
+        // A load first: a swap would write the shared line on every request.
+        if self.cleanup_waiting.load(Ordering::SeqCst)
+            && self.cleanup_waiting.swap(false, Ordering::SeqCst)
+        {
             self.cleanup_wake.notify_one();
         }
         self.verdict(limit.burst, outcome)
