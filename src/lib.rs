@@ -42,6 +42,9 @@
 //!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`),
 //!   the JSON bodies of the API ([`core::api`]), and the parsers of sizes and
 //!   durations ([`core::units`]).
+//! - [`idle`]: the [`idle::Doorbell`] on which background tasks (the per-IP
+//!   cleanup, PostgreSQL's listener pings) wait for requests instead of
+//!   waking on a timer.
 //!
 //! `main.rs` only parses the command line and dispatches; [`allocator`] is
 //! the global allocator it installs (mimalloc).
@@ -51,6 +54,7 @@ pub mod cli;
 pub mod config;
 pub mod core;
 pub mod http;
+pub mod idle;
 pub mod logging;
 pub mod metrics;
 pub mod server;

@@ -20,7 +20,8 @@
 //!   `store_cache_entries{kind}` (`paste`, `token`, `tenant`),
 //!   `store_cache_invalidations_total` (notifications received),
 //!   `store_cache_listens_total` (times its listener started listening and
-//!   emptied it), `store_cache_trusted` (1 while it may be served).
+//!   emptied it), `store_cache_trusted` (1 while it may be served, or will be once a read
+//!   wakes its idle listener).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -132,7 +133,8 @@ pub struct CacheStats {
     pub invalidations: u64,
     /// Times the listener started listening and emptied the cache.
     pub listens: u64,
-    /// Whether the cache may be served now.
+    /// Whether the cache may be served now, or will be at the next read
+    /// (its listener waits for one, its last ping answered in time).
     pub trusted: bool,
 }
 
@@ -397,7 +399,7 @@ impl Metrics {
         let trusted = Gauge::default();
         self.registry.register(
             "store_cache_trusted",
-            "1 while the store's cache may answer reads (its listener is connected)",
+            "1 while the store's cache may answer reads (its listener is connected and answers pings)",
             trusted.clone(),
         );
         let kind = |kind| kinds.get_or_create_owned(&KindLabels { kind });

@@ -17,6 +17,9 @@ use crate::support::{
 
 const SKIP: &str = "the cache tests need SNIP_TEST_STORE=postgres";
 
+/// How often a listener pings while its cache is read.
+const PING_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
 fn pair() -> (Server, Server) {
     Server::start_pair(&[&format!("--admin-token={ADMIN}")])
 }
@@ -59,13 +62,19 @@ async fn until_invalidated(server: &Server, before: f64) {
     );
 }
 
-/// Creates a paste through `server`, reads it there so that it is cached,
-/// and returns its ID and delete token.
+/// Creates a paste through `server`, reads it there until it is cached,
+/// and returns its ID and delete token. The first read after a pause may
+/// miss: it wakes the idle listener, whose ping makes the cache trusted
+/// again.
 async fn cached_paste(server: &Server, body: &str) -> (String, String) {
     let (id, token) = server.create(body.to_owned(), "").await;
     let before = metric(server, &entries("paste")).await;
-    assert_eq!(server.text(&format!("/raw/{id}")).await, (200, body.into()));
-    assert_eq!(metric(server, &entries("paste")).await, before + 1.0);
+    let cached = eventually(|| async {
+        assert_eq!(server.text(&format!("/raw/{id}")).await, (200, body.into()));
+        metric(server, &entries("paste")).await == before + 1.0
+    })
+    .await;
+    assert!(cached, "the paste was never cached:\n{}", server.log_text());
     (id, token)
 }
 
@@ -141,8 +150,13 @@ async fn a_token_revoked_through_one_instance_is_refused_by_the_other() {
     until_trusted(&a).await;
     let secret = tenant(&a, "team", json!({})).await;
     let listing = || request(&a, Method::GET, "/api/pastes", Some(&secret)).fetch();
-    assert_eq!(listing().await.status(), 200);
-    assert_eq!(metric(&a, &entries("token")).await, 1.0);
+    // The first lookup after a pause may miss (see `cached_paste`).
+    let cached = eventually(|| async {
+        assert_eq!(listing().await.status(), 200);
+        metric(&a, &entries("token")).await == 1.0
+    })
+    .await;
+    assert!(cached, "the token was never cached:\n{}", a.log_text());
     let (_, tokens) = admin(&b, Method::GET, "/api/admin/tenants/team/tokens", None).await;
     let token_id = tokens["tokens"][0]["id"]
         .as_str()
@@ -167,11 +181,15 @@ async fn a_tenant_change_through_one_instance_applies_on_the_other() {
     let (a, b) = pair();
     until_trusted(&a).await;
     let secret = tenant(&a, "team", json!({})).await;
-    assert_eq!(
-        try_create(&a, Some(&secret), "0123456789a", "").await.0,
-        201
-    );
-    assert_eq!(metric(&a, &entries("tenant")).await, 1.0);
+    let cached = eventually(|| async {
+        assert_eq!(
+            try_create(&a, Some(&secret), "0123456789a", "").await.0,
+            201
+        );
+        metric(&a, &entries("tenant")).await == 1.0
+    })
+    .await;
+    assert!(cached, "the tenant was never cached:\n{}", a.log_text());
     let before = metric(&a, INVALIDATIONS).await;
     update(&b, "team", json!({ "max_paste_bytes": 10 })).await;
     until_invalidated(&a, before).await;
@@ -282,6 +300,8 @@ async fn a_stalled_listener_stops_the_cache_and_keeps_its_connection() {
         return;
     }
     let stopped = Stopped(backend);
+    // A read wakes the listener if it waits for one; its ping then stalls.
+    assert_eq!(a.status(&format!("/raw/{id}")).await, 200);
     assert!(
         eventually(|| async { metric(&a, TRUSTED).await == 0.0 }).await,
         "A kept trusting a silent listener:\n{}",
@@ -299,4 +319,33 @@ async fn a_stalled_listener_stops_the_cache_and_keeps_its_connection() {
     );
     assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
     deleted_through_b_is_gone_from_a(&a, &b, "cached after the stall").await;
+}
+
+/// An instance nothing reads sends its listening connection nothing: the
+/// listener stops pinging, and the next read wakes it, so that the cache is
+/// served again.
+#[tokio::test]
+async fn an_unread_cache_is_not_pinged_until_the_next_read() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, _b) = pair();
+    until_trusted(&a).await;
+    let last_query = || on_listener::<String>(&a, "query_start::text");
+    let before = last_query().await;
+    // Three times the ping period: a listener that pinged would have.
+    tokio::time::sleep(3 * PING_EVERY).await;
+    assert_eq!(last_query().await, before, "an idle listener pinged");
+    assert_eq!(
+        metric(&a, TRUSTED).await,
+        1.0,
+        "an idle listener reads as untrusted"
+    );
+    let (id, _) = cached_paste(&a, "read after a pause").await;
+    assert_ne!(
+        last_query().await,
+        before,
+        "the read did not wake the listener"
+    );
+    assert_eq!(a.text(&format!("/raw/{id}")).await.0, 200);
 }

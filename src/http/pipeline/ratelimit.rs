@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,9 +20,9 @@ use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
-use tokio::sync::Notify;
 
 use crate::core::tenant::Rate;
+use crate::idle::Doorbell;
 use crate::store::{GcraOutcome, RateStore, Store, StoreError};
 
 type DirectLimiter = RateLimiter<NotKeyed, InMemoryState, DefaultClock, StateInformationMiddleware>;
@@ -92,10 +91,9 @@ pub struct RateLimits {
     tenants: Mutex<HashMap<String, (Limit, Arc<DirectLimiter>)>>,
     /// The store, when its buckets are shared by all instances.
     shared: Option<Arc<dyn Store>>,
-    /// Set while the cleanup waits for a first per-IP bucket (see
-    /// [`Self::first_bucket`]); the check that makes one wakes it.
-    cleanup_waiting: AtomicBool,
-    cleanup_wake: Notify,
+    /// Rung by every per-IP check, for the cleanup waiting for a first
+    /// bucket ([`Self::first_bucket`]).
+    cleanup: Doorbell,
 }
 
 impl RateLimits {
@@ -108,8 +106,7 @@ impl RateLimits {
             tenant_default,
             tenants: Mutex::new(HashMap::new()),
             shared: None,
-            cleanup_waiting: AtomicBool::new(false),
-            cleanup_wake: Notify::new(),
+            cleanup: Doorbell::default(),
         }
     }
 
@@ -186,12 +183,7 @@ impl RateLimits {
         let outcome = limiter
             .check_key(&self.bucket_of(ip))
             .map(|s| s.remaining_burst_capacity());
-        // A load first: a swap would write the shared line on every request.
-        if self.cleanup_waiting.load(Ordering::SeqCst)
-            && self.cleanup_waiting.swap(false, Ordering::SeqCst)
-        {
-            self.cleanup_wake.notify_one();
-        }
+        self.cleanup.ring();
         self.verdict(limit.burst, outcome)
     }
 
@@ -238,16 +230,7 @@ impl RateLimits {
         let Some((_, limiter)) = &self.per_ip else {
             return std::future::pending().await;
         };
-        loop {
-            self.cleanup_waiting.store(true, Ordering::SeqCst);
-            if !limiter.is_empty() {
-                self.cleanup_waiting.store(false, Ordering::SeqCst);
-                return;
-            }
-            // A check after the flag was set stores a permit if it comes
-            // before this wait, so no bucket goes unnoticed.
-            self.cleanup_wake.notified().await;
-        }
+        self.cleanup.wait_until(|| !limiter.is_empty()).await;
     }
 
     /// Forgets idle per-IP buckets, so memory does not grow with every client ever seen.

@@ -20,15 +20,23 @@
 //!   empties the cache (bumping every generation) after its `LISTEN` and
 //!   only then trusts it again, so a change made while no one listened is
 //!   never served.
+//!
+//! The listener pings only while something reads the cache: every lookup
+//! notes that it read, and a listener that finds no read since its last ping
+//! waits on [`PgCache::until_read`] instead of pinging. The trust then
+//! lapses on its own; the first read after the pause misses (reading
+//! through to the database) and wakes the listener, whose next timely ping
+//! vouches again. So an idle instance sends nothing and wakes for nothing.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use quick_cache::sync::Cache;
 
 use super::notify::Invalidation;
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, UnixTime};
+use crate::idle::Doorbell;
 use crate::metrics::CacheStats;
 use crate::store::hot::HotCache;
 use crate::store::{Paste, lock};
@@ -41,7 +49,8 @@ const STRIPES: usize = 64;
 const ACCOUNTS: usize = 10_000;
 
 /// How long, in seconds, a successful ping keeps the cache trusted: the
-/// listener pings every second, so a healthy connection never lets it lapse.
+/// listener pings every second while the cache is read, so a healthy
+/// connection never lets it lapse under reads.
 pub const TRUST_SECS: u64 = 3;
 
 /// The generation of a key's stripe, taken before a database read.
@@ -60,6 +69,10 @@ pub struct PgCache {
     /// Unix time (seconds) until which entries may be served; 0 while the
     /// listener is not connected.
     trusted_until: AtomicU64,
+    /// Set by every lookup, cleared by the listener at each ping.
+    read_since_ping: AtomicBool,
+    /// Rung by the first lookup after the listener found no read.
+    reads: Doorbell,
     invalidations: AtomicU64,
     listens: AtomicU64,
 }
@@ -92,6 +105,8 @@ impl PgCache {
             tenants: Cache::new(ACCOUNTS),
             generations: (0..STRIPES).map(|_| Mutex::new(0)).collect(),
             trusted_until: AtomicU64::new(0),
+            read_since_ping: AtomicBool::new(false),
+            reads: Doorbell::default(),
             invalidations: AtomicU64::new(0),
             listens: AtomicU64::new(0),
         }
@@ -101,9 +116,33 @@ impl PgCache {
         now < self.trusted_until.load(Ordering::Acquire)
     }
 
+    /// Whether a lookup may be answered from the cache; notes the read, so
+    /// that the listener keeps vouching.
+    fn serving(&self, now: UnixTime) -> bool {
+        // A load first: most lookups find the flag set already.
+        if !self.read_since_ping.load(Ordering::Relaxed) {
+            self.read_since_ping.store(true, Ordering::SeqCst);
+            self.reads.ring();
+        }
+        self.trusted(now)
+    }
+
+    /// Whether anything read the cache since the last call (the listener,
+    /// at each ping).
+    pub fn take_reads(&self) -> bool {
+        self.read_since_ping.swap(false, Ordering::SeqCst)
+    }
+
+    /// Resolves at the first read of the cache since [`Self::take_reads`].
+    pub async fn until_read(&self) {
+        self.reads
+            .wait_until(|| self.read_since_ping.load(Ordering::SeqCst))
+            .await;
+    }
+
     /// A live paste, if it is cached and the cache is trusted.
     pub fn paste(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
-        if !self.trusted(now) {
+        if !self.serving(now) {
             return None;
         }
         self.pastes
@@ -113,12 +152,12 @@ impl PgCache {
 
     /// A token record, if it is cached and the cache is trusted.
     pub fn token(&self, hash: &[u8; 32], now: UnixTime) -> Option<TokenRecord> {
-        self.trusted(now).then(|| self.tokens.get(hash)).flatten()
+        self.serving(now).then(|| self.tokens.get(hash)).flatten()
     }
 
     /// A tenant, if it is cached and the cache is trusted.
     pub fn tenant(&self, name: &str, now: UnixTime) -> Option<Tenant> {
-        self.trusted(now).then(|| self.tenants.get(name)).flatten()
+        self.serving(now).then(|| self.tenants.get(name)).flatten()
     }
 
     fn ticket(&self, stripe: usize) -> Ticket {
@@ -254,7 +293,11 @@ impl PgCache {
             tenants: self.tenants.len() as u64,
             invalidations: self.invalidations.load(Ordering::Relaxed),
             listens: self.listens.load(Ordering::Relaxed),
-            trusted: self.trusted(now),
+            // A listener waiting for a read last had a timely answer: the
+            // trust lapsed for want of readers, not of a connection, and
+            // the next read brings it back.
+            trusted: self.trusted(now)
+                || (self.trusted_until.load(Ordering::Acquire) != 0 && self.reads.is_waited_on()),
         }
     }
 }
@@ -371,5 +414,38 @@ mod tests {
         cache.fill_token(before, &record, NOW);
         assert!(cache.token(&record.hash, NOW).is_none());
         assert_eq!(cache.stats(NOW).invalidations, 1);
+    }
+
+    /// A listener that found no read waits until a lookup; meanwhile the
+    /// cache reads as trusted (the next read brings the trust back) until a
+    /// lost connection withdraws it.
+    #[tokio::test]
+    async fn a_lookup_wakes_a_listener_waiting_for_reads() {
+        let cache = Arc::new(trusted_cache());
+        assert!(!cache.take_reads(), "nothing read yet");
+        let waiter = tokio::spawn({
+            let cache = cache.clone();
+            async move { cache.until_read().await }
+        });
+        while !cache.reads.is_waited_on() {
+            tokio::task::yield_now().await;
+        }
+        let lapsed = NOW + TRUST_SECS;
+        assert!(cache.stats(lapsed).trusted, "idle reads as untrusted");
+        assert!(cache.token(&[1; 32], lapsed).is_none());
+        tokio::time::timeout(std::time::Duration::from_secs(10), waiter)
+            .await
+            .expect("the lookup did not wake the listener")
+            .unwrap();
+        assert!(!cache.stats(lapsed).trusted, "awake, the trust lapsed");
+        assert!(cache.take_reads());
+        assert!(!cache.take_reads(), "a read counted twice");
+        cache.vouch(lapsed + TRUST_SECS);
+        assert!(
+            cache.stats(lapsed).trusted,
+            "a timely ping revives lapsed trust"
+        );
+        cache.distrust();
+        assert!(!cache.stats(lapsed).trusted);
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! Once connected, it runs `LISTEN`, then empties the cache and trusts it
 //! (`PgCache::restart`): every change committed from then on is heard, and
-//! everything cached before is gone. It pings every [`PING_EVERY`], and each
+//! everything cached before is gone. It pings every [`PING_EVERY`] while the
+//! cache is read (and not at all while it is not: `cache`), and each
 //! ping answered within [`PING_TIMEOUT`] extends the trust by
 //! [`TRUST_SECS`](super::cache::TRUST_SECS). A slower ping extends nothing,
 //! so the trust lapses on its own, but the connection is kept: it lost no
@@ -145,17 +146,26 @@ impl Listener {
         tracing::info!(channel = %self.channel, "listening for cache invalidations");
         let mut tick = tokio::time::interval(PING_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // `restart` has just trusted the cache, as a timely ping would.
+        let mut vouched = true;
         loop {
-            tick.tick().await;
+            if vouched && !self.cache.take_reads() {
+                // Nothing read the cache since the last ping: let the trust
+                // lapse rather than ping an unread cache (`cache`).
+                self.cache.until_read().await;
+                tick.reset();
+            } else {
+                tick.tick().await;
+            }
             let sent = Instant::now();
             let Ok(answer) =
                 tokio::time::timeout(PING_GIVE_UP, client.simple_query("SELECT 1")).await
             else {
                 return Lost::Silent;
             };
-            let in_time = sent.elapsed() <= PING_TIMEOUT;
+            vouched = answer.is_ok() && sent.elapsed() <= PING_TIMEOUT;
             match answer {
-                Ok(_) if in_time => self.cache.vouch(paste::now() + TRUST_SECS),
+                Ok(_) if vouched => self.cache.vouch(paste::now() + TRUST_SECS),
                 Ok(_) => tracing::info!(
                     "a ping of the cache invalidation listener was slow; the next one vouches"
                 ),
