@@ -22,8 +22,9 @@
 //!   never served.
 //!
 //! The listener pings only while something reads the cache: every lookup
-//! notes that it read, and a listener that finds no read since its last ping
-//! waits on [`PgCache::until_read`] instead of pinging. The trust then
+//! notes that it read, and a listener that has found no read for a while
+//! (`listener::PARK_AFTER`) waits on [`PgCache::until_read`] instead of
+//! pinging. The trust then
 //! lapses on its own; the first read after the pause misses (reading
 //! through to the database) and wakes the listener, whose next timely ping
 //! vouches again. So an idle instance sends nothing and wakes for nothing.
@@ -71,7 +72,7 @@ pub struct PgCache {
     trusted_until: AtomicU64,
     /// Set by every lookup, cleared by the listener at each ping.
     read_since_ping: AtomicBool,
-    /// Rung by the first lookup after the listener found no read.
+    /// Rung by the first lookup while the listener waits for one.
     reads: Doorbell,
     invalidations: AtomicU64,
     listens: AtomicU64,

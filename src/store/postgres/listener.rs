@@ -10,9 +10,9 @@
 //!
 //! Once connected, it runs `LISTEN`, then empties the cache and trusts it
 //! (`PgCache::restart`): every change committed from then on is heard, and
-//! everything cached before is gone. It pings every [`PING_EVERY`] while the
-//! cache is read (and not at all while it is not: `cache`), and each
-//! ping answered within [`PING_TIMEOUT`] extends the trust by
+//! everything cached before is gone. It pings every [`PING_EVERY`], and
+//! stops once the cache has gone unread for [`PARK_AFTER`], until the next
+//! read (`cache`). Each ping answered within [`PING_TIMEOUT`] extends the trust by
 //! [`TRUST_SECS`](super::cache::TRUST_SECS). A slower ping extends nothing,
 //! so the trust lapses on its own, but the connection is kept: it lost no
 //! notification, and emptying the cache and reconnecting on a busy machine
@@ -35,6 +35,10 @@ use crate::core::paste;
 
 /// How often the connection is pinged.
 pub const PING_EVERY: Duration = Duration::from_secs(1);
+/// How long the cache may go unread before the listener stops pinging. Not
+/// at once: a read after the pause misses and goes to the database, which
+/// a load that pauses for a few seconds should not pay each time it resumes.
+pub const PARK_AFTER: Duration = Duration::from_secs(30);
 /// How long a ping may take and still extend the cache's trust.
 pub const PING_TIMEOUT: Duration = Duration::from_secs(1);
 /// How long a ping may go unanswered before the connection counts as lost.
@@ -148,10 +152,13 @@ impl Listener {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // `restart` has just trusted the cache, as a timely ping would.
         let mut vouched = true;
+        let mut last_read = Instant::now();
         loop {
-            if vouched && !self.cache.take_reads() {
-                // Nothing read the cache since the last ping: let the trust
-                // lapse rather than ping an unread cache (`cache`).
+            if self.cache.take_reads() {
+                last_read = Instant::now();
+            }
+            if vouched && last_read.elapsed() >= PARK_AFTER {
+                // Let the trust lapse rather than ping an unread cache.
                 self.cache.until_read().await;
                 tick.reset();
             } else {
