@@ -20,8 +20,8 @@
 //!   `store_cache_entries{kind}` (`paste`, `token`, `tenant`),
 //!   `store_cache_invalidations_total` (notifications received),
 //!   `store_cache_listens_total` (times its listener started listening and
-//!   emptied it), `store_cache_trusted` (1 while it may be served, or will be once a read
-//!   wakes its idle listener).
+//!   emptied it), `store_cache_trusted` (1 while it may be served, or will
+//!   be once a read wakes its idle listener).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

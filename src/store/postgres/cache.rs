@@ -24,10 +24,10 @@
 //! The listener pings only while something reads the cache: every lookup
 //! notes that it read, and a listener that has found no read for a while
 //! (`listener::PARK_AFTER`) waits on [`PgCache::until_read`] instead of
-//! pinging. The trust then
-//! lapses on its own; the first read after the pause misses (reading
-//! through to the database) and wakes the listener, whose next timely ping
-//! vouches again. So an idle instance sends nothing and wakes for nothing.
+//! pinging. The trust then lapses on its own; the first read after the
+//! pause misses (reading through to the database) and wakes the listener,
+//! whose next timely ping vouches again. So an idle instance sends nothing
+//! and wakes for nothing.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -12,8 +12,8 @@
 //! (`PgCache::restart`): every change committed from then on is heard, and
 //! everything cached before is gone. It pings every [`PING_EVERY`], and
 //! stops once the cache has gone unread for [`PARK_AFTER`], until the next
-//! read (`cache`). Each ping answered within [`PING_TIMEOUT`] extends the trust by
-//! [`TRUST_SECS`](super::cache::TRUST_SECS). A slower ping extends nothing,
+//! read (`cache`). Each ping answered within [`PING_TIMEOUT`] extends the
+//! trust by [`TRUST_SECS`](super::cache::TRUST_SECS). A slower ping extends nothing,
 //! so the trust lapses on its own, but the connection is kept: it lost no
 //! notification, and emptying the cache and reconnecting on a busy machine
 //! would only send every read to the database at once. A late answer does
