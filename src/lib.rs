@@ -43,8 +43,8 @@
 //!   the JSON bodies of the API ([`core::api`]), and the parsers of sizes and
 //!   durations ([`core::units`]).
 //! - [`idle`]: the [`idle::Doorbell`] on which background tasks (the per-IP
-//!   cleanup, PostgreSQL's listener pings) wait for requests instead of
-//!   waking on a timer.
+//!   cleanup, PostgreSQL's listener pings, the embedded store's sweeper)
+//!   wait for requests instead of waking on a timer.
 //!
 //! `main.rs` only parses the command line and dispatches; [`allocator`] is
 //! the global allocator it installs (mimalloc).

@@ -68,7 +68,8 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_ID_LENGTH", default_value_t = id::DEFAULT_RANDOM_LEN, value_parser = parse_id_length)]
     pub id_length: usize,
 
-    /// How often expired pastes are deleted and their space reclaimed.
+    /// How often expired pastes are deleted and their space reclaimed (the
+    /// embedded store's sweeper waits for a write while nothing expires).
     #[arg(long, env = "SNIP_SWEEP_INTERVAL", default_value = "60s", value_parser = parse_duration)]
     pub sweep_interval: Duration,
 

@@ -2,8 +2,11 @@
 //!
 //! Expired pastes are already invisible (stores check expiry on every read);
 //! the sweeper only gives the space back, and that of ended browser sessions.
-//! It sleeps between rounds, so an idle server burns no CPU, and sweeps in
-//! bounded batches so one round never holds the store for long.
+//! It sleeps between rounds and sweeps in bounded batches, so one round never
+//! holds the store for long. When a round leaves the store settled (nothing
+//! expires, no session, no space to give back: `SweepReport::settled`), it
+//! waits for the store's next write before the next interval starts, so a
+//! server nobody writes to does not wake for it at all.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,11 +19,19 @@ use crate::store::Store;
 /// Pastes removed per batch.
 const BATCH: usize = 1000;
 
-/// Sweeps every `interval` until `stop` turns true.
+/// Sweeps every `interval` (or, settled, after the next write and an
+/// interval) until `stop` turns true.
 pub async fn run(store: Arc<dyn Store>, interval: Duration, mut stop: watch::Receiver<bool>) {
     loop {
-        sweep_all(store.as_ref()).await;
+        let settled = sweep_all(store.as_ref()).await;
         purge_sessions(store.as_ref()).await;
+        if settled {
+            tracing::debug!("nothing left to sweep; the sweeper waits for a write");
+            tokio::select! {
+                () = store.sweep_work() => {}
+                _ = stop.changed() => return,
+            }
+        }
         tokio::select! {
             () = tokio::time::sleep(interval) => {}
             _ = stop.changed() => return,
@@ -28,24 +39,25 @@ pub async fn run(store: Arc<dyn Store>, interval: Duration, mut stop: watch::Rec
     }
 }
 
-/// Runs batches until nothing expired is left.
-async fn sweep_all(store: &dyn Store) {
+/// Runs batches until nothing expired is left; whether the store settled.
+async fn sweep_all(store: &dyn Store) -> bool {
     loop {
         match store.sweep(paste::now(), BATCH).await {
-            Ok(report) if report.removed > 0 => {
-                tracing::info!(
-                    removed = report.removed,
-                    bytes = report.bytes,
-                    "swept expired pastes"
-                );
+            Ok(report) => {
+                if report.removed > 0 {
+                    tracing::info!(
+                        removed = report.removed,
+                        bytes = report.bytes,
+                        "swept expired pastes"
+                    );
+                }
                 if report.removed < BATCH {
-                    return;
+                    return report.settled;
                 }
             }
-            Ok(_) => return,
             Err(e) => {
                 tracing::error!(error = %e, "sweep failed; retrying next round");
-                return;
+                return false;
             }
         }
     }

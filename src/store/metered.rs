@@ -154,6 +154,10 @@ impl Store for MeteredStore {
         result
     }
 
+    async fn sweep_work(&self) {
+        self.inner.sweep_work().await;
+    }
+
     fn used_bytes(&self) -> u64 {
         self.inner.used_bytes()
     }

@@ -115,6 +115,10 @@ pub struct SweepReport {
     pub removed: usize,
     /// Their body bytes.
     pub bytes: u64,
+    /// Nothing is left that a later sweep could do until the store is
+    /// written again: no paste expires, no browser session is stored, no
+    /// space waits to be given back ([`Store::sweep_work`]).
+    pub settled: bool,
 }
 
 /// Per-request limits a `put` checks atomically with the write.
@@ -237,6 +241,14 @@ pub trait Store: Send + Sync + 'static {
     /// Deletes up to `limit` pastes expired at `now`, oldest expiry first, and
     /// gives their space back.
     async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError>;
+
+    /// Resolves at the first write that may give a settled store
+    /// ([`SweepReport::settled`]) something to sweep. Never, by default: a
+    /// store that cannot tell (other instances write to it) never reports
+    /// settled either.
+    async fn sweep_work(&self) {
+        std::future::pending().await
+    }
 
     /// Body bytes of all stored pastes (the quantity the storage limit bounds).
     fn used_bytes(&self) -> u64;

@@ -122,3 +122,39 @@ async fn ttl_limits_and_default() {
     let ahead = expires.duration_since(SystemTime::now()).unwrap().as_secs();
     assert!((590..=610).contains(&ahead), "expires {ahead} s ahead");
 }
+
+/// A sweeper with nothing to sweep waits for a write instead of waking
+/// every interval; a paste created later with a ttl still wakes it, and is
+/// swept once expired.
+#[tokio::test]
+async fn an_idle_sweeper_waits_for_a_write_then_sweeps() {
+    if crate::support::postgres::skip_on_postgres(
+        "other instances write to PostgreSQL, so its sweeper never waits for a write",
+    ) {
+        return;
+    }
+    let server = Server::start_with(&[
+        "--sweep-interval=1s",
+        "--log=info,snip::server::sweeper=debug",
+    ]);
+    assert!(
+        server.wait_for_log("the sweeper waits for a write"),
+        "an empty store's sweeper did not wait:\n{}",
+        server.log_text()
+    );
+    let http = client();
+    let json = create_json(&http, &server.url, "short-lived", "ttl=1").await;
+    let id = json["id"].as_str().unwrap();
+    assert!(
+        server.wait_for_log("swept expired pastes"),
+        "the write did not wake the sweeper:\n{}",
+        server.log_text()
+    );
+    let (status, _) = get_bytes(&http, &server.at(&format!("/raw/{id}"))).await;
+    assert_eq!(status, 404);
+    assert!(
+        server.wait_for_log_count("the sweeper waits for a write", 2, PATIENCE),
+        "the sweeper did not wait again once the store was empty:\n{}",
+        server.log_text()
+    );
+}

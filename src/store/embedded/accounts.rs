@@ -206,6 +206,11 @@ impl Accounts {
         Ok(())
     }
 
+    /// Whether any browser session is stored (the sweeper purges them).
+    pub fn has_sessions(&self) -> Result<bool, StoreError> {
+        Ok(!self.sessions_ks.is_empty()?)
+    }
+
     pub fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
         let Some(value) = self.sessions_ks.get(hash.as_slice())? else {
             return Ok(None);

@@ -162,6 +162,7 @@ impl Commit<Staged> for Inner {
                     self.rebuild_known_ids();
                 }
                 self.bound_journal();
+                self.wrote();
             }
             Err(e) => {
                 for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {

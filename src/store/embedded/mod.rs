@@ -39,7 +39,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
@@ -54,6 +54,7 @@ use super::{combiner, hot, lock};
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::idle::Doorbell;
 
 mod accounts;
 mod body_files;
@@ -177,6 +178,10 @@ struct Inner {
     dictionary: StoreDictionary,
     /// Flushes the keyspaces that would keep old journal files.
     journal: journal::JournalBound,
+    /// Set by every write that may give the sweeper work, cleared by each
+    /// sweep; a settled sweeper waits on `sweep_bell` until it is set.
+    written: AtomicBool,
+    sweep_bell: Doorbell,
     path: PathBuf,
 }
 
@@ -284,6 +289,14 @@ impl Store for EmbeddedStore {
         self.sweep_expired(now, limit).await
     }
 
+    async fn sweep_work(&self) {
+        let inner = &self.inner;
+        inner
+            .sweep_bell
+            .wait_until(|| inner.written.load(Ordering::SeqCst))
+            .await;
+    }
+
     fn used_bytes(&self) -> u64 {
         self.inner.used.load(Ordering::Relaxed)
     }
@@ -357,6 +370,7 @@ impl Store for EmbeddedStore {
 
     async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
         self.inner.accounts.create_session(&record)?;
+        self.inner.wrote();
         self.durable().await
     }
 

@@ -59,6 +59,9 @@ impl Inner {
             return Ok(Taken::Absent);
         };
         self.remove(&entry)?;
+        // Its space is the sweeper's to give back (the sweep's own removals
+        // do not count: the sweep that made them sees that space).
+        self.wrote();
         Ok(Taken::Paste(paste))
     }
 
@@ -68,6 +71,7 @@ impl Inner {
             return Ok(false);
         };
         self.remove(&entry)?;
+        self.wrote();
         Ok(true)
     }
 }

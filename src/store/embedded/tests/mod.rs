@@ -5,6 +5,7 @@ mod ids;
 mod numbering;
 mod opening;
 mod owners;
+mod settling;
 
 use super::*;
 use crate::core::paste::Visibility;
