@@ -4,7 +4,8 @@
 //! A [`Doorbell`] sits between a hot path (a request) and a task that has
 //! nothing to do until that path runs again (a cleanup, a ping). The task
 //! waits on it; the hot path rings it, which costs one atomic load while
-//! nobody waits.
+//! nobody waits. [`Activity`] adds the most common condition: whether the
+//! hot path ran at all since the task last looked.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -49,6 +50,42 @@ impl Doorbell {
     /// Whether a task waits now.
     pub fn is_waited_on(&self) -> bool {
         self.waiting.load(Ordering::SeqCst)
+    }
+}
+
+/// Whether something (a read, a write) happened since the task that
+/// watches it last took the answer, and a doorbell for when it next does.
+#[derive(Debug, Default)]
+pub struct Activity {
+    happened: AtomicBool,
+    bell: Doorbell,
+}
+
+impl Activity {
+    /// Notes that it happened, waking the task if it waits. One relaxed
+    /// load when it has happened already since the last [`Self::take`].
+    pub fn note(&self) {
+        if !self.happened.load(Ordering::Relaxed) {
+            self.happened.store(true, Ordering::SeqCst);
+            self.bell.ring();
+        }
+    }
+
+    /// Whether it happened since the last call; starts a new watch.
+    pub fn take(&self) -> bool {
+        self.happened.swap(false, Ordering::SeqCst)
+    }
+
+    /// Resolves once it has happened since the last [`Self::take`].
+    pub async fn next(&self) {
+        self.bell
+            .wait_until(|| self.happened.load(Ordering::SeqCst))
+            .await;
+    }
+
+    /// Whether a task waits in [`Self::next`] now.
+    pub fn is_waited_on(&self) -> bool {
+        self.bell.is_waited_on()
     }
 }
 
@@ -116,6 +153,31 @@ mod tests {
             () = std::future::ready(()) => {}
         }
         assert!(!bell.is_waited_on());
+    }
+
+    #[tokio::test]
+    async fn an_activity_is_taken_once_and_wakes_the_next_wait() {
+        let activity = Arc::new(Activity::default());
+        assert!(!activity.take(), "nothing happened yet");
+        let waiter = tokio::spawn({
+            let activity = activity.clone();
+            async move { activity.next().await }
+        });
+        while !activity.is_waited_on() {
+            tokio::task::yield_now().await;
+        }
+        activity.note();
+        activity.note();
+        tokio::time::timeout(BOUND, waiter)
+            .await
+            .expect("the note was lost")
+            .unwrap();
+        assert!(activity.take());
+        assert!(!activity.take(), "taken twice");
+        assert!(
+            activity.next().now_or_never().is_none(),
+            "ready without a note"
+        );
     }
 
     #[test]

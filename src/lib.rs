@@ -42,7 +42,8 @@
 //!   end-to-end encryption envelope ([`core::envelope`], `docs/envelope.md`),
 //!   the JSON bodies of the API ([`core::api`]), and the parsers of sizes and
 //!   durations ([`core::units`]).
-//! - [`idle`]: the [`idle::Doorbell`] on which background tasks (the per-IP
+//! - [`idle`]: the [`idle::Doorbell`] (and [`idle::Activity`], "did it
+//!   happen since I looked") on which background tasks (the per-IP
 //!   cleanup, PostgreSQL's listener pings, the embedded store's sweeper)
 //!   wait for requests instead of waking on a timer.
 //!

@@ -39,7 +39,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
@@ -54,7 +54,7 @@ use super::{combiner, hot, lock};
 use crate::core::envelope::Proof;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::idle::Doorbell;
+use crate::idle::Activity;
 
 mod accounts;
 mod body_files;
@@ -178,10 +178,9 @@ struct Inner {
     dictionary: StoreDictionary,
     /// Flushes the keyspaces that would keep old journal files.
     journal: journal::JournalBound,
-    /// Set by every write that may give the sweeper work, cleared by each
-    /// sweep; a settled sweeper waits on `sweep_bell` until it is set.
-    written: AtomicBool,
-    sweep_bell: Doorbell,
+    /// Noted by every write that may give the sweeper work, taken by each
+    /// sweep; a settled sweeper waits for the next.
+    writes: Activity,
     path: PathBuf,
 }
 
@@ -290,11 +289,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn sweep_work(&self) {
-        let inner = &self.inner;
-        inner
-            .sweep_bell
-            .wait_until(|| inner.written.load(Ordering::SeqCst))
-            .await;
+        self.inner.writes.next().await;
     }
 
     fn used_bytes(&self) -> u64 {

@@ -5,7 +5,7 @@
 //! its clean close, which saves that filter.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use fjall::config::{BloomConstructionPolicy, FilterPolicy, FilterPolicyEntry, PartitioningPolicy};
@@ -23,7 +23,7 @@ use super::known_ids::{self, KnownIds};
 use super::sequence::Sequence;
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
 use super::{format, usage};
-use crate::idle::Doorbell;
+use crate::idle::Activity;
 use crate::store::StoreError;
 use crate::store::group_commit::GroupCommit;
 
@@ -166,8 +166,7 @@ impl EmbeddedStore {
             combiner: Combiner::default(),
             dictionary,
             journal,
-            written: AtomicBool::new(false),
-            sweep_bell: Doorbell::default(),
+            writes: Activity::default(),
             path: dir.to_path_buf(),
         };
         let dead = inner.log.count_live(&counts.segments);

@@ -1,8 +1,6 @@
 //! Giving space back: the sweep deletes expired pastes through the `expiry`
 //! index, then retires and compacts body-log segments that died.
 
-use std::sync::atomic::Ordering;
-
 use fjall::PersistMode;
 
 use super::body_log::Location;
@@ -16,9 +14,9 @@ use crate::store::{StoreError, SweepReport};
 impl Inner {
     /// Blocking: deletes expired pastes, then gives back the body log's dead space.
     pub(super) fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
-        // Before looking: a write from here on leaves it set, so a sweep
+        // Before looking: a write from here on is noted anew, so a sweep
         // that settles on what it saw wakes for that write.
-        self.written.store(false, Ordering::SeqCst);
+        self.writes.take();
         let end = expiry_key(now.saturating_add(1), "");
         let mut due = Vec::new();
         for entry in self.expiry.range(..end).take(limit) {
@@ -65,11 +63,7 @@ impl Inner {
     /// Notes a write that may give the sweeper work (a paste that expires,
     /// space to give back, a session), waking it if it waits for one.
     pub(super) fn wrote(&self) {
-        // A load first: under writes the flag is mostly set already.
-        if !self.written.load(Ordering::Relaxed) {
-            self.written.store(true, Ordering::SeqCst);
-            self.sweep_bell.ring();
-        }
+        self.writes.note();
     }
 
     /// Compacts one mostly dead segment of the body log, if there is one: its

@@ -30,14 +30,14 @@
 //! and wakes for nothing.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use quick_cache::sync::Cache;
 
 use super::notify::Invalidation;
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, UnixTime};
-use crate::idle::Doorbell;
+use crate::idle::Activity;
 use crate::metrics::CacheStats;
 use crate::store::hot::HotCache;
 use crate::store::{Paste, lock};
@@ -70,10 +70,8 @@ pub struct PgCache {
     /// Unix time (seconds) until which entries may be served; 0 while the
     /// listener is not connected.
     trusted_until: AtomicU64,
-    /// Set by every lookup, cleared by the listener at each ping.
-    read_since_ping: AtomicBool,
-    /// Rung by the first lookup while the listener waits for one.
-    reads: Doorbell,
+    /// Noted by every lookup, taken by the listener at each ping.
+    reads: Activity,
     invalidations: AtomicU64,
     listens: AtomicU64,
 }
@@ -106,8 +104,7 @@ impl PgCache {
             tenants: Cache::new(ACCOUNTS),
             generations: (0..STRIPES).map(|_| Mutex::new(0)).collect(),
             trusted_until: AtomicU64::new(0),
-            read_since_ping: AtomicBool::new(false),
-            reads: Doorbell::default(),
+            reads: Activity::default(),
             invalidations: AtomicU64::new(0),
             listens: AtomicU64::new(0),
         }
@@ -120,25 +117,19 @@ impl PgCache {
     /// Whether a lookup may be answered from the cache; notes the read, so
     /// that the listener keeps vouching.
     fn serving(&self, now: UnixTime) -> bool {
-        // A load first: most lookups find the flag set already.
-        if !self.read_since_ping.load(Ordering::Relaxed) {
-            self.read_since_ping.store(true, Ordering::SeqCst);
-            self.reads.ring();
-        }
+        self.reads.note();
         self.trusted(now)
     }
 
     /// Whether anything read the cache since the last call (the listener,
     /// at each ping).
     pub fn take_reads(&self) -> bool {
-        self.read_since_ping.swap(false, Ordering::SeqCst)
+        self.reads.take()
     }
 
     /// Resolves at the first read of the cache since [`Self::take_reads`].
     pub async fn until_read(&self) {
-        self.reads
-            .wait_until(|| self.read_since_ping.load(Ordering::SeqCst))
-            .await;
+        self.reads.next().await;
     }
 
     /// A live paste, if it is cached and the cache is trusted.

@@ -98,7 +98,7 @@ async fn a_waiting_sweeper_wakes_at_a_create() {
         let store = store.clone();
         async move { store.sweep_work().await }
     });
-    while !store.inner.sweep_bell.is_waited_on() {
+    while !store.inner.writes.is_waited_on() {
         tokio::task::yield_now().await;
     }
     put(&store, false).await;
