@@ -198,6 +198,11 @@ fn completions_and_man_page() {
         "{page}"
     );
     assert!(page.contains("put"));
+    // Every server option can also be set from the environment; the page says so.
+    assert!(
+        page.contains(r"\fBSNIP_LISTEN\fR environment variable"),
+        "{page}"
+    );
 }
 
 /// `snip put FILE`, `count` times at once; their outputs.

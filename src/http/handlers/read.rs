@@ -11,6 +11,7 @@
 //! body itself, sent to everyone else and for every `Range`. Each has its own
 //! entity tag, and both say `Vary: Accept-Encoding`.
 
+use std::num::NonZeroUsize;
 use std::sync::LazyLock;
 
 use axum::Extension;
@@ -19,6 +20,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use bytes::Bytes;
+use http_range_header::SyntacticallyCorrectRange;
 
 use crate::core::envelope::Proof;
 use crate::core::paste::{self, PasteMeta, ProofStanding};
@@ -530,6 +532,7 @@ fn if_none_match(request: &HeaderMap, etag: &str) -> bool {
         })
 }
 
+#[derive(Debug, PartialEq, Eq)]
 enum RangeOutcome {
     Whole,
     Unsatisfiable,
@@ -539,7 +542,7 @@ enum RangeOutcome {
 /// The most ranges one `Range` header may list before it is answered with
 /// the whole body. Clients that fetch pieces ask for a handful; a long list
 /// only makes the server sort and merge on an attacker's behalf.
-const MAX_RANGES: usize = 64;
+const MAX_RANGES: NonZeroUsize = NonZeroUsize::new(64).expect("64 is not zero");
 
 /// Interprets a `Range` header in time linear in its length. Overlapping and
 /// adjacent ranges are merged; what merges into one range is served as `206`.
@@ -547,20 +550,15 @@ const MAX_RANGES: usize = 64;
 /// naming several separate pieces gets the whole body, as RFC 9110 allows;
 /// one whose ranges all start past the end is unsatisfiable.
 fn single_range(header: &str, size: u64) -> RangeOutcome {
-    if header.bytes().filter(|&b| b == b',').count() >= MAX_RANGES {
-        return RangeOutcome::Whole;
-    }
-    let Ok(parsed) = http_range_header::parse_range_header(header) else {
+    let Ok(parsed) = http_range_header::parse_range_header_with_max_ranges(header, MAX_RANGES)
+    else {
         return RangeOutcome::Whole;
     };
-    let mut pieces = Vec::with_capacity(parsed.ranges.len());
-    for range in &parsed.ranges {
-        match resolve(range, size) {
-            Resolved::Piece(start, end) => pieces.push((start, end)),
-            Resolved::Outside => {}
-            Resolved::Invalid => return RangeOutcome::Whole,
-        }
-    }
+    let pieces = parsed
+        .into_ranges()
+        .into_iter()
+        .filter_map(|range| piece(range, size))
+        .collect();
     match merge(pieces).as_slice() {
         [] => RangeOutcome::Unsatisfiable,
         [(start, end)] => RangeOutcome::Part(*start, *end),
@@ -568,33 +566,19 @@ fn single_range(header: &str, size: u64) -> RangeOutcome {
     }
 }
 
-/// One range of a header, against a body of `size` bytes.
-enum Resolved {
-    /// The inclusive bounds of the bytes it selects.
-    Piece(u64, u64),
-    /// It selects no byte (it starts past the end): unsatisfiable alone.
-    Outside,
-    /// It is not a range (its end is before its start): the header is ignored.
-    Invalid,
-}
-
-fn resolve(range: &http_range_header::SyntacticallyCorrectRange, size: u64) -> Resolved {
-    use http_range_header::{EndPosition, StartPosition};
-    let last = match range.end {
-        EndPosition::Index(end) => end,
-        EndPosition::LastByte => u64::MAX,
-    };
-    let start = match range.start {
-        StartPosition::Index(start) if start > last => return Resolved::Invalid,
-        StartPosition::Index(start) => start,
+/// The inclusive bounds of the bytes one range of a header selects in a
+/// body of `size` bytes; `None` if it selects none (it starts past the
+/// end), which is unsatisfiable alone. The parser has refused a range that
+/// ends before it starts.
+fn piece(range: SyntacticallyCorrectRange, size: u64) -> Option<(u64, u64)> {
+    let (start, last) = match range {
+        SyntacticallyCorrectRange::Indexed(start, last) => (start, last),
+        SyntacticallyCorrectRange::FromStart(start) => (start, u64::MAX),
         // A suffix longer than the body selects all of it (RFC 9110 14.1.1).
-        StartPosition::FromLast(0) => return Resolved::Outside,
-        StartPosition::FromLast(len) => size.saturating_sub(len),
+        SyntacticallyCorrectRange::FromLast(0) => return None,
+        SyntacticallyCorrectRange::FromLast(len) => (size.saturating_sub(len), u64::MAX),
     };
-    if start >= size {
-        return Resolved::Outside;
-    }
-    Resolved::Piece(start, last.min(size - 1))
+    (start < size).then(|| (start, last.min(size - 1)))
 }
 
 /// Sorts inclusive ranges and merges those that overlap or touch.
@@ -608,6 +592,44 @@ fn merge(mut pieces: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
         }
     }
     merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RangeOutcome::{Part, Unsatisfiable, Whole};
+    use super::*;
+
+    /// What each shape of `Range` header gets from a 10-byte body.
+    #[test]
+    fn range_headers() {
+        let listed = |n: usize| format!("bytes={}", vec!["0-0"; n].join(","));
+        for (header, outcome) in [
+            ("bytes=2-5", Part(2, 5)),
+            ("bytes=2-", Part(2, 9)),
+            ("bytes=-3", Part(7, 9)),
+            ("bytes=-30", Part(0, 9)),
+            ("bytes=5-99", Part(5, 9)),
+            ("BYTES=2-5", Part(2, 5)),
+            ("bytes=0-1, 2-3", Part(0, 3)),
+            ("bytes=0-1,,2-3", Part(0, 3)),
+            ("bytes=0-1,5-6", Whole),
+            ("bytes=5-2", Whole),
+            ("bytes=5-2,0-1", Whole),
+            ("bytes=x", Whole),
+            ("bytes=+1-2", Whole),
+            ("items=0-1", Whole),
+            ("", Whole),
+            ("bytes=10-", Unsatisfiable),
+            ("bytes=-0", Unsatisfiable),
+            ("bytes=10-20,30-", Unsatisfiable),
+            ("bytes=10-20,1-1", Part(1, 1)),
+        ] {
+            assert_eq!(single_range(header, 10), outcome, "{header:?}");
+        }
+        assert_eq!(single_range(&listed(64), 10), Part(0, 0));
+        assert_eq!(single_range(&listed(65), 10), Whole);
+        assert_eq!(single_range("bytes=0-", 0), Unsatisfiable);
+    }
 }
 
 /// Property tests of `Range` headers, which any reader sends; `bench/fuzz`
