@@ -538,6 +538,17 @@ describe('layout and weight', () => {
         if (name === 'view') await page.waitForSelector('#code.hljs');
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${path} overflows by ${overflow}px`);
+        // The header's links keep their words together ("New paste" is not "New" over "paste").
+        const links = await page.$$eval('header.top a', (anchors) =>
+          anchors.map((a) => {
+            // A flex item is one box however its text wraps; its text's range has a box a line.
+            const text = document.createRange();
+            text.selectNodeContents(a);
+            return { text: a.textContent, lines: text.getClientRects().length };
+          }),
+        );
+        assert.ok(links.length >= 3);
+        for (const link of links) assert.equal(link.lines, 1, `${path}: ${JSON.stringify(links)}`);
         if (name === 'view') {
           // The meta line wraps between its items, never inside one or off the screen.
           const items = await page.$$eval('.meta > span:not(:empty)', (spans) =>
