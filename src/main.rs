@@ -58,7 +58,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("snip: {e:#}");
+            eprintln!("snip: {}", snip::cli::report::error_line(&e));
             ExitCode::FAILURE
         }
     }

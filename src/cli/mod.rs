@@ -28,6 +28,7 @@ pub mod auth;
 pub mod backup;
 mod progress;
 mod proved;
+pub mod report;
 pub mod settings;
 pub mod store_args;
 mod tokens;
