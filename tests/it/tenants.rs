@@ -529,6 +529,27 @@ async fn short_links() {
     assert_eq!(with_body.0, 400);
 }
 
+/// A short link's target may not carry userinfo: neither a password nor a
+/// user name that disguises the real host (`https://bank.example@evil.example/`).
+#[tokio::test]
+async fn short_links_refuse_userinfo() {
+    let server = start(&[]);
+    for bad in [
+        "url=http://user:pw@example.com/",
+        "url=https://bank.example%40evil.example/",
+        "url=https://user@example.com/x",
+        "url=https://:pw@example.com/x",
+    ] {
+        let (code, answer) = try_create(&server, None, "", bad).await;
+        assert_eq!(code, 400, "{bad}: {answer}");
+        let message = answer.to_string();
+        assert!(
+            message.contains("user name or password"),
+            "{bad}: {message}"
+        );
+    }
+}
+
 /// The admin API answers 401 without a token, 403 with a wrong one, and 404 with a reason when it is off.
 #[tokio::test]
 async fn admin_api_auth() {

@@ -97,8 +97,10 @@ fn parse_visibility(value: &str) -> Result<Visibility, ApiError> {
 /// Longest target a short link may have.
 const MAX_URL_LEN: usize = 2048;
 
-/// Accepts only absolute `http`/`https` URLs with a host, so a short link can
-/// never point at `javascript:`, `data:` or a local file.
+/// Accepts only absolute `http`/`https` URLs with a host and without
+/// userinfo, so a short link can never point at `javascript:`, `data:` or a
+/// local file, nor carry a password or disguise its host
+/// (`https://paste.example.com@evil.example/`).
 fn validate_url(value: &str) -> Result<String, ApiError> {
     let refuse = || {
         ApiError::bad_request(format!(
@@ -112,6 +114,11 @@ fn validate_url(value: &str) -> Result<String, ApiError> {
     let url = reqwest::Url::parse(value).map_err(|_| refuse())?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
         return Err(refuse());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(ApiError::bad_request(
+            "url must not contain a user name or password (user:password@ before the host)",
+        ));
     }
     Ok(url.to_string())
 }
