@@ -19,7 +19,8 @@ pub struct ListArgs {
     /// Pastes per page (1–500) [default: the server's, 50].
     #[arg(long)]
     pub limit: Option<u32>,
-    /// Follow the cursors and print every page, not just the first.
+    /// Follow the cursors and print every page, not just the first (which
+    /// is the first that holds any pastes: a filtered page can be empty).
     #[arg(long)]
     pub all: bool,
     /// The pastes created from this machine by this user and not deleted (from
@@ -63,6 +64,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     };
     let mut cursor: Option<String> = None;
     let mut all = Vec::new();
+    let mut shown = 0;
     loop {
         let mut query: Vec<(&str, String)> = Vec::new();
         if let Some(limit) = args.limit {
@@ -76,6 +78,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         }
         let request = authorize(client.get(url.clone()), Some(&token)).query(&query);
         let page: PastePage = send_json(request, &url).await?;
+        shown += page.pastes.len();
         if args.json {
             all.extend(page.pastes);
         } else {
@@ -86,7 +89,9 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
             }
         }
         match page.next_cursor {
-            Some(next) if args.all => cursor = Some(next),
+            // The server reads a bounded number of pastes per request, so
+            // a page may be empty and still have a next one.
+            Some(next) if args.all || shown == 0 => cursor = Some(next),
             _ => break,
         }
     }

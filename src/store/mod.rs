@@ -128,6 +128,13 @@ pub struct PutLimits {
     pub owner_max_bytes: Option<u64>,
 }
 
+/// Most index entries (pastes, expired and filtered-out ones included) one
+/// [`Store::list`] call reads. A page whose filter matches little ends there,
+/// short or even empty, with a `next_cursor` to go on from: one request's
+/// cost stays bounded whatever a tenant keeps. Above the largest page (500),
+/// so an unfiltered page of live pastes is always full.
+pub const MAX_LIST_SCAN: usize = 1000;
+
 /// A page request for [`Store::list`].
 #[derive(Debug, Clone, Default)]
 pub struct ListQuery {
@@ -142,7 +149,8 @@ pub struct ListQuery {
 /// One page of a listing, newest first.
 #[derive(Debug, Clone, Default)]
 pub struct ListPage {
-    /// The pastes' metadata.
+    /// The pastes' metadata: at most the query's `limit`, fewer (even none)
+    /// when the page ended at [`MAX_LIST_SCAN`].
     pub pastes: Vec<PasteMeta>,
     /// Pass as `cursor` to get the next page; `None` on the last page.
     pub next_cursor: Option<String>,
@@ -224,7 +232,8 @@ pub trait Store: Send + Sync + 'static {
         now: UnixTime,
     ) -> Result<Taken, StoreError>;
 
-    /// Lists the live pastes of `owner`, newest first.
+    /// Lists the live pastes of `owner`, newest first, reading at most
+    /// [`MAX_LIST_SCAN`] of them, off the async workers.
     async fn list(
         &self,
         owner: &str,

@@ -9,6 +9,7 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
+use crate::support::cli::{run_cli, stdout, succeeded};
 use crate::support::http::{get_status, read_response};
 use crate::support::wait::eventually;
 use crate::support::{Fetch, Server, client, tenants};
@@ -297,4 +298,76 @@ async fn admin_bodies_count_against_the_inflight_bound() {
     assert_eq!(refused.headers()["retry-after"], "1");
     drop(slow_upload);
     assert!(eventually(|| async { admin().await.status() != 503 }).await);
+}
+
+/// Pastes one listing request reads at most (the server's `MAX_LIST_SCAN`).
+const LIST_SCAN: usize = 1000;
+
+/// A name prefix that matches nothing among more pastes than one request
+/// reads ends the page there, empty, with a cursor; following it reaches the
+/// one match further on, then the end. `snip list` follows past the empty page.
+#[tokio::test]
+async fn a_listing_reads_a_bounded_number_of_pastes() {
+    let server = tenants::start(&[]);
+    let token = tenants::tenant(&server, "hoarder", json!({})).await;
+    let oldest = tenants::create_as(&server, Some(&token), "old", "name=zzz-old").await;
+    // Every paste below is newer by a creation second (the server's clock is this one).
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let created = now();
+    let a_second_later = eventually(|| async { now() > created }).await;
+    assert!(a_second_later);
+    let mut tasks = tokio::task::JoinSet::new();
+    let next = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for _ in 0..16 {
+        let (url, token, next) = (server.url.clone(), token.clone(), next.clone());
+        tasks.spawn(async move {
+            let http = client();
+            while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < LIST_SCAN {
+                let created = http
+                    .post(format!("{url}/?name=a.txt"))
+                    .bearer_auth(&token)
+                    .body("x")
+                    .fetch()
+                    .await;
+                assert_eq!(created.status(), StatusCode::CREATED);
+            }
+        });
+    }
+    tasks.join_all().await;
+
+    let first = tenants::list(&server, &token, "limit=1&name_prefix=zzz").await;
+    assert_eq!(tenants::ids(&first), Vec::<String>::new(), "{first}");
+    let cursor = first["next_cursor"]
+        .as_str()
+        .expect("a cursor to go on from");
+    let second = tenants::list(
+        &server,
+        &token,
+        &format!("limit=1&name_prefix=zzz&cursor={cursor}"),
+    )
+    .await;
+    assert_eq!(tenants::ids(&second), vec![oldest.clone()], "{second}");
+    assert!(second["next_cursor"].is_null(), "{second}");
+
+    // Unfiltered pages of the largest size stay full.
+    let page = tenants::list(&server, &token, "limit=500").await;
+    assert_eq!(tenants::ids(&page).len(), 500);
+
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_cli(
+        &server,
+        dir.path(),
+        &[("SNIP_TOKEN", token.as_str())],
+        &["list", "--name-prefix", "zzz"],
+        b"",
+    );
+    succeeded(&output);
+    let printed = stdout(&output);
+    assert!(printed.starts_with(&oldest), "{printed}");
+    assert_eq!(printed.lines().count(), 1, "{printed}");
 }

@@ -7,9 +7,13 @@ use std::ops::Bound;
 use super::keys::{owner_key, owner_prefix};
 use super::{Inner, meta_codec};
 use crate::core::{UnixTime, hex};
-use crate::store::{ListCursor, ListPage, ListQuery, ScanPage, StoreError};
+use crate::store::{ListCursor, ListPage, ListQuery, MAX_LIST_SCAN, ScanPage, StoreError};
 
 impl Inner {
+    /// A page of `owner`'s live pastes, newest first, after reading at most
+    /// [`MAX_LIST_SCAN`] index entries (expired and filtered-out pastes
+    /// count): a filter that matches little ends the page early, with a
+    /// cursor at the last entry read. Blocks; runs on a blocking thread.
     pub(super) fn list(
         &self,
         owner: &str,
@@ -28,13 +32,23 @@ impl Inner {
             None => prefix.clone(),
         };
         let mut page = ListPage::default();
-        for entry in self.owners.range(start..) {
+        let mut last_read = None;
+        for (scanned, entry) in self.owners.range(start..).enumerate() {
             let key = entry.key()?;
             let Some(suffix) = key.strip_prefix(prefix.as_slice()) else {
                 break;
             };
-            let id = std::str::from_utf8(suffix.get(8..).unwrap_or_default()).unwrap_or_default();
-            let Some(meta) = self.read_meta(id)?.filter(|m| !m.is_expired(now)) else {
+            if scanned == MAX_LIST_SCAN {
+                // More entries follow, but this request has read its share.
+                page.next_cursor = last_read.map(|c: ListCursor| c.encode());
+                break;
+            }
+            let Some(position) = position(suffix) else {
+                continue;
+            };
+            let meta = self.read_meta(&position.id)?;
+            last_read = Some(position);
+            let Some(meta) = meta.filter(|m| !m.is_expired(now)) else {
                 continue;
             };
             let wanted = match &query.name_prefix {
@@ -86,4 +100,14 @@ impl Inner {
         }
         Ok(page)
     }
+}
+
+/// The creation time and ID an owner index key names after its owner part
+/// (`suffix`); `None` for a key no write makes.
+fn position(suffix: &[u8]) -> Option<ListCursor> {
+    let (time, id) = suffix.split_first_chunk::<8>()?;
+    Some(ListCursor {
+        created_at: !u64::from_be_bytes(*time),
+        id: std::str::from_utf8(id).ok()?.to_owned(),
+    })
 }

@@ -273,7 +273,11 @@ impl Store for EmbeddedStore {
         query: &ListQuery,
         now: UnixTime,
     ) -> Result<ListPage, StoreError> {
-        self.inner.list(owner, query, now)
+        // Up to MAX_LIST_SCAN index entries and their metadata: off the
+        // async workers, which other requests need.
+        let (owner, query) = (owner.to_owned(), query.clone());
+        self.blocking(move |inner| inner.list(&owner, &query, now))
+            .await
     }
 
     async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError> {

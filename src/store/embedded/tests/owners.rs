@@ -124,6 +124,42 @@ async fn listing_pages() {
     ));
 }
 
+/// One listing reads at most `MAX_LIST_SCAN` pastes: a prefix that matches
+/// nothing among more ends the page there, empty, with a cursor; following
+/// it finds the match further on, then the end.
+#[tokio::test]
+async fn listing_reads_a_bounded_number_of_pastes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let put = |created_at: u64, name: &str| {
+        let mut m = meta(&new_id(), 1, Some("a"));
+        m.created_at = created_at;
+        m.expires_at = None;
+        m.name = Some(name.to_owned());
+        store.put(
+            m,
+            NewBody::new(Bytes::from_static(b"x")),
+            PutLimits::default(),
+        )
+    };
+    put(1, "zzz-old").await.unwrap();
+    for n in 0..crate::store::MAX_LIST_SCAN as u64 {
+        put(2 + n, "a.txt").await.unwrap();
+    }
+    let mut query = ListQuery {
+        limit: 1,
+        name_prefix: Some("zzz".into()),
+        ..ListQuery::default()
+    };
+    let first = store.list("a", &query, 50).await.unwrap();
+    assert!(first.pastes.is_empty());
+    query.cursor = Some(first.next_cursor.expect("a cursor to go on from"));
+    let second = store.list("a", &query, 50).await.unwrap();
+    let names: Vec<_> = second.pastes.iter().map(|m| m.name.as_deref()).collect();
+    assert_eq!(names, [Some("zzz-old")]);
+    assert_eq!(second.next_cursor, None);
+}
+
 /// A paste and its owner's deletion are ordered: a paste of a deleted tenant
 /// is refused, and a tenant with a paste cannot be deleted.
 #[tokio::test]
