@@ -24,7 +24,7 @@ pub mod state;
 use handlers::{admin, create, delete, list, meta, my, ops, read, session};
 pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
-pub use pipeline::forwarded::{ProxyConfig, ProxyHeaders};
+pub use pipeline::forwarded::{Peer, ProxyConfig, ProxyHeaders};
 pub use pipeline::hot::{App, Connection};
 pub use pipeline::ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
 pub use state::{AppState, InflightBytes, Limits, Readiness, SharedState};

@@ -30,8 +30,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{
-    App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, ProxyConfig, RateLimits,
-    Readiness,
+    App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, Peer, ProxyConfig,
+    RateLimits, Readiness,
     handlers::{openapi, ops},
     make_app,
 };
@@ -315,24 +315,24 @@ pub trait Serve: Clone + Send + 'static {
         + 'static;
 
     /// The service of the connection from `peer`.
-    fn connection(self, peer: SocketAddr) -> Self::Connection;
+    fn connection(self, peer: Peer) -> Self::Connection;
 }
 
 /// The API: hot routes, then the router ([`App`]).
 impl Serve for App {
     type Connection = Connection;
 
-    fn connection(self, peer: SocketAddr) -> Connection {
+    fn connection(self, peer: Peer) -> Connection {
         App::connection(self, peer)
     }
 }
 
 /// A plain router (metrics, HTTPS redirects): each request carries its
-/// connection's peer as `ConnectInfo`, as axum's own server would leave it.
+/// connection's [`Peer`].
 impl Serve for Router {
     type Connection = Routed;
 
-    fn connection(self, peer: SocketAddr) -> Routed {
+    fn connection(self, peer: Peer) -> Routed {
         Routed { router: self, peer }
     }
 }
@@ -341,7 +341,7 @@ impl Serve for Router {
 #[derive(Clone)]
 pub struct Routed {
     router: Router,
-    peer: SocketAddr,
+    peer: Peer,
 }
 
 impl hyper::service::Service<hyper::Request<Incoming>> for Routed {
@@ -398,7 +398,7 @@ pub async fn run<A: Serve>(
         let app = app.clone();
         tokio::spawn(async move {
             let (stream, peer) = match &options.proxy_protocol {
-                None => (stream, peer),
+                None => (stream, Peer::direct(peer)),
                 Some(proxies) => {
                     match accept_proxied(stream, peer, proxies, options.header_timeout).await {
                         Some(accepted) => accepted,
@@ -408,10 +408,10 @@ pub async fn run<A: Serve>(
             };
             let slot = match &options.conn_limit {
                 None => None,
-                Some(limit) => match limit.admit(peer.ip()) {
+                Some(limit) => match limit.admit(peer.addr.ip()) {
                     Some(slot) => Some(slot),
                     None => {
-                        tracing::debug!(%peer, "refused a connection: too many open from this client");
+                        tracing::debug!(peer = %peer.addr, "refused a connection: too many open from this client");
                         return;
                     }
                 },
@@ -419,12 +419,12 @@ pub async fn run<A: Serve>(
             let service = app.connection(peer);
             if let Some(tls) = &tls {
                 // The PROXY header (if any) came first, in plain text; TLS follows.
-                tls.spawn(stream, peer, service, http, watcher, slot);
+                tls.spawn(stream, peer.addr, service, http, watcher, slot);
                 return;
             }
             let conn = watcher.watch(http.serve_connection(TokioIo::new(stream), service));
             if let Err(e) = conn.await {
-                tracing::debug!(error = %e, %peer, "connection ended with an error");
+                tracing::debug!(error = %e, peer = %peer.addr, "connection ended with an error");
             }
         });
     }
@@ -457,7 +457,7 @@ async fn accept_proxied(
     peer: SocketAddr,
     proxies: &ProxyConfig,
     timeout: Duration,
-) -> Option<(TcpStream, SocketAddr)> {
+) -> Option<(TcpStream, Peer)> {
     match proxy_protocol::read_header(&mut stream, peer, proxies, timeout).await {
         Ok(client) => Some((stream, client)),
         Err(e) => {

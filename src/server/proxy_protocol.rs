@@ -20,7 +20,7 @@ use ppp::v2;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::net::TcpStream;
 
-use crate::http::ProxyConfig;
+use crate::http::{Peer, ProxyConfig};
 
 /// Why a connection was refused.
 #[derive(Debug, thiserror::Error)]
@@ -53,14 +53,17 @@ const FIRST_READ: usize = 15;
 const V2_MAX: usize = 16 + 2048;
 
 /// Reads the PROXY header at the start of `stream` from `peer`, within
-/// `timeout`, and returns the client address it names (`peer` itself for
-/// `LOCAL`/`UNKNOWN` connections, such as the proxy's own health checks).
+/// `timeout`, and returns the client it names; for `LOCAL`/`UNKNOWN`
+/// connections (such as the proxy's own health checks) and those from no IP
+/// address, `peer` itself, [unnamed](Peer::unnamed): whatever forwarding
+/// headers come on such a connection were written by someone the proxy did
+/// not vouch for.
 pub async fn read_header(
     stream: &mut TcpStream,
     peer: SocketAddr,
     proxies: &ProxyConfig,
     timeout: Duration,
-) -> Result<SocketAddr, ProxyProtocolError> {
+) -> Result<Peer, ProxyProtocolError> {
     if !proxies.trusts(peer.ip()) {
         return Err(ProxyProtocolError::Untrusted);
     }
@@ -100,28 +103,33 @@ async fn read_raw<S: AsyncRead + Unpin>(stream: &mut S) -> Result<Vec<u8>, Proxy
     Ok(buf)
 }
 
-/// The client address a complete header names.
-fn parse(header: &[u8], peer: SocketAddr) -> Result<SocketAddr, ProxyProtocolError> {
+/// The client a complete header names.
+fn parse(header: &[u8], peer: SocketAddr) -> Result<Peer, ProxyProtocolError> {
     if header.starts_with(b"PROXY ") {
         let header = ppp::v1::Header::try_from(header)
             .map_err(|e| ProxyProtocolError::Malformed(e.to_string()))?;
         return Ok(match header.addresses {
-            ppp::v1::Addresses::Tcp4(a) => SocketAddr::from((a.source_address, a.source_port)),
-            ppp::v1::Addresses::Tcp6(a) => SocketAddr::from((a.source_address, a.source_port)),
-            ppp::v1::Addresses::Unknown => peer,
+            ppp::v1::Addresses::Tcp4(a) => named(a.source_address, a.source_port),
+            ppp::v1::Addresses::Tcp6(a) => named(a.source_address, a.source_port),
+            ppp::v1::Addresses::Unknown => Peer::unnamed(peer),
         });
     }
     let header =
         v2::Header::try_from(header).map_err(|e| ProxyProtocolError::Malformed(e.to_string()))?;
     if header.command == v2::Command::Local {
-        return Ok(peer);
+        return Ok(Peer::unnamed(peer));
     }
     Ok(match header.addresses {
-        v2::Addresses::IPv4(a) => SocketAddr::from((a.source_address, a.source_port)),
-        v2::Addresses::IPv6(a) => SocketAddr::from((a.source_address, a.source_port)),
+        v2::Addresses::IPv4(a) => named(a.source_address, a.source_port),
+        v2::Addresses::IPv6(a) => named(a.source_address, a.source_port),
         // A Unix socket or no address: the proxy is the best we know.
-        v2::Addresses::Unix(_) | v2::Addresses::Unspecified => peer,
+        v2::Addresses::Unix(_) | v2::Addresses::Unspecified => Peer::unnamed(peer),
     })
+}
+
+/// The client a header names by its address.
+fn named(ip: impl Into<std::net::IpAddr>, port: u16) -> Peer {
+    Peer::direct(SocketAddr::from((ip.into(), port)))
 }
 
 #[cfg(test)]
@@ -141,26 +149,38 @@ mod tests {
         h
     }
 
-    /// v1 TCP4, TCP6 and UNKNOWN headers name the client, or leave the peer.
+    fn client(addr: &str) -> Peer {
+        Peer::direct(addr.parse().unwrap())
+    }
+
+    /// v1 TCP4 and TCP6 headers name the client; UNKNOWN leaves the peer,
+    /// which does not vouch for forwarding headers.
     #[test]
     fn v1() {
         let got = parse(b"PROXY TCP4 203.0.113.7 10.0.0.2 5555 80\r\n", peer()).unwrap();
-        assert_eq!(got, "203.0.113.7:5555".parse().unwrap());
+        assert_eq!(got, client("203.0.113.7:5555"));
         let got = parse(b"PROXY TCP6 2001:db8::7 2001:db8::1 5555 80\r\n", peer()).unwrap();
-        assert_eq!(got, "[2001:db8::7]:5555".parse().unwrap());
-        assert_eq!(parse(b"PROXY UNKNOWN\r\n", peer()).unwrap(), peer());
+        assert_eq!(got, client("[2001:db8::7]:5555"));
+        assert_eq!(
+            parse(b"PROXY UNKNOWN\r\n", peer()).unwrap(),
+            Peer::unnamed(peer())
+        );
         assert!(parse(b"PROXY TCP4 nonsense\r\n", peer()).is_err());
     }
 
-    /// v2 PROXY headers name the client; LOCAL leaves the peer; a short address block is refused.
+    /// v2 PROXY headers name the client; LOCAL leaves the peer, which does
+    /// not vouch for forwarding headers; a short address block is refused.
     #[test]
     fn v2() {
         let mut addresses = vec![203, 0, 113, 7, 10, 0, 0, 2];
         addresses.extend_from_slice(&5555u16.to_be_bytes());
         addresses.extend_from_slice(&80u16.to_be_bytes());
         let got = parse(&v2_header(1, 0x11, &addresses), peer()).unwrap();
-        assert_eq!(got, "203.0.113.7:5555".parse().unwrap());
-        assert_eq!(parse(&v2_header(0, 0x00, &[]), peer()).unwrap(), peer());
+        assert_eq!(got, client("203.0.113.7:5555"));
+        assert_eq!(
+            parse(&v2_header(0, 0x00, &[]), peer()).unwrap(),
+            Peer::unnamed(peer())
+        );
         assert!(parse(&v2_header(1, 0x11, &addresses[..6]), peer()).is_err());
     }
 }

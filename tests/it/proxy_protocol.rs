@@ -114,6 +114,37 @@ fn v2_header_names_the_client() {
     assert_eq!(get_after(&server, &v2(0, None)), Some(429));
 }
 
+/// UNKNOWN (v1) and LOCAL (v2) name no client: the connection counts as the
+/// trusted proxy's own, but the bytes on it come from whoever the proxy
+/// passed on, so their X-Forwarded-For is not believed. Two requests that
+/// claim different addresses share the proxy's rate bucket, on the router
+/// (`GET /`) and on a hot route (`GET /raw/…`) alike.
+#[test]
+fn unknown_and_local_headers_do_not_make_forwarding_headers_trusted() {
+    for header in [b"PROXY UNKNOWN\r\n".to_vec(), v2(0, None)] {
+        let server = start();
+        for (path, forged, expected) in [
+            ("/", "203.0.113.1", 200),
+            ("/", "203.0.113.2", 429),
+            ("/raw/AAAAAAAAAAAAA", "203.0.113.3", 429),
+        ] {
+            let mut stream = connect(&server);
+            stream.write_all(&header).unwrap();
+            let request = format!(
+                "GET {path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: {forged}\r\nConnection: close\r\n\r\n"
+            );
+            stream.write_all(request.as_bytes()).unwrap();
+            let response = read_all(&mut stream);
+            assert_eq!(
+                status_of(&response),
+                Some(expected),
+                "{path} as {forged}: {}",
+                String::from_utf8_lossy(&response)
+            );
+        }
+    }
+}
+
 /// One header serves every request of a kept-alive connection, the rest of the bytes untouched.
 #[test]
 fn header_once_per_connection_with_keep_alive() {

@@ -565,11 +565,8 @@ fn client_of_parts(state: &SharedState, parts: &Parts) -> IpAddr {
     if let Some(origin) = parts.extensions.get::<forwarded::Origin>() {
         return origin.client;
     }
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip());
-    forwarded::resolve(peer, &parts.headers, &state.auth.proxy).client
+    let peer = forwarded::peer_in(&parts.extensions);
+    forwarded::of_peer(peer, &parts.headers, &state.auth.proxy).client
 }
 
 /// Checks the admin token of a request, in constant time.

@@ -15,7 +15,6 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::IpAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -75,8 +74,12 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let (exchange, origin) =
-            Exchange::begin(&self.state, &request, None, forwarded::peer_of(&request));
+        let (exchange, origin) = Exchange::begin(
+            &self.state,
+            &request,
+            None,
+            forwarded::peer_in(request.extensions()),
+        );
         request.extensions_mut().insert(origin);
         Finishing {
             inner: self.inner.call(request),
@@ -101,10 +104,10 @@ impl Exchange {
         state: &SharedState,
         request: &axum::http::Request<B>,
         route: Option<RouteId>,
-        peer: IpAddr,
+        peer: forwarded::Peer,
     ) -> (Self, forwarded::Origin) {
         let wants = negotiate::accepts(request.headers());
-        let origin = forwarded::resolve(peer, request.headers(), &state.auth.proxy);
+        let origin = forwarded::of_peer(peer, request.headers(), &state.auth.proxy);
         let probe = Probe::start(state, request, route, origin.client);
         (Self { wants, probe }, origin)
     }

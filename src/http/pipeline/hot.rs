@@ -19,12 +19,11 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request};
+use axum::extract::Request;
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{BoxFuture, Either};
@@ -34,7 +33,7 @@ use tower::Service;
 use super::auth;
 use super::caller::Caller;
 use super::finish::Exchange;
-use super::forwarded::Origin;
+use super::forwarded::{Origin, Peer};
 use crate::core::PasteId;
 use crate::http::handlers::read::PasteRead;
 use crate::http::handlers::{create, read};
@@ -109,7 +108,7 @@ impl App {
     }
 
     /// The service of one connection from `peer`.
-    pub fn connection(self, peer: SocketAddr) -> Connection {
+    pub fn connection(self, peer: Peer) -> Connection {
         Connection { app: self, peer }
     }
 }
@@ -119,7 +118,7 @@ impl App {
 #[derive(Clone)]
 pub struct Connection {
     app: App,
-    peer: SocketAddr,
+    peer: Peer,
 }
 
 /// The future of a request on a hot route.
@@ -137,20 +136,19 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Connection {
         };
         let state = services.state.clone();
         let route = services.routes[hot.index()];
-        Either::Left(Box::pin(serve(state, hot, route, self.peer.ip(), request)))
+        Either::Left(Box::pin(serve(state, hot, route, self.peer, request)))
     }
 }
 
-/// Sends a request from `peer` to `router`, with the peer as `ConnectInfo`
-/// (as axum's own server would leave it), where the router's layers find it
-/// (`forwarded::peer_of`).
+/// Sends a request from `peer` to `router`, with the peer in its
+/// extensions, where the router's layers find it (`forwarded::peer_in`).
 pub fn route(
     router: &Router,
-    peer: SocketAddr,
+    peer: Peer,
     request: hyper::Request<Incoming>,
 ) -> <Router as Service<Request>>::Future {
     let mut request = request.map(Body::new);
-    request.extensions_mut().insert(ConnectInfo(peer));
+    request.extensions_mut().insert(peer);
     // A router is always ready, and each clone is called once.
     router.clone().call(request)
 }
@@ -169,7 +167,7 @@ fn serve(
     state: SharedState,
     hot: Hot,
     route: RouteId,
-    peer: IpAddr,
+    peer: Peer,
     request: hyper::Request<Incoming>,
 ) -> impl Future<Output = Result<Response, Infallible>> + Send {
     async move {

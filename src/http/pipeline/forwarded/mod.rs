@@ -15,7 +15,7 @@
 mod syntax;
 
 use std::borrow::Cow;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use axum::http::{HeaderMap, header};
 use ipnet::IpNet;
@@ -103,19 +103,67 @@ impl Origin {
     }
 }
 
-/// Establishes the [`Origin`] of `request`, from its peer (the connection's
-/// `ConnectInfo`) and, when that peer is trusted, its forwarding headers.
-pub fn of_request(request: &axum::extract::Request, config: &ProxyConfig) -> Origin {
-    resolve(peer_of(request), request.headers(), config)
+/// A connection's peer, as the requests on it see it; the server leaves it
+/// in every request it routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer {
+    /// The client's address: the TCP peer's, or the one a PROXY protocol
+    /// header named.
+    pub addr: SocketAddr,
+    /// Whether the forwarding headers of requests on this connection may be
+    /// believed (when `addr` is a trusted proxy). Not when a PROXY protocol
+    /// header named no client (`UNKNOWN`, `LOCAL`): `addr` is then the
+    /// proxy's own, but the bytes come from whoever the proxy passed on,
+    /// untouched, headers included.
+    pub vouches: bool,
 }
 
-/// The peer of `request`'s connection, which the server leaves in every
-/// request it routes (`ConnectInfo`); loopback without one.
-pub fn peer_of(request: &axum::extract::Request) -> IpAddr {
-    request
-        .extensions()
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map_or(IpAddr::from([127, 0, 0, 1]), |c| c.0.ip())
+impl Peer {
+    /// A peer that is who it says: the TCP peer, or the client a PROXY
+    /// protocol header named.
+    pub fn direct(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            vouches: true,
+        }
+    }
+
+    /// A trusted proxy whose PROXY protocol header named no client: the
+    /// requests count as its own, and their forwarding headers are ignored.
+    pub fn unnamed(proxy: SocketAddr) -> Self {
+        Self {
+            addr: proxy,
+            vouches: false,
+        }
+    }
+}
+
+/// Establishes the [`Origin`] of `request`, from its [`Peer`] and, when
+/// that peer is a trusted proxy that vouches for them, its forwarding headers.
+pub fn of_request(request: &axum::extract::Request, config: &ProxyConfig) -> Origin {
+    of_peer(peer_in(request.extensions()), request.headers(), config)
+}
+
+/// The [`Peer`] the server left in a request's `extensions`; loopback
+/// without one (a router called directly, as in unit tests).
+pub fn peer_in(extensions: &axum::http::Extensions) -> Peer {
+    extensions
+        .get::<Peer>()
+        .copied()
+        .unwrap_or_else(|| Peer::direct(SocketAddr::from(([127, 0, 0, 1], 0))))
+}
+
+/// Establishes the [`Origin`] of a request from `peer`: [`resolve`], unless
+/// the peer does not vouch for forwarding headers.
+pub fn of_peer(peer: Peer, headers: &HeaderMap, config: &ProxyConfig) -> Origin {
+    if !peer.vouches {
+        return Origin {
+            client: peer.addr.ip(),
+            scheme: None,
+            host: None,
+        };
+    }
+    resolve(peer.addr.ip(), headers, config)
 }
 
 /// Establishes the [`Origin`] of a request from `peer`.
@@ -252,6 +300,30 @@ mod tests {
             resolve(ip("10.0.0.5"), &split, &config).client,
             ip("203.0.113.7")
         );
+    }
+
+    /// A trusted proxy whose PROXY header named no client vouches for no
+    /// forwarding header: the client is the proxy itself.
+    #[test]
+    fn an_unnamed_peer_vouches_for_nothing() {
+        let config = config(ProxyHeaders::XForwarded);
+        let h = headers(&[
+            ("x-forwarded-for", "203.0.113.7"),
+            ("x-forwarded-proto", "https"),
+        ]);
+        let proxy = SocketAddr::from(([10, 0, 0, 5], 40000));
+        let unnamed = of_peer(Peer::unnamed(proxy), &h, &config);
+        assert_eq!(
+            unnamed,
+            Origin {
+                client: ip("10.0.0.5"),
+                scheme: None,
+                host: None
+            }
+        );
+        let direct = of_peer(Peer::direct(proxy), &h, &config);
+        assert_eq!(direct.client, ip("203.0.113.7"));
+        assert_eq!(direct.scheme, Some(Scheme::Https));
     }
 
     /// X-Forwarded-Proto and Host are believed from a trusted peer and ignored from anyone else.
