@@ -1,4 +1,5 @@
-//! Browser sessions: signing in with an API token (a `snip_session` cookie),
+//! Browser sessions: signing in with an API token (a `snip_session` cookie,
+//! `__Host-snip_session` over HTTPS),
 //! what the cookie may do, the cross-site check of cookie requests, signing
 //! out, and revocation ending sessions (on PostgreSQL across instances).
 
@@ -7,6 +8,7 @@ use serde_json::json;
 
 use crate::support::postgres::skip_unless_postgres;
 use crate::support::tenants::{ADMIN, admin, start, tenant, token};
+use crate::support::tls::{TestCa, https_client, write_pair};
 use crate::support::{Fetch, Server};
 
 const HTML: &str = "text/html,application/xhtml+xml,*/*;q=0.8";
@@ -428,6 +430,102 @@ async fn https_public_url_makes_the_cookie_secure() {
     assert_eq!(response.status(), 303);
     let set = response.headers()["set-cookie"].to_str().unwrap();
     assert!(set.contains("; Secure"), "{set}");
+}
+
+/// Over HTTPS the session cookie is `__Host-snip_session` (`Secure`,
+/// `Path=/`, no `Domain`), which only this host can set; the same value
+/// under the plain name, as a sibling subdomain could plant it, is no
+/// session there, on the router and on a hot route alike. Over plain HTTP
+/// the cookie keeps the plain name, which browsers accept without `Secure`.
+#[tokio::test]
+async fn the_session_cookie_is_host_prefixed_over_https() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = TestCa::new();
+    let (cert, key) = write_pair(dir.path(), &ca.leaf("one"));
+    let server = start(&[
+        &format!("--tls-cert={}", cert.display()),
+        &format!("--tls-key={}", key.display()),
+    ]);
+    let https = https_client(&ca.pem).build().unwrap();
+    let created = https
+        .post(server.at("/api/admin/tenants"))
+        .bearer_auth(ADMIN)
+        .json(&json!({ "name": "ivy" }))
+        .fetch()
+        .await;
+    assert_eq!(created.status(), 201);
+    let answer: serde_json::Value = created.json().await.unwrap();
+    let secret = answer["token"]["token"].as_str().unwrap().to_owned();
+    let private = https
+        .post(server.at("/?visibility=private"))
+        .bearer_auth(&secret)
+        .header("accept", "application/json")
+        .body("ivy's")
+        .fetch()
+        .await;
+    assert_eq!(private.status(), 201);
+    let answer: serde_json::Value = private.json().await.unwrap();
+    let id = answer["id"].as_str().unwrap().to_owned();
+
+    let response = https
+        .post(server.at("/signin"))
+        .header("origin", &server.url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={}", urlencode(&secret)))
+        .fetch()
+        .await;
+    assert_eq!(response.status(), 303);
+    let set = response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let value = set
+        .strip_prefix("__Host-snip_session=")
+        .unwrap_or_else(|| panic!("not a __Host- cookie: {set}"))
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let attributes: Vec<&str> = set.split("; ").skip(1).collect();
+    assert!(attributes.contains(&"Secure"), "{set}");
+    assert!(attributes.contains(&"Path=/"), "{set}");
+    assert!(!set.to_ascii_lowercase().contains("domain"), "{set}");
+
+    let with =
+        |path: String, cookie: String| https.get(server.at(&path)).header("cookie", cookie).fetch();
+    let host_cookie = format!("__Host-snip_session={value}");
+    let planted = format!("snip_session={value}");
+    let raw = format!("/raw/{id}");
+    assert_eq!(
+        with("/api/pastes".into(), host_cookie.clone())
+            .await
+            .status(),
+        200
+    );
+    assert_eq!(with(raw.clone(), host_cookie.clone()).await.status(), 200);
+    assert_eq!(
+        with("/api/pastes".into(), planted.clone()).await.status(),
+        401
+    );
+    assert_eq!(with(raw, planted).await.status(), 404);
+
+    let signout = https
+        .post(server.at("/signout"))
+        .header("cookie", host_cookie)
+        .header("origin", &server.url)
+        .fetch()
+        .await;
+    assert_eq!(signout.status(), 303);
+    let cleared = signout.headers()["set-cookie"].to_str().unwrap();
+    assert!(cleared.starts_with("__Host-snip_session=;"), "{cleared}");
+    assert!(cleared.contains("; Secure"), "{cleared}");
+
+    let plain = start(&[]);
+    let secret = tenant(&plain, "jay", json!({})).await;
+    let response = post_signin(&plain, &secret, "/my").await;
+    let set = response.headers()["set-cookie"].to_str().unwrap();
+    assert!(set.starts_with("snip_session="), "{set}");
+    assert!(!set.contains("Secure"), "{set}");
 }
 
 /// A read-only token signs in and lists, but the form says it cannot create.

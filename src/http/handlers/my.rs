@@ -27,9 +27,10 @@ pub async fn my(
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let tenant = match auth::page_tenant(&state, &headers).await {
+    let secure = is_secure(&state, &origin);
+    let tenant = match auth::page_tenant(&state, &headers, secure).await {
         Ok(tenant) => tenant,
-        Err(e) => return ended(e, is_secure(&state, &origin)),
+        Err(e) => return ended(e, secure),
     };
     let Some((tenant, _)) = tenant else {
         return html(account::my_local(Account::SignedOut));

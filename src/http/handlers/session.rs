@@ -1,5 +1,6 @@
 //! Browser sessions: `GET /signin` (the form), `POST /signin` (an API token
-//! exchanged for the `snip_session` cookie) and `POST /signout`.
+//! exchanged for the session cookie: `__Host-snip_session` over HTTPS,
+//! `snip_session` over plain HTTP) and `POST /signout`.
 //!
 //! A token is checked exactly as a bearer token is (its hash looked up, its
 //! expiry and tenant checked). Every attempt counts against the client's IP
@@ -17,7 +18,7 @@ use crate::core::paste::{self, hash_token};
 use crate::core::tenant::SESSION_SECS;
 use crate::core::tenant::SessionRecord;
 use crate::http::errors::ApiError;
-use crate::http::pipeline::auth::{self, Asked, SESSION_COOKIE};
+use crate::http::pipeline::auth::{self, Asked};
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::pipeline::ratelimit::Verdict;
 use crate::http::render::account;
@@ -70,10 +71,7 @@ pub async fn signin(
         .create_session(session)
         .await
         .map_err(store_error)?;
-    let cookie = format!(
-        "{SESSION_COOKIE}={secret}; Max-Age={SESSION_SECS}; Path=/; HttpOnly; SameSite=Strict{}",
-        if secure { "; Secure" } else { "" }
-    );
+    let cookie = auth::set_session_cookie(&secret, SESSION_SECS, secure);
     Ok(see_other(&next, &cookie))
 }
 
@@ -86,14 +84,15 @@ pub async fn signout(
     headers: HeaderMap,
 ) -> Result<Response, Response> {
     check_form_post(&state, &origin, &method, &headers).map_err(IntoResponse::into_response)?;
-    if let Some(session) = auth::session_cookie(&headers) {
+    let secure = is_secure(&state, &origin);
+    if let Some(session) = auth::session_cookie(&headers, secure) {
         state
             .store
             .delete_session(&hash_token(session))
             .await
             .map_err(store_error)?;
     }
-    Ok(see_other("/", &clear_cookie(is_secure(&state, &origin))))
+    Ok(see_other("/", &clear_cookie(secure)))
 }
 
 /// The `Set-Cookie` value that removes the session cookie.
@@ -102,7 +101,8 @@ pub fn clear_cookie(secure: bool) -> String {
 }
 
 /// Whether the browser reached the server over HTTPS (directly, through a
-/// trusted proxy, or as `--public-url` says): then the cookie is `Secure`.
+/// trusted proxy, or as `--public-url` says): then the cookie is `Secure`
+/// and named with the `__Host-` prefix.
 pub fn is_secure(state: &SharedState, origin: &Origin) -> bool {
     state.base_url(origin).starts_with("https://")
 }

@@ -204,7 +204,7 @@ pub type Decision = Result<(Caller, Verdict), Response>;
 /// decision needs the store (a token, or buckets shared through it): then
 /// [`decide`]. Either way the request is counted against its bucket once.
 pub fn decide_now(state: &SharedState, client: IpAddr, headers: &HeaderMap) -> Option<Decision> {
-    if headers.contains_key(header::AUTHORIZATION) || session_cookie(headers).is_some() {
+    if headers.contains_key(header::AUTHORIZATION) || carries_session_cookie(headers) {
         return None;
     }
     let verdict = state.rate_limits.check_ip_here(client)?;
@@ -222,6 +222,16 @@ pub struct Asked<'a> {
     pub method: &'a Method,
     /// The request's headers.
     pub headers: &'a HeaderMap,
+}
+
+impl Asked<'_> {
+    /// Whether the browser reached the server over HTTPS, which names the
+    /// session cookie ([`session_cookie_name`]).
+    fn secure(&self) -> bool {
+        self.base_url
+            .as_deref()
+            .is_some_and(|url| url.starts_with("https://"))
+    }
 }
 
 /// Decides any request: looks up its token or session, then checks the
@@ -382,7 +392,7 @@ async fn caller(state: &SharedState, asked: &Asked<'_>) -> Result<Caller, ApiErr
     if let Some(token) = bearer(asked.headers)? {
         return token_caller(state, &hash_token(token)).await;
     }
-    let Some(session) = session_cookie(asked.headers) else {
+    let Some(session) = session_cookie(asked.headers, asked.secure()) else {
         return Ok(Caller::Anonymous);
     };
     check_same_origin(asked)?;
@@ -412,44 +422,77 @@ async fn token_caller(state: &SharedState, hash: &[u8; 32]) -> Result<Caller, Ap
     })
 }
 
-/// The name of the browser session cookie.
+/// The name of the browser session cookie over plain HTTP.
 pub const SESSION_COOKIE: &str = "snip_session";
 
-/// The value of the session cookie a request carries, if any.
-pub fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+/// Its name over HTTPS. A browser keeps a `__Host-` cookie only if it is
+/// `Secure`, has `Path=/` and no `Domain`, so no other host (a sibling
+/// subdomain, or a plain-HTTP page on the same name) can set one and plant
+/// its own session in the browser. Browsers refuse the prefix without
+/// `Secure`, which plain HTTP cannot have, hence two names.
+pub const SECURE_SESSION_COOKIE: &str = "__Host-snip_session";
+
+/// The session cookie's name over HTTPS (`secure`) or plain HTTP.
+pub fn session_cookie_name(secure: bool) -> &'static str {
+    if secure {
+        SECURE_SESSION_COOKIE
+    } else {
+        SESSION_COOKIE
+    }
+}
+
+/// The value of the session cookie a request over HTTPS (`secure`) or plain
+/// HTTP carries, if any. Over HTTPS only the `__Host-` name counts: a plain
+/// one may have been planted by another host.
+pub fn session_cookie(headers: &HeaderMap, secure: bool) -> Option<&str> {
+    cookie(headers, session_cookie_name(secure))
+}
+
+/// Whether a request carries a session cookie of either name (it then needs
+/// the store to be decided).
+fn carries_session_cookie(headers: &HeaderMap) -> bool {
+    cookie(headers, SESSION_COOKIE).is_some() || cookie(headers, SECURE_SESSION_COOKIE).is_some()
+}
+
+/// The non-empty value of the cookie called `name`.
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
+        .find(|(found, _)| *found == name)
         .map(|(_, value)| value.trim())
         .filter(|value| !value.is_empty())
 }
 
-/// The `Set-Cookie` value that removes the session cookie.
-pub fn clear_session_cookie(secure: bool) -> String {
+/// The `Set-Cookie` value that sets the session cookie to `secret` for `max_age` seconds.
+pub fn set_session_cookie(secret: &str, max_age: u64, secure: bool) -> String {
     format!(
-        "{SESSION_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict{}",
+        "{}={secret}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Strict{}",
+        session_cookie_name(secure),
         if secure { "; Secure" } else { "" }
     )
+}
+
+/// The `Set-Cookie` value that removes the session cookie.
+pub fn clear_session_cookie(secure: bool) -> String {
+    set_session_cookie("", 0, secure)
 }
 
 /// A `401` to a request that relied on its session cookie also removes the
 /// cookie, so a browser whose session ended is anonymous from the next
 /// request on instead of refused everywhere.
 fn ended_session(asked: &Asked<'_>, mut response: Response) -> Response {
+    let secure = asked.secure();
     let by_cookie = !asked.headers.contains_key(header::AUTHORIZATION)
-        && session_cookie(asked.headers).is_some();
-    if by_cookie && response.status() == StatusCode::UNAUTHORIZED {
-        let secure = asked
-            .base_url
-            .as_deref()
-            .is_some_and(|url| url.starts_with("https://"));
-        if let Ok(cookie) = HeaderValue::from_str(&clear_session_cookie(secure)) {
-            response.headers_mut().insert(header::SET_COOKIE, cookie);
-        }
+        && session_cookie(asked.headers, secure).is_some();
+    if by_cookie
+        && response.status() == StatusCode::UNAUTHORIZED
+        && let Ok(cookie) = HeaderValue::from_str(&clear_session_cookie(secure))
+    {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
     }
     response
 }
@@ -475,13 +518,15 @@ async fn session_caller(state: &SharedState, session: &str) -> Result<Caller, Ap
         })
 }
 
-/// The signed-in tenant of a browser page request (`GET`): `None` without a
-/// session cookie, `401` for a cookie whose session has ended.
+/// The signed-in tenant of a browser page request (`GET`) over HTTPS
+/// (`secure`) or plain HTTP: `None` without a session cookie, `401` for a
+/// cookie whose session has ended.
 pub async fn page_tenant(
     state: &SharedState,
     headers: &HeaderMap,
+    secure: bool,
 ) -> Result<Option<(Tenant, bool)>, ApiError> {
-    let Some(session) = session_cookie(headers) else {
+    let Some(session) = session_cookie(headers, secure) else {
         return Ok(None);
     };
     match session_caller(state, session).await? {
@@ -594,27 +639,38 @@ mod tests {
     use crate::http::pipeline::test_headers as headers;
 
     /// The session cookie is found among others and in any `Cookie` header;
-    /// an empty value or a look-alike name is no session.
+    /// an empty value or a look-alike name is no session. Over HTTPS only
+    /// the `__Host-` name counts, over plain HTTP only the plain one.
     #[test]
     fn finds_the_session_cookie() {
         let two = headers(&[
             ("cookie", "theme=dark"),
-            ("cookie", "a=1; snip_session=abc ; b=2"),
+            (
+                "cookie",
+                "a=1; snip_session=abc ; __Host-snip_session=def; b=2",
+            ),
         ]);
-        assert_eq!(session_cookie(&two), Some("abc"));
+        assert_eq!(session_cookie(&two, false), Some("abc"));
+        assert_eq!(session_cookie(&two, true), Some("def"));
         for none in [
             "snip_session=",
             "snip_session_x=abc",
             "xsnip_session=abc",
+            "__host-snip_session=abc",
             "theme=dark",
         ] {
-            assert_eq!(
-                session_cookie(&headers(&[("cookie", none)])),
-                None,
-                "{none}"
-            );
+            for secure in [false, true] {
+                assert_eq!(
+                    session_cookie(&headers(&[("cookie", none)]), secure),
+                    None,
+                    "{none}"
+                );
+            }
         }
-        assert_eq!(session_cookie(&HeaderMap::new()), None);
+        let planted = headers(&[("cookie", "snip_session=planted")]);
+        assert_eq!(session_cookie(&planted, true), None);
+        assert!(carries_session_cookie(&planted));
+        assert_eq!(session_cookie(&HeaderMap::new(), false), None);
     }
 
     /// Cross-site check: reads pass; writes need same-origin fetch metadata

@@ -26,9 +26,10 @@ pub async fn form(
     headers: HeaderMap,
 ) -> Response {
     if accepts(&headers) == Accepts::Html {
-        let tenant = match auth::page_tenant(&state, &headers).await {
+        let secure = is_secure(&state, &origin);
+        let tenant = match auth::page_tenant(&state, &headers, secure).await {
             Ok(tenant) => tenant,
-            Err(e) => return ended(e, is_secure(&state, &origin)),
+            Err(e) => return ended(e, secure),
         };
         let (choices, default) = ttl_choices(&state);
         let (account, may_create) = match &tenant {
