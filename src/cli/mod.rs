@@ -31,6 +31,7 @@ mod proved;
 pub mod report;
 pub mod settings;
 pub mod store_args;
+mod terminal;
 mod tokens;
 mod upload;
 pub mod user;
@@ -155,6 +156,8 @@ pub(crate) async fn check(response: reqwest::Response) -> anyhow::Result<reqwest
     let message = serde_json::from_str::<ErrorBody>(&text)
         .map(|e| e.error.message.into_owned())
         .unwrap_or_else(|_| text.trim().to_owned());
+    // Printed on standard error, most often a terminal.
+    let (message, _) = terminal::neutralise(&message);
     bail!("server answered {status}: {message}")
 }
 
@@ -321,7 +324,16 @@ struct Uploaded {
 pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     let client = client()?;
     let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
-    let token = args.auth.token()?;
+    let token = match args.auth.token()? {
+        Some(_) if !target.on_configured_server => {
+            eprintln!(
+                "snip: note: {} is not the configured server ({}); fetching without the API token",
+                target.base, target.configured
+            );
+            None
+        }
+        token => token,
+    };
     // Ask first (this never burns): a burn paste must not be destroyed by a
     // reader who cannot decrypt it.
     let request = auth::authorize(
@@ -330,11 +342,12 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     )
     .header(reqwest::header::ACCEPT, "application/json");
     let info: PasteInfo = send_json(request, &target.base).await?;
-    if args.meta {
-        println!("{}", serde_json::to_string_pretty(&info)?);
-        return Ok(());
-    }
     let sink = Sink::new(args.output.as_deref());
+    if args.meta {
+        // JSON escapes C0 controls, not DEL or C1 ones a name may hold.
+        let json = serde_json::to_string_pretty(&info)? + "\n";
+        return sink.write(json.as_bytes());
+    }
     // Checked before the download too, so a burn paste is not revealed only to be refused.
     if !info.encrypted && !info.content_type.starts_with("text/") {
         sink.check_binary(true)?;
@@ -401,13 +414,16 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// Whether this is a terminal that gets what is safe for it, not the
+    /// exact bytes (which `--output -` asks for).
+    fn guards_terminal(&self) -> bool {
+        matches!(self, Self::Stdout { forced: false }) && std::io::stdout().is_terminal()
+    }
+
     /// Refuses binary content for a terminal, as curl does: it would garble
     /// the terminal (control sequences) and is rarely what was meant.
     fn check_binary(&self, binary: bool) -> anyhow::Result<()> {
-        if binary
-            && matches!(self, Self::Stdout { forced: false })
-            && std::io::stdout().is_terminal()
-        {
+        if binary && self.guards_terminal() {
             bail!(
                 "this paste is binary and standard output is a terminal; \
                  save it with -o FILE, or print it anyway with --output -"
@@ -416,11 +432,26 @@ impl<'a> Sink<'a> {
         Ok(())
     }
 
+    /// Writes `content`; text for a terminal with its control characters
+    /// made visible ([`terminal::neutralise`]), saying so on standard error.
     fn write(&self, content: &[u8]) -> anyhow::Result<()> {
         match self {
             Self::Stdout { .. } => {
                 let mut stdout = std::io::stdout().lock();
-                stdout.write_all(content)?;
+                match std::str::from_utf8(content) {
+                    Ok(text) if self.guards_terminal() => {
+                        let (shown, count) = terminal::neutralise(text);
+                        if count > 0 {
+                            eprintln!(
+                                "snip: note: {count} control characters (such as terminal escape \
+                                 sequences) are shown as ^X or <U+…>; save the exact bytes with \
+                                 -o FILE, or print them with --output -"
+                            );
+                        }
+                        stdout.write_all(shown.as_bytes())?;
+                    }
+                    _ => stdout.write_all(content)?,
+                }
                 stdout.flush()?;
                 Ok(())
             }
@@ -547,10 +578,25 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     let client = client()?;
     let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
     let url = target.endpoint("")?;
-    let api_token = args.auth.token()?;
     let token = match args.token {
         Some(token) => Some(token),
         None => tokens::recall(url.as_str())?,
+    };
+    // The API token goes to the configured server only.
+    let api_token = match args.auth.token()? {
+        Some(_) if !target.on_configured_server => {
+            if token.is_none() {
+                bail!(
+                    "{url} is not on the configured server ({}), and the API token is only \
+                     sent there; pass its delete token with --token, or --server {} if the \
+                     token is for that server",
+                    target.configured,
+                    target.base.origin().ascii_serialization()
+                );
+            }
+            None
+        }
+        api_token => api_token,
     };
     if token.is_none() && api_token.is_none() {
         // The token is forgotten after a delete: a second one lands here.
@@ -604,6 +650,11 @@ struct PasteUrl {
     base: Url,
     id: String,
     fragment: Option<String>,
+    /// The configured server's URL.
+    configured: Url,
+    /// Whether the paste is on the configured server (same scheme, host and
+    /// port): the only one credentials are sent to.
+    on_configured_server: bool,
 }
 
 impl PasteUrl {
@@ -613,11 +664,14 @@ impl PasteUrl {
             None => (input, None),
         };
         let fragment = fragment.map(str::to_owned);
+        let configured = base_url(server)?;
         if !input.contains("://") {
             return Ok(Self {
-                base: base_url(server)?,
+                base: configured.clone(),
                 id: input.trim_matches('/').to_owned(),
                 fragment,
+                configured,
+                on_configured_server: true,
             });
         }
         let mut url = Url::parse(input).with_context(|| format!("{input:?} is not a paste URL"))?;
@@ -640,9 +694,11 @@ impl PasteUrl {
             segments.iter().map(|s| format!("/{s}")).collect::<String>()
         ));
         Ok(Self {
+            on_configured_server: url.origin() == configured.origin(),
             base: url,
             id,
             fragment,
+            configured,
         })
     }
 

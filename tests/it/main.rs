@@ -16,6 +16,7 @@ mod burn;
 mod cli;
 mod cli_admin;
 mod cli_encrypt;
+mod cli_hostile;
 mod cli_scripting;
 mod compression;
 mod corruption;
