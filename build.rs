@@ -23,10 +23,6 @@
 //! included); the script then runs no npm at all and builds the table from
 //! it, so `cargo clippy`, packagers and machines without Node.js can build
 //! snip offline.
-//!
-//! It also hands the linker `link/symbol-order.txt`, the functions the server
-//! runs when it starts and serves requests, to be placed together (see
-//! [`order_symbols`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -47,7 +43,6 @@ fn main() {
     }
     println!("cargo::rerun-if-env-changed=SNIP_NPM");
     println!("cargo::rerun-if-env-changed=SNIP_WEB_DIST");
-    order_symbols(&root);
 
     if let Some(dist) = std::env::var_os("SNIP_WEB_DIST").filter(|d| !d.is_empty()) {
         let dist = prebuilt(&root, Path::new(&dist));
@@ -86,66 +81,6 @@ fn main() {
     );
     let table = asset_table(&dist);
     std::fs::write(out.join("assets.rs"), table).expect("write assets.rs");
-}
-
-/// Asks the linker to place the functions listed in `link/symbol-order.txt`
-/// first and together. The kernel maps a binary's code 64 KiB at a time around
-/// each page touched, so the code a server runs, spread over all of its crates,
-/// keeps most of the binary resident; gathered, it keeps a fraction. Symbols
-/// the list names that a build does not have (another compiler version, other
-/// dependencies) are skipped, so a stale list costs memory, never correctness.
-///
-/// Only lld (and mold) read such a list, so it is passed only where rustc
-/// links with its own lld by default (x86_64 Linux, rustc 1.90 or newer, with
-/// rust-lld in the sysroot) and nothing chose another linker.
-fn order_symbols(root: &Path) {
-    let list = root.join("link/symbol-order.txt");
-    println!("cargo::rerun-if-changed=link/symbol-order.txt");
-    if std::env::var("TARGET").as_deref() != Ok("x86_64-unknown-linux-gnu")
-        || std::env::var_os("RUSTC_LINKER").is_some()
-        || std::env::var("CARGO_ENCODED_RUSTFLAGS").is_ok_and(|flags| {
-            ["linker", "link-self-contained", "fuse-ld"]
-                .iter()
-                .any(|chosen| flags.contains(chosen))
-        })
-        || !list.is_file()
-        || list.to_str().is_none_or(|path| path.contains(','))
-        || !rustc_links_with_lld()
-    {
-        return;
-    }
-    println!(
-        "cargo::rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
-        list.display()
-    );
-    println!("cargo::rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
-}
-
-/// Whether rustc is 1.90 or newer and has its own lld, which makes it the
-/// default linker of x86_64 Linux.
-fn rustc_links_with_lld() -> bool {
-    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = |args: &[&str]| {
-        Command::new(&rustc)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-    };
-    let new_enough = output(&["-vV"]).is_some_and(|version| {
-        version
-            .lines()
-            .find_map(|line| line.strip_prefix("release: "))
-            .and_then(|release| release.split('.').nth(1)?.parse::<u32>().ok())
-            .is_some_and(|minor| minor >= 90)
-    });
-    new_enough
-        && output(&["--print", "sysroot"]).is_some_and(|sysroot| {
-            Path::new(sysroot.trim())
-                .join("lib/rustlib/x86_64-unknown-linux-gnu/bin/gcc-ld/ld.lld")
-                .is_file()
-        })
 }
 
 /// The absolute path of a prebuilt bundle (relative paths are taken from the
