@@ -9,7 +9,7 @@ use std::pin::pin;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use futures_util::{Stream, StreamExt};
@@ -199,18 +199,11 @@ impl BodyError {
         let message = self.to_string();
         let (error, retry) = match self {
             Self::TooLarge { limit } => (too_large(limit), false),
-            Self::Inflight(InflightRefusal::OverShare { .. }) => (
-                ApiError::new(StatusCode::TOO_MANY_REQUESTS, "inflight_share", message),
-                true,
-            ),
-            Self::Inflight(InflightRefusal::Busy) => (
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message),
-                true,
-            ),
-            Self::Stalled(_) => (
-                ApiError::new(StatusCode::REQUEST_TIMEOUT, "timeout", message),
-                false,
-            ),
+            Self::Inflight(InflightRefusal::OverShare { .. }) => {
+                (ApiError::inflight_share(message), true)
+            }
+            Self::Inflight(InflightRefusal::Busy) => (ApiError::busy(message), true),
+            Self::Stalled(_) => (ApiError::body_too_slow(message), false),
             Self::Broken(_) => (ApiError::bad_request(message), false),
         };
         let mut response = closing(error);
