@@ -80,7 +80,8 @@ impl InflightBytes {
     }
 
     /// The bytes held in all, and by `ip`'s client.
-    pub fn held(&self, ip: IpAddr) -> (u64, u64) {
+    #[cfg(test)]
+    fn held(&self, ip: IpAddr) -> (u64, u64) {
         let held = self.lock();
         let client = client_net(ip, self.ipv6_prefix);
         (held.total, held.clients.get(&client).copied().unwrap_or(0))
