@@ -16,7 +16,8 @@ use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
 use crate::core::{Ttl, id};
 use crate::http::{
-    AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, ProxyConfig, ProxyHeaders,
+    AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, Pace, ProxyConfig,
+    ProxyHeaders,
 };
 use crate::logging::LogFormat;
 use crate::server::ServerConfig;
@@ -77,14 +78,33 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
     pub header_timeout: Duration,
 
-    /// Most bytes of paste bodies being received at once, across all
-    /// clients; past it uploads get 503 with Retry-After [default: 4 × --max-paste-size].
+    /// Most bytes of request bodies held at once, across all clients (each
+    /// body holds the bytes that have arrived); past it uploads get 503 with
+    /// Retry-After [default: 4 × --max-paste-size].
     #[arg(long, env = "SNIP_MAX_INFLIGHT_BYTES", value_parser = parse_size)]
     pub max_inflight_bytes: Option<u64>,
+
+    /// Most bytes of request bodies one client IP (IPv6: --ipv6-prefix
+    /// network) may hold at once; past it its uploads get 429 with
+    /// Retry-After. A client's only body may pass it [default: a quarter of
+    /// --max-inflight-bytes].
+    #[arg(long, env = "SNIP_MAX_INFLIGHT_BYTES_PER_IP", value_parser = parse_size)]
+    pub max_inflight_bytes_per_ip: Option<u64>,
 
     /// Time a client has to send a whole request body.
     #[arg(long, env = "SNIP_BODY_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub body_timeout: Duration,
+
+    /// Time a client has, after its request headers, to start sending the
+    /// body; also the slack of --body-min-rate.
+    #[arg(long, env = "SNIP_BODY_FIRST_BYTE_TIMEOUT", default_value = "10s", value_parser = parse_duration)]
+    pub body_first_byte_timeout: Duration,
+
+    /// Least average rate of a request body (bytes per second, or with a
+    /// unit: 1KiB), counted from the end of --body-first-byte-timeout; a
+    /// slower body gets 408 (0: no minimum).
+    #[arg(long, env = "SNIP_BODY_MIN_RATE", default_value = "1KiB", value_parser = parse_size)]
+    pub body_min_rate: u64,
 
     /// Memory for the store's caches: the embedded store gives three quarters
     /// to its block cache and a quarter to decoded pastes recently read;
@@ -231,15 +251,23 @@ impl ServeArgs {
 
     /// What a paste may be.
     fn limits(&self) -> Limits {
+        let max_inflight_bytes = self
+            .max_inflight_bytes
+            .unwrap_or(self.max_paste_size.saturating_mul(4));
         Limits {
             max_paste_bytes: self.max_paste_size,
             default_ttl: self.default_ttl,
             max_ttl: self.max_ttl,
             id_length: self.id_length,
-            body_timeout: self.body_timeout,
-            max_inflight_bytes: self
-                .max_inflight_bytes
-                .unwrap_or(self.max_paste_size.saturating_mul(4)),
+            body_pace: Pace {
+                whole: self.body_timeout,
+                first_byte: self.body_first_byte_timeout,
+                min_rate: self.body_min_rate,
+            },
+            max_inflight_bytes,
+            max_inflight_bytes_per_ip: self
+                .max_inflight_bytes_per_ip
+                .unwrap_or(max_inflight_bytes / 4),
         }
     }
 

@@ -94,13 +94,19 @@ impl ApiError {
         )
     }
 
-    /// `408`: the body did not arrive in time.
-    pub fn timeout(secs: u64) -> Self {
-        Self::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "timeout",
-            format!("the request body did not arrive within {secs} s"),
-        )
+    /// `408`: the request body did not keep its pace; `message` names the rule.
+    pub fn body_too_slow(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::REQUEST_TIMEOUT, "timeout", message)
+    }
+
+    /// `429`: the client's bodies in flight hold its whole share.
+    pub fn inflight_share(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::TOO_MANY_REQUESTS, "inflight_share", message)
+    }
+
+    /// `503`: the bodies in flight hold all the server may hold.
+    pub fn busy(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "busy", message)
     }
 
     /// `409`: a plain GET of a burn paste, with the command that reads it.

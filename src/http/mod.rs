@@ -11,23 +11,29 @@
 //!    headers, and is counted and logged.
 //!
 //! [`make_app`] puts them together; [`state`] is what all of them can reach.
+//! Every route that reads a request body reads it through [`body`], within
+//! the in-flight bounds of [`inflight`].
 
 use axum::Router;
 use axum::routing::{get, post};
 
+pub mod body;
 pub mod errors;
 pub mod handlers;
+pub mod inflight;
 pub mod pipeline;
 pub mod render;
 pub mod state;
 
+pub use body::Pace;
 use handlers::{admin, create, delete, list, meta, my, ops, read, session};
+pub use inflight::InflightBytes;
 pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{Peer, ProxyConfig, ProxyHeaders};
 pub use pipeline::hot::{App, Connection};
 pub use pipeline::ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
-pub use state::{AppState, InflightBytes, Limits, Readiness, SharedState};
+pub use state::{AppState, Limits, Readiness, SharedState};
 
 /// Builds the service: every route with its per-route middleware
 /// (authentication), the hot ones also reachable without the router.

@@ -3,11 +3,12 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::http::HeaderValue;
 
+use super::body::Pace;
+use super::inflight::InflightBytes;
 use super::pipeline::caller::AuthConfig;
 use super::pipeline::forwarded::Origin;
 use super::pipeline::ratelimit::RateLimits;
@@ -26,10 +27,12 @@ pub struct Limits {
     pub max_ttl: Ttl,
     /// Random symbols in new IDs.
     pub id_length: usize,
-    /// Time allowed for a whole request body to arrive.
-    pub body_timeout: Duration,
-    /// Most bytes of paste bodies received at once, across all requests.
+    /// How fast a request body must arrive.
+    pub body_pace: Pace,
+    /// Most bytes of request bodies held at once, across all clients.
     pub max_inflight_bytes: u64,
+    /// Most bytes of request bodies one client may hold at once.
+    pub max_inflight_bytes_per_ip: u64,
 }
 
 /// What every handler can reach.
@@ -53,64 +56,10 @@ pub struct AppState {
     pub metrics_on_main: bool,
     /// What the last readiness check found, for `/readyz`.
     pub readiness: Readiness,
-    /// The bytes of paste bodies being received, bounded.
+    /// The bytes of request bodies being received, bounded.
     pub inflight: InflightBytes,
     /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
     pub hsts: Option<HeaderValue>,
-}
-
-/// The bytes of request bodies being received across the server, bounded so
-/// that many slow uploads cannot hold memory without limit: each upload
-/// reserves what it may hold before reading a byte, and a reservation past
-/// the bound is refused.
-#[derive(Debug)]
-pub struct InflightBytes {
-    held: AtomicU64,
-    max: u64,
-}
-
-/// A reservation of [`InflightBytes`], given back when dropped.
-#[derive(Debug)]
-pub struct InflightGuard<'a> {
-    counter: &'a InflightBytes,
-    bytes: u64,
-}
-
-/// Every byte [`InflightBytes`] may hold is reserved already.
-#[derive(Debug, Clone, Copy, thiserror::Error)]
-#[error("the server is receiving too many pastes at once; retry in a moment")]
-pub struct Busy;
-
-impl InflightBytes {
-    /// A counter that admits at most `max` bytes at once.
-    pub fn new(max: u64) -> Self {
-        Self {
-            held: AtomicU64::new(0),
-            max,
-        }
-    }
-
-    /// Reserves `bytes` while there is room. A reservation larger than the
-    /// whole bound is admitted when nothing else is held, so that a paste
-    /// the size limits allow can always be sent, one at a time.
-    pub fn reserve(&self, bytes: u64) -> Result<InflightGuard<'_>, Busy> {
-        self.held
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
-                let total = held.checked_add(bytes)?;
-                (total <= self.max || held == 0).then_some(total)
-            })
-            .map_err(|_| Busy)?;
-        Ok(InflightGuard {
-            counter: self,
-            bytes,
-        })
-    }
-}
-
-impl Drop for InflightGuard<'_> {
-    fn drop(&mut self) {
-        self.counter.held.fetch_sub(self.bytes, Ordering::AcqRel);
-    }
 }
 
 /// Whether the store answers, for `/readyz`: asked when a probe comes, at

@@ -13,6 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use ipnet::IpNet;
 
+use crate::http::pipeline::client_net::client_net;
+
 /// Open connections per client, bounded.
 #[derive(Debug)]
 pub struct ConnLimit {
@@ -47,7 +49,7 @@ impl ConnLimit {
         if self.exempt.iter().any(|net| net.contains(&ip)) {
             return Some(ConnSlot { limit: None });
         }
-        let client = self.client_of(ip);
+        let client = client_net(ip, self.ipv6_prefix);
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         let count = open.entry(client).or_insert(0);
         if *count >= self.max {
@@ -57,19 +59,6 @@ impl ConnLimit {
         Some(ConnSlot {
             limit: Some((self.clone(), client)),
         })
-    }
-
-    /// The key of `ip`'s count: IPv4 as it is, IPv6 cut to its network.
-    fn client_of(&self, ip: IpAddr) -> IpAddr {
-        match ip {
-            IpAddr::V6(v6) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.ipv6_prefix))
-                    .unwrap_or(0);
-                IpAddr::V6((u128::from(v6) & mask).into())
-            }
-            v4 => v4,
-        }
     }
 
     fn release(&self, client: IpAddr) {

@@ -206,7 +206,11 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         metrics,
         metrics_on_main: config.metrics_public,
         readiness: Readiness::default(),
-        inflight: InflightBytes::new(config.limits.max_inflight_bytes),
+        inflight: InflightBytes::new(
+            config.limits.max_inflight_bytes,
+            config.limits.max_inflight_bytes_per_ip,
+            config.ipv6_prefix,
+        ),
         hsts: tls.as_ref().and(config.hsts).and_then(hsts_header),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);

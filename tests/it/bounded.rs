@@ -1,6 +1,6 @@
 //! Bounded work per request: whatever one request asks for, the server's
-//! work and memory for it stay bounded (ranges, HTML views, bodies in
-//! flight, admin requests, readiness).
+//! work and memory for it stay bounded (ranges, HTML views, admin requests,
+//! readiness). Bodies in flight are in `bodies`.
 
 use std::time::{Duration, Instant};
 
@@ -230,74 +230,6 @@ async fn an_idle_server_does_not_ping_its_store() {
     // Longer than any period a background check would use.
     tokio::time::sleep(Duration::from_millis(2500)).await;
     assert_eq!(pings(&server).await, before, "pinged while idle");
-}
-
-/// Uploads past `--max-inflight-bytes` get `503` with `Retry-After` while a
-/// slow upload holds the room, and are taken again once it has gone.
-#[tokio::test]
-async fn uploads_past_the_inflight_bound_get_503() {
-    let server = Server::start_with(&["--max-paste-size=1KiB", "--max-inflight-bytes=1500"]);
-    let mut slow = TcpStream::connect(server.url.trim_start_matches("http://"))
-        .await
-        .unwrap();
-    slow.write_all(b"POST / HTTP/1.1\r\nHost: snip\r\nContent-Length: 1000\r\n\r\nslow")
-        .await
-        .unwrap();
-    let create = || async { server.post("/", vec![b'x'; 1000]).await };
-    // The slow upload's reservation is made once the server has its headers.
-    assert!(eventually(|| async { create().await.status() == 503 }).await);
-    let refused = create().await;
-    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(refused.headers()["retry-after"], "1");
-    let text = refused.text().await.unwrap();
-    assert!(text.contains("too many pastes at once"), "{text}");
-
-    drop(slow);
-    assert!(eventually(|| async { create().await.status() == 201 }).await);
-}
-
-/// Admin request bodies count against `--max-inflight-bytes` like uploads:
-/// while a slow admin request holds the room, uploads get `503`, and while
-/// a slow upload holds it, admin requests with a body do; each is taken
-/// again once the other has gone.
-#[tokio::test]
-async fn admin_bodies_count_against_the_inflight_bound() {
-    let server = tenants::start(&["--max-paste-size=1KiB", "--max-inflight-bytes=1500"]);
-    let address = server.url.trim_start_matches("http://").to_owned();
-    let mut slow_admin = TcpStream::connect(&address).await.unwrap();
-    let head = format!(
-        "POST /api/admin/tenants HTTP/1.1\r\nHost: snip\r\nAuthorization: Bearer {}\r\n\
-         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{",
-        tenants::ADMIN
-    );
-    slow_admin.write_all(head.as_bytes()).await.unwrap();
-    let create = || async { server.post("/", vec![b'x'; 1000]).await.status() };
-    assert!(eventually(|| async { create().await == 503 }).await);
-    drop(slow_admin);
-    assert!(eventually(|| async { create().await == 201 }).await);
-
-    let mut slow_upload = TcpStream::connect(&address).await.unwrap();
-    slow_upload
-        .write_all(b"POST / HTTP/1.1\r\nHost: snip\r\nContent-Length: 1000\r\n\r\nslow")
-        .await
-        .unwrap();
-    let big_name = "t".repeat(40);
-    let admin = || async {
-        tenants::request(
-            &server,
-            Method::POST,
-            "/api/admin/tenants",
-            Some(tenants::ADMIN),
-        )
-        .json(&json!({ "name": big_name, "pad": "x".repeat(600) }))
-        .fetch()
-        .await
-    };
-    assert!(eventually(|| async { admin().await.status() == 503 }).await);
-    let refused = admin().await;
-    assert_eq!(refused.headers()["retry-after"], "1");
-    drop(slow_upload);
-    assert!(eventually(|| async { admin().await.status() != 503 }).await);
 }
 
 /// Pastes one listing request reads at most (the server's `MAX_LIST_SCAN`).

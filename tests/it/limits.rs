@@ -16,7 +16,7 @@ use tokio::net::TcpStream;
 
 use crate::support::{
     Fetch, Server, client,
-    http::{create_json, get_bytes, read_response},
+    http::{create_json, get_bytes, read_response, read_until_closed},
 };
 
 /// A request body generated on the fly, never held in memory: `total` bytes in
@@ -62,22 +62,6 @@ impl Body for Generated {
 /// The server's address, for raw TCP clients.
 fn addr(server: &Server) -> String {
     server.url.trim_start_matches("http://").to_owned()
-}
-
-/// Reads until the server closes the connection (or `limit` passes); returns what arrived.
-async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
-    let mut received = Vec::new();
-    let closed = tokio::time::timeout(limit, async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => received.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await;
-    closed.ok().map(|()| received)
 }
 
 /// The server still creates and serves pastes.

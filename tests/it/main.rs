@@ -11,6 +11,7 @@ mod support;
 mod acme;
 mod api;
 mod backup;
+mod bodies;
 mod bounded;
 mod burn;
 mod cli;

@@ -3,7 +3,7 @@
 //! `AdminCaller` first, so the token is checked before anything else;
 //! then path parameters are checked (`TenantName`, `TokenId`) before any
 //! store call, and a body is read last (`AdminBody`), bounded in size and
-//! by the body timeout.
+//! by its pace, its bytes held against the in-flight bounds.
 //! Changes apply to the next request: tenants and tokens are read from the
 //! store on every request.
 //!
@@ -25,7 +25,6 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch};
 use bytes::Bytes;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -35,8 +34,10 @@ use crate::core::api::{
 };
 use crate::core::paste;
 use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
+use crate::http::body;
 use crate::http::errors::ApiError;
 use crate::http::pipeline::auth::AdminCaller;
+use crate::http::pipeline::forwarded::Origin;
 use crate::http::state::SharedState;
 
 /// The admin routes.
@@ -57,7 +58,7 @@ pub fn routes() -> Router<SharedState> {
 
 /// The largest admin request body. Admin bodies are a few fields of JSON;
 /// anything larger is a mistake or an attack, and is not held in memory.
-const ADMIN_BODY_MAX: usize = 64 << 10;
+const ADMIN_BODY_MAX: u64 = 64 << 10;
 
 /// A tenant name from the path, checked before it reaches the store (a name
 /// the rules refuse cannot exist, and some bytes, such as NUL, are refused by
@@ -94,40 +95,26 @@ async fn path_param(parts: &mut Parts, state: &SharedState) -> Result<String, Ap
         .map_err(|e| ApiError::bad_request(e.body_text()))
 }
 
-/// An admin request body, read whole within [`ADMIN_BODY_MAX`] bytes and the
-/// body timeout, so a slow or endless body holds neither memory nor a
-/// connection for long. While it arrives it holds a reservation of the
-/// server's in-flight body bytes (`--max-inflight-bytes`) like an upload:
-/// many slow admin requests could otherwise hold memory past that bound.
+/// An admin request body, read whole within [`ADMIN_BODY_MAX`] bytes and
+/// the body's pace ([`crate::http::body`]), so a slow or endless body holds
+/// neither memory nor a connection for long. Its bytes count against the
+/// in-flight bounds (`--max-inflight-bytes` and the client's share) as
+/// they arrive, like an upload's: many slow admin requests could otherwise
+/// hold memory past them.
 struct AdminBody(Bytes);
 
 impl FromRequest<SharedState> for AdminBody {
     type Rejection = Response;
 
     async fn from_request(request: Request, state: &SharedState) -> Result<Self, Response> {
-        let Ok(_held) = state.inflight.reserve(admin_reservation(request.headers())) else {
-            return Err(super::create::busy());
-        };
-        let timeout = state.limits.body_timeout;
-        let read = Limited::new(request.into_body(), ADMIN_BODY_MAX).collect();
-        let error = match tokio::time::timeout(timeout, read).await {
-            Ok(Ok(collected)) => return Ok(Self(collected.to_bytes())),
-            Err(_) => ApiError::timeout(timeout.as_secs()),
-            Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => body_too_large(),
-            Ok(Err(e)) => ApiError::bad_request(format!("could not read the request body: {e}")),
-        };
-        Err(error.into_response())
+        let client = client_of(&request).map_err(IntoResponse::into_response)?;
+        let mut reservation = state.inflight.reservation(client);
+        let pace = state.limits.body_pace;
+        body::read_whole(request.into_body(), ADMIN_BODY_MAX, pace, &mut reservation)
+            .await
+            .map(Self)
+            .map_err(|e| e.into_answer(|_| body_too_large()))
     }
-}
-
-/// The bytes an admin body may hold: its declared length, or for a body of
-/// unknown length (or one declared too large, refused at the limit) the limit.
-fn admin_reservation(headers: &axum::http::HeaderMap) -> u64 {
-    let most = ADMIN_BODY_MAX as u64;
-    headers
-        .get(axum::http::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
-        .map_or(most, |declared| declared.min(most))
 }
 
 fn body_too_large() -> ApiError {
@@ -136,9 +123,18 @@ fn body_too_large() -> ApiError {
         "too_large",
         format!(
             "an admin request body is at most {}",
-            crate::core::units::format_size(ADMIN_BODY_MAX as u64)
+            crate::core::units::format_size(ADMIN_BODY_MAX)
         ),
     )
+}
+
+/// The client of `request`, as the response layer decided it.
+fn client_of(request: &Request) -> Result<std::net::IpAddr, ApiError> {
+    request
+        .extensions()
+        .get::<Origin>()
+        .map(|origin| origin.client)
+        .ok_or_else(ApiError::internal)
 }
 
 fn no_such_tenant() -> ApiError {

@@ -2,6 +2,9 @@
 //! exchanged for the session cookie: `__Host-snip_session` over HTTPS,
 //! `snip_session` over plain HTTP) and `POST /signout`.
 //!
+//! The sign-in form is read like every request body ([`body`]): within its
+//! size limit, its pace and the in-flight bounds.
+//!
 //! A token is checked exactly as a bearer token is (its hash looked up, its
 //! expiry and tenant checked). Every attempt counts against the client's IP
 //! bucket before the check, as admin requests do, so guessing tokens here is
@@ -17,6 +20,7 @@ use axum::response::{Html, IntoResponse, Response};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::SESSION_SECS;
 use crate::core::tenant::SessionRecord;
+use crate::http::body;
 use crate::http::errors::ApiError;
 use crate::http::pipeline::auth::{self, Asked};
 use crate::http::pipeline::forwarded::Origin;
@@ -29,7 +33,7 @@ use crate::metrics::Bucket;
 const DEFAULT_NEXT: &str = "/my";
 
 /// The largest sign-in form body: a token and a path.
-const MAX_FORM_BYTES: usize = 8 * 1024;
+const MAX_FORM_BYTES: u64 = 8 * 1024;
 
 /// `GET /signin`: the form.
 pub async fn form(RawQuery(raw): RawQuery) -> Response {
@@ -47,9 +51,12 @@ pub async fn signin(
     check_form_post(&state, &origin, request.method(), request.headers())
         .map_err(IntoResponse::into_response)?;
     let secure = is_secure(&state, &origin);
-    let body = axum::body::to_bytes(request.into_body(), MAX_FORM_BYTES)
+    let mut reservation = state.inflight.reservation(origin.client);
+    let pace = state.limits.body_pace;
+    let body = body::read_whole(request.into_body(), MAX_FORM_BYTES, pace, &mut reservation)
         .await
-        .map_err(|_| ApiError::bad_request("the sign-in form is too large").into_response())?;
+        .map_err(|e| e.into_answer(|_| form_too_large()))?;
+    drop(reservation);
     let body = String::from_utf8_lossy(&body);
     let next = local_path(field(&body, "next").as_deref()).to_owned();
     if let Some(refusal) = count_attempt(&state, origin.client).await {
@@ -134,6 +141,15 @@ async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<
         Ok(_) => None,
         Err(e) => Some(store_error(e)),
     }
+}
+
+/// `413`: a sign-in form larger than [`MAX_FORM_BYTES`].
+fn form_too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        "the sign-in form is too large",
+    )
 }
 
 fn store_error(e: crate::store::StoreError) -> Response {

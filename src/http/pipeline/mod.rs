@@ -7,10 +7,11 @@
 //! proxies) and, on the way out, renders errors, adds the security headers and
 //! records the request ([`observe`]). Around the paste routes, [`auth`]
 //! establishes the [`caller`] and counts the request against its bucket
-//! ([`ratelimit`]).
+//! ([`ratelimit`]); every per-client limit groups clients by [`client_net`].
 
 pub mod auth;
 pub mod caller;
+pub mod client_net;
 pub mod finish;
 pub mod forwarded;
 pub mod hot;

@@ -21,6 +21,7 @@ use governor::state::keyed::DefaultKeyedStateStore;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 
+use super::client_net::client_net;
 use crate::core::tenant::Rate;
 use crate::idle::Doorbell;
 use crate::store::{GcraOutcome, RateStore, Store, StoreError};
@@ -117,18 +118,9 @@ impl RateLimits {
         self
     }
 
-    /// The key of `ip`'s bucket: an IPv4 address (IPv4-mapped IPv6 ones
-    /// included) as it is, an IPv6 address cut to its network.
+    /// The key of `ip`'s bucket: its client network.
     fn bucket_of(&self, ip: IpAddr) -> IpAddr {
-        match ip.to_canonical() {
-            IpAddr::V6(v6) => {
-                let mask = u128::MAX
-                    .checked_shl(128 - u32::from(self.ipv6_prefix))
-                    .unwrap_or(0);
-                IpAddr::V6((u128::from(v6) & mask).into())
-            }
-            v4 => v4,
-        }
+        client_net(ip, self.ipv6_prefix)
     }
 
     /// Keeps every bucket in `store` instead of in process, if it shares

@@ -11,11 +11,21 @@ use super::server::Server;
 
 /// An HTTP client that never follows redirects, so tests see exactly what was sent.
 pub fn client() -> reqwest::Client {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
+    client_builder().build().unwrap()
+}
+
+/// A [`client`] whose connections come from the loopback address `local`
+/// (any 127.0.0.0/8 address is loopback on Linux): another client to the server.
+pub fn client_from(local: &str) -> reqwest::Client {
+    client_builder()
+        .local_address(local.parse::<std::net::IpAddr>().unwrap())
         .build()
         .unwrap()
+}
+
+fn client_builder() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none())
 }
 
 /// Sends a request and panics if no answer arrives (a test cannot go on without one).
@@ -203,4 +213,25 @@ where
             return (status, body[..length].to_owned());
         }
     }
+}
+
+/// Reads until the server closes the connection (or `limit` passes);
+/// returns what arrived, `None` if the connection was still open.
+pub async fn read_until_closed<S>(stream: &mut S, limit: Duration) -> Option<Vec<u8>>
+where
+    S: tokio::io::AsyncRead + Unpin,
+{
+    use tokio::io::AsyncReadExt;
+    let mut received = Vec::new();
+    let closed = tokio::time::timeout(limit, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    closed.ok().map(|()| received)
 }

@@ -15,16 +15,18 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use self::options::{CreateOptions, resolve_ttl};
-use self::upload::Upload;
+use self::upload::{Upload, UploadError};
 use crate::core::api::{Created, DELETE_TOKEN_HEADER};
 use crate::core::envelope;
 use crate::core::paste::{self, KeyCheck, PasteMeta, Visibility};
 use crate::core::random::OsRandom;
+use crate::http::body;
 use crate::http::errors::ApiError;
+use crate::http::inflight::Reservation;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts};
-use crate::http::state::{Busy, SharedState};
+use crate::http::state::SharedState;
 use crate::store::{NewBody, PutLimits};
 
 pub use self::form::form;
@@ -63,16 +65,14 @@ pub async fn answer_create(
     body: Body,
 ) -> Response {
     if let Err(error) = caller.check_can_write(state.auth.anonymous) {
-        return closing(error);
+        return body::closing(error);
     }
     let limit = paste_limit(state, caller);
-    // Held until the paste is stored: its bytes are in memory until then.
-    let Ok(_held) = state.inflight.reserve(upload::reservation(headers, limit)) else {
-        return busy();
-    };
-    let upload = match read_upload(state, query, headers, body, limit).await {
+    // Holds the body's bytes as they arrive, until the paste is stored.
+    let mut reservation = state.inflight.reservation(origin.client);
+    let upload = match read_upload(state, query, headers, body, limit, &mut reservation).await {
         Ok(upload) => upload,
-        Err(error) => return closing(error),
+        Err(error) => return error.into_answer(),
     };
     match store_paste(state, caller, upload).await {
         Ok((meta, token)) => {
@@ -81,19 +81,6 @@ pub async fn answer_create(
         }
         Err(error) => error.into_response(),
     }
-}
-
-/// An error answered before the request body was read to its end: the client
-/// may still be sending it, so the connection cannot carry another request.
-/// hyper then drains the rest or closes the connection, depending on timing;
-/// without `Connection: close` a client would reuse the connection and its
-/// next request could fail with a connection error instead of an answer.
-fn closing(error: ApiError) -> Response {
-    let mut response = error.into_response();
-    response
-        .headers_mut()
-        .insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
 }
 
 /// The largest paste `caller` may create.
@@ -113,25 +100,12 @@ async fn read_upload(
     headers: &HeaderMap,
     body: Body,
     limit: u64,
-) -> Result<Upload, ApiError> {
+    reservation: &mut Reservation<'_>,
+) -> Result<Upload, UploadError> {
     let options = CreateOptions::from_query(query)?;
-    upload::read(options, headers, body, limit, state.limits.body_timeout).await
+    let pace = state.limits.body_pace;
+    upload::read(options, headers, body, limit, pace, reservation).await
 }
-
-/// `503` with `Retry-After`: too many bytes of uploads are arriving at once.
-/// The body is not read, so the connection closes after the answer.
-pub(super) fn busy() -> Response {
-    let error = ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "busy", Busy.to_string());
-    let mut response = closing(error);
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from(BUSY_RETRY_SECS));
-    response
-}
-
-/// When a client refused as [`Busy`] may try again: uploads in flight are
-/// usually done within seconds.
-const BUSY_RETRY_SECS: u64 = 1;
 
 async fn store_paste(
     state: &SharedState,

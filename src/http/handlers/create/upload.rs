@@ -1,16 +1,18 @@
 //! Reading a new paste's body: raw, or a `multipart/form-data` form whose
-//! fields add options, within the size limit and the body timeout. Memory
-//! stays bounded: a body is refused as soon as it passes the limit.
-
-use std::time::Duration;
+//! fields add options, within the size limit and the body's pace
+//! ([`crate::http::body`]). Memory stays bounded: a body is refused as soon
+//! as it passes the limit, or its client's share of the bytes in flight.
 
 use axum::body::Body;
 use axum::http::{HeaderMap, header};
+use axum::response::Response;
 use bytes::Bytes;
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use futures_util::Stream;
 
 use super::options::{CreateOptions, non_empty, validate_name};
+use crate::http::body::{self, BodyError, Pace};
 use crate::http::errors::ApiError;
+use crate::http::inflight::Reservation;
 
 /// What a paste's body and form fields came to.
 pub struct Upload {
@@ -41,16 +43,45 @@ impl Upload {
     }
 }
 
+/// Why an upload was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    /// The request or its form is unacceptable.
+    #[error("{}", .0.message)]
+    Request(ApiError),
+    /// The body did not arrive whole (too large, too slow, no room).
+    #[error(transparent)]
+    Body(#[from] BodyError),
+}
+
+impl From<ApiError> for UploadError {
+    fn from(error: ApiError) -> Self {
+        Self::Request(error)
+    }
+}
+
+impl UploadError {
+    /// The answer; it closes the connection, as the body may be unread.
+    pub fn into_answer(self) -> Response {
+        match self {
+            Self::Request(error) => body::closing(error),
+            Self::Body(error) => error.into_answer(ApiError::too_large),
+        }
+    }
+}
+
 /// Reads the paste from `body` (raw, or the form's `file`/`content` part,
 /// whose other fields add to `options`), refusing it beyond `limit` bytes or
-/// when it takes longer than `timeout` to arrive.
+/// when it does not keep `pace`. Its bytes are held in `reservation` as
+/// they arrive.
 pub async fn read(
     options: CreateOptions,
     headers: &HeaderMap,
     body: Body,
     limit: u64,
-    timeout: Duration,
-) -> Result<Upload, ApiError> {
+    pace: Pace,
+    reservation: &mut Reservation<'_>,
+) -> Result<Upload, UploadError> {
     check_encoding(headers)?;
     let boundary = multipart_boundary(headers)?;
     let allowed = match boundary {
@@ -58,25 +89,26 @@ pub async fn read(
         None => limit,
     };
     if let Some(length) = content_length(headers).filter(|&length| length > allowed) {
-        linger(body, length, timeout).await;
-        return Err(ApiError::too_large(limit));
+        linger(body, length, pace).await;
+        return Err(ApiError::too_large(limit).into());
     }
     let upload = match boundary {
         Some(boundary) => {
-            with_timeout(timeout, read_multipart(body, boundary, options, limit)).await?
+            let chunks = body::chunks(body, pace, Some(reservation));
+            read_multipart(chunks, boundary, options, limit).await?
         }
         None => Upload {
             options,
-            body: with_timeout(timeout, read_raw(body, limit)).await?,
+            body: body::read_whole(body, limit, pace, reservation).await?,
             declared_type: None,
         },
     };
     let upload = upload.into_short_link()?;
     if upload.body.is_empty() {
-        return Err(ApiError::bad_request("the paste is empty"));
+        return Err(ApiError::bad_request("the paste is empty").into());
     }
     if upload.body.len() as u64 > limit {
-        return Err(ApiError::too_large(limit));
+        return Err(ApiError::too_large(limit).into());
     }
     Ok(upload)
 }
@@ -84,33 +116,20 @@ pub async fn read(
 /// The largest refused body read and thrown away before the 413 (see [`linger`]).
 const LINGER_BYTES: u64 = 64 * 1024 * 1024;
 
-/// Reads and discards a refused body of `length` bytes, within `timeout`,
-/// before the answer is sent (a lingering close, as nginx does). Closing a
-/// socket with unread bytes makes the kernel reset the connection, and a client
-/// still sending then sees a broken pipe instead of the 413. A body larger than
-/// [`LINGER_BYTES`] is not worth the bandwidth: the connection is closed at once.
-async fn linger(mut body: Body, length: u64, timeout: Duration) {
-    if length > LINGER_BYTES {
-        return;
+/// Reads and discards a refused body of `length` bytes while it keeps
+/// `pace`, before the answer is sent (a lingering close, as nginx does).
+/// Closing a socket with unread bytes makes the kernel reset the connection,
+/// and a client still sending then sees a broken pipe instead of the 413. A
+/// body larger than [`LINGER_BYTES`] is not worth the bandwidth: the
+/// connection is closed at once.
+async fn linger(body: Body, length: u64, pace: Pace) {
+    if length <= LINGER_BYTES {
+        body::discard(body, pace).await;
     }
-    let drain = async { while let Some(Ok(_)) = body.frame().await {} };
-    let _ = tokio::time::timeout(timeout, drain).await;
 }
 
 /// Room for multipart boundaries and headers on top of the paste size limit.
 const MULTIPART_OVERHEAD: u64 = 64 * 1024;
-
-/// The bytes an upload may hold in memory, to reserve before reading it: its
-/// declared length, or for a body of unknown length all the limit allows.
-/// A body declared too large holds nothing: it is refused unread.
-pub fn reservation(headers: &HeaderMap, limit: u64) -> u64 {
-    let most = limit.saturating_add(MULTIPART_OVERHEAD);
-    match content_length(headers) {
-        Some(length) if length > most => 0,
-        Some(length) => length,
-        None => most,
-    }
-}
 
 fn content_length(headers: &HeaderMap) -> Option<u64> {
     headers
@@ -163,42 +182,18 @@ fn multipart_boundary(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
-async fn with_timeout<T>(
-    limit: Duration,
-    work: impl Future<Output = Result<T, ApiError>>,
-) -> Result<T, ApiError> {
-    tokio::time::timeout(limit, work)
-        .await
-        .unwrap_or_else(|_| Err(ApiError::timeout(limit.as_secs())))
-}
-
-/// Reads a raw body, refusing it as soon as it passes `limit` (memory stays bounded).
-async fn read_raw(body: Body, limit: u64) -> Result<Bytes, ApiError> {
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
-            Err(ApiError::too_large(limit as u64))
-        }
-        Err(e) => Err(ApiError::bad_request(format!(
-            "could not read the request body: {e}"
-        ))),
-    }
-}
-
 async fn read_multipart(
-    body: Body,
+    chunks: impl Stream<Item = Result<Bytes, BodyError>> + Send,
     boundary: String,
     mut options: CreateOptions,
     limit: u64,
-) -> Result<Upload, ApiError> {
+) -> Result<Upload, UploadError> {
     let constraints = multer::Constraints::new().size_limit(
         multer::SizeLimit::new()
             .whole_stream(limit.saturating_add(MULTIPART_OVERHEAD))
             .per_field(limit),
     );
-    let mut form =
-        multer::Multipart::with_constraints(body.into_data_stream(), boundary, constraints);
+    let mut form = multer::Multipart::with_constraints(chunks, boundary, constraints);
     let mut content = None;
     let mut declared_type = None;
     while let Some(field) = form
@@ -212,7 +207,8 @@ async fn read_multipart(
                 if content.is_some() {
                     return Err(ApiError::bad_request(
                         "the form has more than one file or content part",
-                    ));
+                    )
+                    .into());
                 }
                 let file_name = field.file_name().and_then(non_empty);
                 if let Some(file_name) =
@@ -238,12 +234,16 @@ async fn read_multipart(
     })
 }
 
-fn multipart_error(e: multer::Error, limit: u64) -> ApiError {
+fn multipart_error(e: multer::Error, limit: u64) -> UploadError {
     match e {
         multer::Error::FieldSizeExceeded { .. } | multer::Error::StreamSizeExceeded { .. } => {
-            ApiError::too_large(limit)
+            ApiError::too_large(limit).into()
         }
-        other => ApiError::bad_request(format!("malformed multipart body: {other}")),
+        multer::Error::StreamReadFailed(e) => match e.downcast::<BodyError>() {
+            Ok(e) => UploadError::Body(*e),
+            Err(e) => ApiError::bad_request(format!("could not read the request body: {e}")).into(),
+        },
+        other => ApiError::bad_request(format!("malformed multipart body: {other}")).into(),
     }
 }
 
@@ -253,11 +253,13 @@ fn multipart_error(e: multer::Error, limit: u64) -> ApiError {
 #[cfg(test)]
 mod fuzz {
     use std::sync::LazyLock;
+    use std::time::Duration;
 
     use axum::http::HeaderValue;
     use proptest::prelude::*;
 
     use super::*;
+    use crate::http::inflight::InflightBytes;
 
     static RUNTIME: LazyLock<tokio::runtime::Runtime> = LazyLock::new(|| {
         tokio::runtime::Builder::new_current_thread()
@@ -268,6 +270,13 @@ mod fuzz {
 
     /// The size limit of the tests' uploads.
     const LIMIT: u64 = 4096;
+
+    /// A pace every body in memory keeps.
+    const PACE: Pace = Pace {
+        whole: Duration::from_secs(5),
+        first_byte: Duration::from_secs(5),
+        min_rate: 0,
+    };
 
     /// A multipart body built from pieces that make parts, broken parts
     /// and stray bytes.
@@ -302,16 +311,22 @@ mod fuzz {
             if let Ok(value) = HeaderValue::from_str(&content_type) {
                 headers.insert(header::CONTENT_TYPE, value);
             }
+            let inflight = InflightBytes::new(u64::MAX, u64::MAX, 64);
+            let mut reservation = inflight.reservation([127, 0, 0, 1].into());
             let read = RUNTIME.block_on(read(
                 CreateOptions::default(),
                 &headers,
                 Body::from(body),
                 LIMIT,
-                Duration::from_secs(5),
+                PACE,
+                &mut reservation,
             ));
             match read {
                 Ok(upload) => prop_assert!(upload.body.len() as u64 <= LIMIT),
-                Err(e) => prop_assert!(e.status.is_client_error(), "{}: {}", e.status, e.message),
+                Err(e) => {
+                    let status = e.into_answer().status();
+                    prop_assert!(status.is_client_error(), "{status}");
+                }
             }
         }
     }
