@@ -44,12 +44,13 @@ use super::{
     SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
-use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime, paste};
 use crate::metrics::CacheStats;
 use crate::store::codec::NewBody;
 
 mod accounts;
+mod authority;
 mod batch;
 mod cache;
 mod errors;
@@ -249,8 +250,12 @@ impl Store for PostgresStore {
         self.usage_of(owner).await
     }
 
-    async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
-        self.delete_paste(id).await
+    async fn delete(
+        &self,
+        id: &PasteId,
+        authority: Option<&Authority>,
+    ) -> Result<bool, StoreError> {
+        self.delete_paste(id, authority).await
     }
 
     async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {

@@ -10,6 +10,7 @@ async fn owner_quota_is_atomic() {
     let store = Arc::new(open(tmp.path()));
     let limits = PutLimits {
         owner_max_bytes: Some(1000),
+        authority: None,
     };
     let tasks: Vec<_> = (0..64)
         .map(|_| {
@@ -44,7 +45,7 @@ async fn owner_quota_is_atomic() {
             pastes: 10
         }
     );
-    assert!(store.delete(&id(&stored[0])).await.unwrap());
+    assert!(store.delete(&id(&stored[0]), None).await.unwrap());
     assert_eq!(store.owner_usage("a").await.unwrap().bytes, 900);
     store.close().await.unwrap();
     drop(store);
@@ -138,7 +139,10 @@ async fn no_paste_outlives_its_owner() {
             PutLimits::default(),
         )
         .await;
-    assert!(matches!(refused, Err(StoreError::OwnerGone)), "{refused:?}");
+    assert!(
+        matches!(refused, Err(StoreError::AuthorityGone)),
+        "{refused:?}"
+    );
     assert_eq!(store.stored_pastes(), 0);
     assert_eq!(store.owner_usage("b").await.unwrap(), Usage::default());
     store

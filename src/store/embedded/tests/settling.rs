@@ -68,7 +68,7 @@ async fn a_store_settles_until_a_write_gives_the_sweeper_work() {
     sweep_until_settled(&store).await;
     assert!(!woken(&store));
 
-    assert!(store.delete(&id(&kept)).await.unwrap());
+    assert!(store.delete(&id(&kept), None).await.unwrap());
     assert!(woken(&store), "a delete did not wake the sweeper");
     sweep_until_settled(&store).await;
 
