@@ -298,6 +298,39 @@ mod tests {
         }
     }
 
+    /// An authority holds while its token acts for the owner and has not
+    /// expired, and its session, if any, is the one opened with that token
+    /// and has not expired.
+    #[test]
+    fn authorities() {
+        let (_, token) = TokenRecord::generate("team", false, 0, Some(10)).unwrap();
+        let (_, session) = SessionRecord::generate(token.hash, 0).unwrap();
+        let (_, other) = TokenRecord::generate("team", false, 0, None).unwrap();
+        let bearer = Authority {
+            token_hash: token.hash,
+            session_hash: None,
+        };
+        let browser = Authority {
+            session_hash: Some(session.hash),
+            ..bearer
+        };
+        assert!(bearer.holds("team", Some(&token), None, 9));
+        assert!(!bearer.holds("team", Some(&token), None, 10), "expired");
+        assert!(
+            !bearer.holds("other", Some(&token), None, 9),
+            "another tenant"
+        );
+        assert!(!bearer.holds("team", None, None, 9), "revoked");
+        assert!(
+            !bearer.holds("team", Some(&other), None, 9),
+            "another token"
+        );
+        assert!(browser.holds("team", Some(&token), Some(&session), 9));
+        assert!(!browser.holds("team", Some(&token), None, 9), "signed out");
+        let (_, foreign) = SessionRecord::generate(other.hash, 0).unwrap();
+        assert!(!browser.holds("team", Some(&token), Some(&foreign), 9));
+    }
+
     /// Generated tokens are unique, prefixed, and their record holds only the hash.
     #[test]
     fn tokens() {
