@@ -45,7 +45,7 @@ use super::{
 };
 use crate::core::envelope::Proof;
 use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
-use crate::core::{PasteId, PasteMeta, UnixTime, paste};
+use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::metrics::CacheStats;
 use crate::store::codec::NewBody;
 
@@ -290,12 +290,11 @@ impl Store for PostgresStore {
     }
 
     async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
-        let now = paste::now();
         self.read_through(
-            self.cache.tenant(name, now),
+            self.cache.tenant(name),
             || self.cache.tenant_ticket(name),
             async { accounts::tenant(&*self.client().await?, name).await },
-            |ticket, tenant| self.cache.fill_tenant(ticket, tenant, now),
+            |ticket, tenant| self.cache.fill_tenant(ticket, tenant),
         )
         .await
     }
@@ -319,12 +318,11 @@ impl Store for PostgresStore {
     }
 
     async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
-        let now = paste::now();
         self.read_through(
-            self.cache.token(hash, now),
+            self.cache.token(hash),
             || self.cache.token_ticket(hash),
             async { accounts::token(&*self.client().await?, hash).await },
-            |ticket, record| self.cache.fill_token(ticket, record, now),
+            |ticket, record| self.cache.fill_token(ticket, record),
         )
         .await
     }
@@ -362,7 +360,7 @@ impl Store for PostgresStore {
     }
 
     fn cache_stats(&self) -> Option<CacheStats> {
-        Some(self.cache.stats(paste::now()))
+        Some(self.cache.stats())
     }
 
     fn shared_rates(&self) -> Option<&dyn RateStore> {
