@@ -376,6 +376,48 @@ async fn a_token_revoked_through_one_instance_writes_nothing_on_the_other() {
     );
 }
 
+/// With its listening backend stalled, A serves a paste deleted through B
+/// for at most 2 s after B answered the delete: every `200` A gives was
+/// asked for less than 2 s after that answer (A decided to serve it no
+/// earlier than it was asked). Needs the right to signal PostgreSQL's
+/// processes, as the tests above.
+#[tokio::test]
+async fn a_stalled_listener_serves_a_deleted_paste_at_most_two_seconds() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    let (id, token, _) = cached_while_trusted(&a, "deleted while A stalls").await;
+    let backend = listener_backend(&a).await;
+    if !send_signal(backend, "STOP") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cannot stop PostgreSQL backend {backend}: run as root or as the database's user"
+        );
+        eprintln!("skipped: cannot signal PostgreSQL backend {backend}");
+        return;
+    }
+    let _stopped = Stopped(backend);
+    delete_through(&b, &id, &token).await;
+    let answered = std::time::Instant::now();
+    let path = format!("/raw/{id}");
+    let mut last_served = None;
+    loop {
+        let asked = std::time::Instant::now();
+        match a.status(&path).await {
+            200 => last_served = Some(asked - answered),
+            404 => break,
+            other => panic!("A answered {other}"),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    eprintln!("A served the deleted paste until {last_served:?} after the delete");
+    assert!(
+        last_served.is_none_or(|after| after < std::time::Duration::from_secs(2)),
+        "served {last_served:?} after the delete"
+    );
+}
+
 /// An instance nothing reads sends its listening connection nothing: the
 /// listener stops pinging once the cache has gone unread for a while (30 s),
 /// and the next read wakes it, so that the cache is served again.

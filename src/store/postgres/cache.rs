@@ -460,10 +460,7 @@ mod tests {
         assert!(cache.take_reads());
         assert!(!cache.take_reads(), "a read counted twice");
         cache.vouch(Instant::now() + TRUST);
-        assert!(
-            cache.stats().trusted,
-            "a timely ping revives lapsed trust"
-        );
+        assert!(cache.stats().trusted, "a timely ping revives lapsed trust");
         cache.distrust();
         assert!(!cache.stats().trusted);
     }
