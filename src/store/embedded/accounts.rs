@@ -146,7 +146,7 @@ impl Accounts {
     }
 
     /// Deletes the tenant and all its tokens in one batch, unless `pastes`
-    /// (counted under the lock, see [`Self::while_tenant_exists`]) says it
+    /// (counted under the lock, see [`Self::while_authorised`]) says it
     /// still owns some.
     pub fn delete_tenant(
         &self,
