@@ -206,6 +206,44 @@ impl SessionRecord {
     }
 }
 
+/// What authorised a tenant's request: the hash of its token, and of the
+/// browser session it came through, if it did. A write made on its strength
+/// (a create, an owner's delete) is carried out only if both still exist
+/// when it commits: the store checks them in the same step as the write, so
+/// a revoked token, an ended session or a deleted tenant authorises nothing
+/// from then on, and a tenant re-created under the same name (whose tokens
+/// and sessions are all new) inherits no write begun for the old one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Authority {
+    /// SHA-256 of the token (the session's token, for a browser).
+    pub token_hash: [u8; 32],
+    /// SHA-256 of the session cookie, for a browser's request.
+    pub session_hash: Option<[u8; 32]>,
+}
+
+impl Authority {
+    /// Whether `token` and `session`, as stored now, still authorise a
+    /// write for `owner` at `now`: the token exists, acts for `owner` and
+    /// has not expired, and so does the session, opened with that token.
+    pub fn holds(
+        &self,
+        owner: &str,
+        token: Option<&TokenRecord>,
+        session: Option<&SessionRecord>,
+        now: UnixTime,
+    ) -> bool {
+        let token_holds = token
+            .is_some_and(|t| t.hash == self.token_hash && t.tenant == owner && !t.is_expired(now));
+        let session_holds = match self.session_hash {
+            None => true,
+            Some(hash) => session.is_some_and(|s| {
+                s.hash == hash && s.token_hash == self.token_hash && !s.is_expired(now)
+            }),
+        };
+        token_holds && session_holds
+    }
+}
+
 /// The public ID of a token hash.
 pub fn token_id(hash: &[u8; 32]) -> String {
     format!("tok_{}", super::hex::encode(&hash[..6]))
@@ -258,6 +296,39 @@ mod tests {
         for bad in ["", "Team", "a b", "a/b", &"x".repeat(65)] {
             assert_eq!(validate_name(bad), Err(TenantError::Name), "{bad}");
         }
+    }
+
+    /// An authority holds while its token acts for the owner and has not
+    /// expired, and its session, if any, is the one opened with that token
+    /// and has not expired.
+    #[test]
+    fn authorities() {
+        let (_, token) = TokenRecord::generate("team", false, 0, Some(10)).unwrap();
+        let (_, session) = SessionRecord::generate(token.hash, 0).unwrap();
+        let (_, other) = TokenRecord::generate("team", false, 0, None).unwrap();
+        let bearer = Authority {
+            token_hash: token.hash,
+            session_hash: None,
+        };
+        let browser = Authority {
+            session_hash: Some(session.hash),
+            ..bearer
+        };
+        assert!(bearer.holds("team", Some(&token), None, 9));
+        assert!(!bearer.holds("team", Some(&token), None, 10), "expired");
+        assert!(
+            !bearer.holds("other", Some(&token), None, 9),
+            "another tenant"
+        );
+        assert!(!bearer.holds("team", None, None, 9), "revoked");
+        assert!(
+            !bearer.holds("team", Some(&other), None, 9),
+            "another token"
+        );
+        assert!(browser.holds("team", Some(&token), Some(&session), 9));
+        assert!(!browser.holds("team", Some(&token), None, 9), "signed out");
+        let (_, foreign) = SessionRecord::generate(other.hash, 0).unwrap();
+        assert!(!browser.holds("team", Some(&token), Some(&foreign), 9));
     }
 
     /// Generated tokens are unique, prefixed, and their record holds only the hash.

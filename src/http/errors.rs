@@ -235,7 +235,9 @@ impl From<StoreError> for ApiError {
                 Self::new(StatusCode::NOT_FOUND, "no_such_tenant", "no such tenant")
             }
             // The answer a request with that token gets from now on.
-            StoreError::OwnerGone => Self::unauthorized("unknown or revoked token"),
+            StoreError::AuthorityGone => Self::unauthorized(
+                "unknown or revoked token: the token (or browser session) that authorised this request was revoked, or its tenant deleted, before it was carried out; nothing was changed",
+            ),
             e @ StoreError::TenantNotEmpty(_) => {
                 Self::new(StatusCode::CONFLICT, "tenant_not_empty", e.to_string())
             }

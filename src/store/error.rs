@@ -30,10 +30,11 @@ pub enum StoreError {
     /// The tenant does not exist.
     #[error("no such tenant")]
     NoSuchTenant,
-    /// A paste's owner was deleted before the paste was written (its
-    /// creator's token was good when the request began).
-    #[error("the paste's owner no longer exists")]
-    OwnerGone,
+    /// The token or browser session that authorised a write (an
+    /// [`Authority`](super::Authority)) was revoked, signed out or expired,
+    /// or its tenant deleted, before the write committed: nothing was written.
+    #[error("the token or session that authorised this write no longer exists")]
+    AuthorityGone,
     /// The tenant still owns pastes and cannot be deleted.
     #[error("the tenant still owns {0} pastes; delete them first")]
     TenantNotEmpty(u64),

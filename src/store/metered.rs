@@ -16,7 +16,7 @@ use super::{
     SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
-use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::metrics::{CacheStats, Metrics, StoreOp};
 
@@ -136,8 +136,14 @@ impl Store for MeteredStore {
             .await
     }
 
-    async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
-        let result = self.timed(StoreOp::Delete, self.inner.delete(id)).await;
+    async fn delete(
+        &self,
+        id: &PasteId,
+        authority: Option<&Authority>,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .timed(StoreOp::Delete, self.inner.delete(id, authority))
+            .await;
         if let Ok(true) = result {
             self.metrics.pastes.deleted.inc();
         }

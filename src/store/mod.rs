@@ -15,6 +15,7 @@ use bytes::Bytes;
 
 use crate::core::envelope::Proof;
 use crate::core::random::OsRandom;
+pub use crate::core::tenant::Authority;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::metrics::CacheStats;
@@ -121,11 +122,17 @@ pub struct SweepReport {
     pub settled: bool,
 }
 
-/// Per-request limits a `put` checks atomically with the write.
+/// Per-request conditions a `put` checks atomically with the write.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PutLimits {
     /// The owner's byte quota, if the paste has an owner with one.
     pub owner_max_bytes: Option<u64>,
+    /// What authorised a paste with an owner: it is stored only if this
+    /// still holds when it commits ([`Authority::holds`]), else the put
+    /// fails with [`StoreError::AuthorityGone`]. `None` for writes the
+    /// server makes on its own authority (a restore, a migration), which
+    /// need only the owner to exist.
+    pub authority: Option<Authority>,
 }
 
 /// Most index entries (pastes, expired and filtered-out ones included) one
@@ -244,8 +251,12 @@ pub trait Store: Send + Sync + 'static {
     /// Bytes and number of the pastes `owner` keeps.
     async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError>;
 
-    /// Deletes a paste; `false` if there was none.
-    async fn delete(&self, id: &PasteId) -> Result<bool, StoreError>;
+    /// Deletes a paste; `false` if there was none. With `authority` (an
+    /// owner's delete, without the paste's delete token) only if it still
+    /// holds for the paste's owner as the delete commits
+    /// ([`Authority::holds`]), else [`StoreError::AuthorityGone`].
+    async fn delete(&self, id: &PasteId, authority: Option<&Authority>)
+    -> Result<bool, StoreError>;
 
     /// Deletes up to `limit` pastes expired at `now`, oldest expiry first, and
     /// gives their space back.

@@ -195,7 +195,7 @@ impl Written {
     /// Removes everything written (best effort: the store may be what failed).
     async fn undo(self, store: &dyn Store) {
         for id in self.pastes.iter().rev() {
-            if let Err(e) = store.delete(id).await {
+            if let Err(e) = store.delete(id, None).await {
                 tracing::error!(error = %e, id = %id, "cannot undo a restored paste");
             }
         }

@@ -25,6 +25,7 @@ mod deb;
 mod disk_full;
 mod durability;
 mod expiry;
+mod identity;
 mod limits;
 mod multi_instance;
 mod nginx;

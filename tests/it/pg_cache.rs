@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::support::{
     Fetch, Server,
     postgres::{database_url, skip_unless_postgres},
-    tenants::{ADMIN, admin, request, tenant, try_create, update},
+    tenants::{ADMIN, admin, create_as, request, tenant, token, try_create, update},
     wait::eventually,
 };
 
@@ -316,6 +316,106 @@ async fn a_stalled_listener_stops_the_cache_and_keeps_its_connection() {
     );
     assert_eq!(a.status(&format!("/raw/{id}")).await, 404);
     deleted_through_b_is_gone_from_a(&a, &b, "cached after the stall").await;
+}
+
+/// A holds a token in its cache when its listening backend stalls and the
+/// token is revoked through B: A has not heard of it, yet every write the
+/// token authorises there is refused as it commits (a create, an owner's
+/// delete), because the database decides, not the cache; nothing changes.
+/// Needs the right to signal PostgreSQL's processes, as the test above.
+#[tokio::test]
+async fn a_token_revoked_through_one_instance_writes_nothing_on_the_other() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    tenant(&b, "team", json!({})).await;
+    let (token_id, secret) = token(&b, "team", json!({})).await;
+    let kept = create_as(&b, Some(&secret), "kept", "visibility=private").await;
+    let listing = || request(&a, Method::GET, "/api/pastes", Some(&secret)).fetch();
+    let cached = eventually(|| async {
+        assert_eq!(listing().await.status(), 200);
+        metric(&a, &entries("token")).await == 1.0 && metric(&a, TRUSTED).await == 1.0
+    })
+    .await;
+    assert!(cached, "the token was never cached:\n{}", a.log_text());
+    let backend = listener_backend(&a).await;
+    if !send_signal(backend, "STOP") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cannot stop PostgreSQL backend {backend}: run as root or as the database's user"
+        );
+        eprintln!("skipped: cannot signal PostgreSQL backend {backend}");
+        return;
+    }
+    let stopped = Stopped(backend);
+    let path = format!("/api/admin/tokens/{token_id}");
+    let (status, answer) = admin(&b, Method::DELETE, &path, None).await;
+    assert_eq!(status, 204, "{answer}");
+    let (status, answer) = try_create(&a, Some(&secret), "after the revocation", "").await;
+    assert_eq!(status, 401, "{answer}");
+    let delete = request(&a, Method::DELETE, &format!("/{kept}"), Some(&secret))
+        .fetch()
+        .await;
+    assert_eq!(delete.status(), 401);
+    drop(stopped);
+    let (_, owner) = token(&b, "team", json!({})).await;
+    let read = request(&b, Method::GET, &format!("/raw/{kept}"), Some(&owner))
+        .fetch()
+        .await;
+    assert_eq!(read.status(), 200, "the revoked token deleted the paste");
+    let listed = request(&b, Method::GET, "/api/pastes", Some(&owner))
+        .fetch()
+        .await;
+    let listed: serde_json::Value = listed.json().await.unwrap();
+    assert_eq!(
+        listed["pastes"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
+}
+
+/// With its listening backend stalled, A serves a paste deleted through B
+/// for at most 2 s after B answered the delete: every `200` A gives was
+/// asked for less than 2 s after that answer (A decided to serve it no
+/// earlier than it was asked). Needs the right to signal PostgreSQL's
+/// processes, as the tests above.
+#[tokio::test]
+async fn a_stalled_listener_serves_a_deleted_paste_at_most_two_seconds() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    let (id, token, _) = cached_while_trusted(&a, "deleted while A stalls").await;
+    let backend = listener_backend(&a).await;
+    if !send_signal(backend, "STOP") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "cannot stop PostgreSQL backend {backend}: run as root or as the database's user"
+        );
+        eprintln!("skipped: cannot signal PostgreSQL backend {backend}");
+        return;
+    }
+    let _stopped = Stopped(backend);
+    delete_through(&b, &id, &token).await;
+    let answered = std::time::Instant::now();
+    let path = format!("/raw/{id}");
+    let mut last_served = None;
+    loop {
+        let asked = std::time::Instant::now();
+        match a.status(&path).await {
+            200 => last_served = Some(asked - answered),
+            404 => break,
+            other => panic!("A answered {other}"),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    eprintln!("A served the deleted paste until {last_served:?} after the delete");
+    assert!(
+        last_served.is_none_or(|after| after < std::time::Duration::from_secs(2)),
+        "served {last_served:?} after the delete"
+    );
 }
 
 /// An instance nothing reads sends its listening connection nothing: the

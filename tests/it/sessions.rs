@@ -7,7 +7,8 @@ use reqwest::{Method, RequestBuilder, Response};
 use serde_json::json;
 
 use crate::support::postgres::skip_unless_postgres;
-use crate::support::tenants::{ADMIN, admin, start, tenant, token};
+use crate::support::slow::SlowCreate;
+use crate::support::tenants::{ADMIN, admin, ids, list, start, tenant, token};
 use crate::support::tls::{TestCa, https_client, write_pair};
 use crate::support::{Fetch, Server};
 
@@ -544,4 +545,51 @@ async fn read_only_sessions_list_but_do_not_create() {
         .fetch()
         .await;
     assert_eq!(create.status(), 403);
+}
+
+/// Begins a private create through the form as the signed-in browser,
+/// paused after the first bytes of its body.
+async fn begin_form_create(server: &Server, cookie: &str) -> SlowCreate {
+    let boundary = "snip-slow-boundary";
+    let body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"content\"\r\n\r\n\
+         sent after the session ended\r\n--{boundary}\r\nContent-Disposition: form-data; \
+         name=\"visibility\"\r\n\r\nprivate\r\n--{boundary}--\r\n"
+    );
+    let headers = format!(
+        "Cookie: snip_session={cookie}\r\nOrigin: {}\r\nSec-Fetch-Site: same-origin\r\n\
+         Content-Type: multipart/form-data; boundary={boundary}\r\n",
+        server.url
+    );
+    SlowCreate::begin(server, "/", &headers, body.as_bytes()).await
+}
+
+/// A browser's create whose session ends while its body is on its way is
+/// refused and stores nothing: once with its tenant deleted and re-created
+/// under the same name (which then lists nothing), once signed out while
+/// its token stays good (which lists nothing).
+#[tokio::test]
+async fn a_browser_create_is_not_stored_once_its_session_ended() {
+    let server = start(&[]);
+    let old = tenant(&server, "hana", json!({})).await;
+    let cookie = signin(&server, &old).await;
+    let create = begin_form_create(&server, &cookie).await;
+    let (code, answer) = admin(&server, Method::DELETE, "/api/admin/tenants/hana", None).await;
+    assert_eq!(code, 204, "{answer}");
+    let new = tenant(&server, "hana", json!({})).await;
+    let (status, answer) = create.finish().await;
+    assert_eq!(status, 401, "{answer}");
+    assert!(answer.contains("nothing was changed"), "{answer}");
+    assert!(ids(&list(&server, &new, "").await).is_empty());
+
+    let cookie = signin(&server, &new).await;
+    let create = begin_form_create(&server, &cookie).await;
+    let out = same_origin(&server, Method::POST, "/signout", &cookie)
+        .fetch()
+        .await;
+    assert_eq!(out.status(), 303);
+    let (status, answer) = create.finish().await;
+    assert_eq!(status, 401, "{answer}");
+    assert!(answer.contains("nothing was changed"), "{answer}");
+    assert!(ids(&list(&server, &new, "").await).is_empty());
 }

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use crate::support::{
     Fetch, Server, client,
+    slow::SlowCreate,
     tenants::{
         ADMIN, admin, create_as, create_status, ids, list, request, start, status, tenant, token,
         try_create, update,
@@ -633,40 +634,19 @@ async fn oversized_burst_rate_and_paste_limit_are_refused() {
 /// tenant re-created under the same name finds no paste.
 #[tokio::test]
 async fn a_paste_cannot_outlive_its_tenant() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = start(&[]);
     let token = tenant(&server, "leaving", json!({})).await;
-    let body = "written after the delete";
-    let mut stream = tokio::net::TcpStream::connect(server.url.trim_start_matches("http://"))
-        .await
-        .unwrap();
-    let head = format!(
-        "POST /?visibility=private HTTP/1.1\r\nHost: snip\r\nAuthorization: Bearer {token}\r\n\
-         Accept: application/json\r\nContent-Length: {}\r\nExpect: 100-continue\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
-    // hyper sends `100 Continue` when the handler first reads the body: by
-    // then the token has been checked.
-    let mut interim = Vec::new();
-    while !interim.ends_with(b"\r\n\r\n") {
-        let mut byte = [0u8; 1];
-        assert_eq!(
-            stream.read(&mut byte).await.unwrap(),
-            1,
-            "connection closed"
-        );
-        interim.push(byte[0]);
-    }
-    assert!(
-        interim.starts_with(b"HTTP/1.1 100"),
-        "{}",
-        String::from_utf8_lossy(&interim)
-    );
+    let auth = format!("Authorization: Bearer {token}\r\n");
+    let create = SlowCreate::begin(
+        &server,
+        "/?visibility=private",
+        &auth,
+        b"written after the delete",
+    )
+    .await;
     let (code, answer) = admin(&server, Method::DELETE, "/api/admin/tenants/leaving", None).await;
     assert_eq!(code, 204, "{answer}");
-    stream.write_all(body.as_bytes()).await.unwrap();
-    let (status, answer) = crate::support::http::read_response(&mut stream).await;
+    let (status, answer) = create.finish().await;
     assert_eq!(status, 401, "{answer}");
     assert!(answer.contains("unknown or revoked token"), "{answer}");
 

@@ -24,17 +24,22 @@ pub async fn delete(
         .get(DELETE_TOKEN_HEADER)
         .and_then(|v| v.to_str().ok());
     let owner = caller.owns(meta.owner.as_deref());
-    match token {
-        Some(token) if meta.delete_token_matches(token.trim()) => {}
+    // The delete token is authority enough; an owner's token (or session)
+    // must still hold as the delete commits.
+    let authority = match token {
+        Some(token) if meta.delete_token_matches(token.trim()) => None,
         Some(_) => return Err(ApiError::forbidden("wrong delete token for this paste")),
-        None if owner => caller.check_can_write(state.auth.anonymous)?,
+        None if owner => {
+            caller.check_can_write(state.auth.anonymous)?;
+            caller.authority()
+        }
         None => {
             return Err(ApiError::forbidden(
                 "deleting needs the paste's delete token in the X-Delete-Token header",
             ));
         }
-    }
-    if state.store.delete(&id).await? {
+    };
+    if state.store.delete(&id, authority).await? {
         Ok(StatusCode::NO_CONTENT)
     } else {
         // Burned or swept between our check and the delete: it is gone either way.

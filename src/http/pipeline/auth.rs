@@ -36,7 +36,7 @@ use super::caller::{AnonymousPolicy, Caller};
 use super::forwarded;
 use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
-use crate::core::tenant::Tenant;
+use crate::core::tenant::{Authority, Tenant};
 use crate::http::errors::ApiError;
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;
@@ -390,7 +390,7 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 
 async fn caller(state: &SharedState, asked: &Asked<'_>) -> Result<Caller, ApiError> {
     if let Some(token) = bearer(asked.headers)? {
-        return token_caller(state, &hash_token(token)).await;
+        return token_caller(state, &hash_token(token), None).await;
     }
     let Some(session) = session_cookie(asked.headers, asked.secure()) else {
         return Ok(Caller::Anonymous);
@@ -400,8 +400,12 @@ async fn caller(state: &SharedState, asked: &Asked<'_>) -> Result<Caller, ApiErr
 }
 
 /// The tenant behind the token whose hash is `hash`, as every bearer request
-/// and every session resolves it.
-async fn token_caller(state: &SharedState, hash: &[u8; 32]) -> Result<Caller, ApiError> {
+/// and every session (whose hash is `session`) resolves it.
+async fn token_caller(
+    state: &SharedState,
+    hash: &[u8; 32],
+    session: Option<[u8; 32]>,
+) -> Result<Caller, ApiError> {
     let record = state
         .store
         .token(hash)
@@ -419,6 +423,10 @@ async fn token_caller(state: &SharedState, hash: &[u8; 32]) -> Result<Caller, Ap
         tenant,
         token_id: record.id,
         read_only: record.read_only,
+        authority: Authority {
+            token_hash: record.hash,
+            session_hash: session,
+        },
     })
 }
 
@@ -510,7 +518,7 @@ async fn session_caller(state: &SharedState, session: &str) -> Result<Caller, Ap
         .await?
         .filter(|record| !record.is_expired(paste::now()))
         .ok_or_else(|| ApiError::unauthorized(SESSION_ENDED))?;
-    token_caller(state, &record.token_hash)
+    token_caller(state, &record.token_hash, Some(record.hash))
         .await
         .map_err(|e| match e.status {
             StatusCode::UNAUTHORIZED => ApiError::unauthorized(SESSION_ENDED),

@@ -3,7 +3,7 @@
 //! pipeline establishes the caller ([`super::auth`]); handlers ask it.
 
 use super::forwarded::ProxyConfig;
-use crate::core::tenant::Tenant;
+use crate::core::tenant::{Authority, Tenant};
 use crate::http::errors::ApiError;
 
 /// What anonymous (token-less) clients may do.
@@ -42,6 +42,9 @@ pub enum Caller {
         token_id: String,
         /// Whether the token may only read.
         read_only: bool,
+        /// The token and session that authorised the request: the store
+        /// checks that they still hold when a write commits.
+        authority: Authority,
     },
 }
 
@@ -51,6 +54,14 @@ impl Caller {
         match self {
             Self::Anonymous => None,
             Self::Tenant { tenant, .. } => Some(&tenant.name),
+        }
+    }
+
+    /// What authorised a tenant's request (`None` for anonymous callers).
+    pub fn authority(&self) -> Option<&Authority> {
+        match self {
+            Self::Anonymous => None,
+            Self::Tenant { authority, .. } => Some(authority),
         }
     }
 

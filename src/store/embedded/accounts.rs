@@ -8,6 +8,12 @@
 //!
 //! Sessions (`sessions`: cookie hash → JSON) may be many and are read only by
 //! browser requests, so they are read from their keyspace, not kept in memory.
+//!
+//! A write made for a tenant is checked against what authorised it (its
+//! token and session, [`Authority`]) under the read lock that every change
+//! here (revocation, tenant delete, sign-out) takes for writing; a commit
+//! holds that lock ([`Held`]) from its check until its batch is in, so an
+//! authority holds at commit.
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -18,7 +24,8 @@ use serde::de::DeserializeOwned;
 
 use super::super::StoreError;
 use crate::core::UnixTime;
-use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
+use crate::core::paste;
+use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
 
 /// The in-memory, write-through view of tenants and tokens.
 pub struct Accounts {
@@ -113,23 +120,33 @@ impl Accounts {
     }
 
     /// Runs `reserve` (a new paste's reservation of its owner's quota) only
-    /// if `owner` exists, under the lock [`Self::delete_tenant`] takes. So
-    /// either the reservation comes first and the delete sees a paste, or the
-    /// delete does and the paste is refused: none outlives its owner.
-    pub fn while_tenant_exists(
+    /// if `owner` exists and `authority`, if any, still holds for it, under
+    /// the lock [`Self::delete_tenant`] takes. So either the reservation
+    /// comes first and the delete sees a paste, or the delete does and the
+    /// paste is refused: none outlives its owner.
+    pub fn while_authorised(
         &self,
         owner: &str,
+        authority: Option<&Authority>,
         reserve: impl FnOnce() -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let state = self.read();
-        if !state.tenants.contains_key(owner) {
-            return Err(StoreError::OwnerGone);
-        }
+        self.hold().check(owner, authority)?;
         reserve()
     }
 
+    /// The accounts as they are, held so: no revocation, sign-out or tenant
+    /// delete passes until it is dropped. A commit holds it from its check
+    /// of each write's [`Authority`] until the write is in, so the check
+    /// holds at commit.
+    pub fn hold(&self) -> Held<'_> {
+        Held {
+            accounts: self,
+            state: self.read(),
+        }
+    }
+
     /// Deletes the tenant and all its tokens in one batch, unless `pastes`
-    /// (counted under the lock, see [`Self::while_tenant_exists`]) says it
+    /// (counted under the lock, see [`Self::while_authorised`]) says it
     /// still owns some.
     pub fn delete_tenant(
         &self,
@@ -200,7 +217,13 @@ impl Accounts {
         all
     }
 
+    /// Stores a session of a token that exists (a token revoked meanwhile
+    /// refuses it, as [`StoreError::NoSuchTenant`]).
     pub fn create_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
+        let state = self.write();
+        if !state.tokens.contains_key(&record.token_hash) {
+            return Err(StoreError::NoSuchTenant);
+        }
         self.sessions_ks
             .insert(record.hash.as_slice(), encode(record)?)?;
         Ok(())
@@ -245,11 +268,43 @@ impl Accounts {
         Ok(dead.len())
     }
 
+    /// Deletes a session under the lock a commit [`Held`], so a write
+    /// checked against the session commits before the sign-out or not at all.
     pub fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
+        let _state = self.write();
         if self.sessions_ks.get(hash.as_slice())?.is_none() {
             return Ok(false);
         }
         self.sessions_ks.remove(hash.as_slice())?;
         Ok(true)
+    }
+}
+
+/// The accounts held still by a commit ([`Accounts::hold`]).
+pub struct Held<'a> {
+    accounts: &'a Accounts,
+    state: std::sync::RwLockReadGuard<'a, State>,
+}
+
+impl Held<'_> {
+    /// Refuses ([`StoreError::AuthorityGone`]) a write for `owner` unless
+    /// the tenant exists and `authority`, if any, still holds for it.
+    pub fn check(&self, owner: &str, authority: Option<&Authority>) -> Result<(), StoreError> {
+        if !self.state.tenants.contains_key(owner) {
+            return Err(StoreError::AuthorityGone);
+        }
+        let Some(authority) = authority else {
+            return Ok(());
+        };
+        let session = match &authority.session_hash {
+            Some(hash) => self.accounts.session(hash)?,
+            None => None,
+        };
+        let token = self.state.tokens.get(&authority.token_hash);
+        if authority.holds(owner, token, session.as_ref(), paste::now()) {
+            Ok(())
+        } else {
+            Err(StoreError::AuthorityGone)
+        }
     }
 }

@@ -12,6 +12,7 @@ use super::counters::Change;
 use super::keys::{MetaKey, expiry_key, owner_key};
 use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
+use crate::core::tenant::Authority;
 use crate::store::codec::{NewBody, Stored};
 use crate::store::{Encoding, PutLimits, StoreError, create_with_free_id};
 
@@ -23,6 +24,8 @@ pub(super) struct Staged {
     encoded: Vec<u8>,
     /// The body as it is to be stored; `None` when it is in its file.
     body: Option<Stored>,
+    /// What authorised it, checked again as it commits.
+    authority: Option<Authority>,
 }
 
 impl Inner {
@@ -37,9 +40,12 @@ impl Inner {
     ) -> Result<Staged, StoreError> {
         let reserved = meta_codec::encode(&meta).and_then(|encoded| {
             match &meta.owner {
-                Some(owner) => self
-                    .accounts
-                    .while_tenant_exists(owner, || self.reserve(&meta, limits))?,
+                Some(owner) => {
+                    self.accounts
+                        .while_authorised(owner, limits.authority.as_ref(), || {
+                            self.reserve(&meta, limits)
+                        })?
+                }
                 None => self.reserve(&meta, limits)?,
             }
             Ok(encoded)
@@ -50,6 +56,7 @@ impl Inner {
                 number,
                 encoded,
                 body,
+                authority: limits.authority,
             }),
             Err(e) => {
                 if body.is_none() {
@@ -96,8 +103,21 @@ impl Inner {
 impl Commit<Staged> for Inner {
     fn commit(&self, group: Vec<Staged>) -> Vec<Outcome> {
         self.wait_for_flush();
+        // Held until the batch is in: no revocation, sign-out or tenant
+        // delete passes between a paste's check and its commit.
+        let held = group
+            .iter()
+            .any(|staged| staged.authority.is_some())
+            .then(|| self.accounts.hold());
         let mut outcomes = Vec::with_capacity(group.len());
         for (i, staged) in group.iter().enumerate() {
+            if let (Some(held), Some(owner), Some(authority)) =
+                (&held, &staged.meta.owner, &staged.authority)
+                && let Err(gone) = held.check(owner, Some(authority))
+            {
+                outcomes.push(Err(gone));
+                continue;
+            }
             let id = staged.meta.id.as_str();
             let taken = group[..i]
                 .iter()
@@ -156,6 +176,7 @@ impl Commit<Staged> for Inner {
                     .commit(batch, &change, known)
                     .map_err(StoreError::from)
             });
+        drop(held);
         match result {
             Ok(()) => {
                 if rebuild {

@@ -52,7 +52,7 @@ use super::{
 };
 use super::{combiner, hot, lock};
 use crate::core::envelope::Proof;
-use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::idle::Activity;
 
@@ -284,8 +284,12 @@ impl Store for EmbeddedStore {
         Ok(self.inner.owner_usage(owner))
     }
 
-    async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
-        self.delete_paste(id).await
+    async fn delete(
+        &self,
+        id: &PasteId,
+        authority: Option<&Authority>,
+    ) -> Result<bool, StoreError> {
+        self.delete_paste(id, authority).await
     }
 
     async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {

@@ -10,6 +10,7 @@ use super::read::Entry;
 use super::{EmbeddedStore, Inner};
 use crate::core::envelope::Proof;
 use crate::core::paste::ProofStanding;
+use crate::core::tenant::Authority;
 use crate::core::{PasteId, UnixTime};
 use crate::store::{StoreError, Taken};
 
@@ -65,10 +66,29 @@ impl Inner {
         Ok(Taken::Paste(paste))
     }
 
-    pub(super) fn delete(&self, id: &str) -> Result<bool, StoreError> {
+    /// Removes a paste; with `authority`, only while it holds for the
+    /// paste's owner (checked and removed with the accounts held).
+    pub(super) fn delete(
+        &self,
+        id: &str,
+        authority: Option<&Authority>,
+    ) -> Result<bool, StoreError> {
         let _guard = self.lock_id(id);
         let Some(entry) = self.locate(id)? else {
             return Ok(false);
+        };
+        let _held = match authority {
+            Some(authority) => {
+                let held = self.accounts.hold();
+                let owner = entry
+                    .meta
+                    .owner
+                    .as_deref()
+                    .ok_or(StoreError::AuthorityGone)?;
+                held.check(owner, Some(authority))?;
+                Some(held)
+            }
+            None => None,
         };
         self.remove(&entry)?;
         self.wrote();
@@ -107,11 +127,18 @@ impl EmbeddedStore {
         Ok(paste)
     }
 
-    /// Removes a paste, live or expired.
-    pub(super) async fn delete_paste(&self, id: &PasteId) -> Result<bool, StoreError> {
+    /// Removes a paste, live or expired (with `authority`, as [`Inner::delete`]).
+    pub(super) async fn delete_paste(
+        &self,
+        id: &PasteId,
+        authority: Option<&Authority>,
+    ) -> Result<bool, StoreError> {
         // On a blocking thread, as `take_paste`.
         let id = id.as_str().to_owned();
-        let deleted = self.blocking(move |inner| inner.delete(&id)).await?;
+        let authority = authority.copied();
+        let deleted = self
+            .blocking(move |inner| inner.delete(&id, authority.as_ref()))
+            .await?;
         if deleted {
             self.durable().await?;
         }

@@ -14,12 +14,18 @@
 //!   before its database read, and its result is kept only if the
 //!   generation is unchanged, checked and inserted under the stripe's lock,
 //!   under which every eviction bumps it.
-//! - Entries are served only while the listener vouches for them: until a
-//!   time each successful ping of its connection moves on (`trusted_until`).
-//!   A lost or silent connection withdraws that at once; a new connection
-//!   empties the cache (bumping every generation) after its `LISTEN` and
-//!   only then trusts it again, so a change made while no one listened is
-//!   never served.
+//! - Entries are served only while the listener vouches for them: until
+//!   [`TRUST`] after the moment a timely ping of its connection was sent
+//!   (`trusted_until`, in milliseconds on a monotonic clock). PostgreSQL
+//!   sends a listener the notifications of every change committed before a
+//!   query reached it ahead of that query's answer, and the listener evicts
+//!   each before it reads the next message, so a ping's answer vouches for
+//!   every change committed before the ping was sent: a change is served
+//!   at most [`TRUST`] after it committed, whatever happens to the listener
+//!   (a stall, a frozen link). A lost connection withdraws the trust at
+//!   once; a new connection empties the cache (bumping every generation)
+//!   after its `LISTEN` and only then trusts it again, so a change made
+//!   while no one listened is never served.
 //!
 //! The listener pings only while something reads the cache: every lookup
 //! notes that it read, and a listener that has found no read for a while
@@ -31,6 +37,7 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use quick_cache::sync::Cache;
 
@@ -49,10 +56,12 @@ const STRIPES: usize = 64;
 /// Most tokens and most tenants kept (each a few hundred bytes).
 const ACCOUNTS: usize = 10_000;
 
-/// How long, in seconds, a successful ping keeps the cache trusted: the
-/// listener pings every second while the cache is read, so a healthy
-/// connection never lets it lapse under reads.
-pub const TRUST_SECS: u64 = 3;
+/// How long a timely ping keeps the cache trusted, from the moment it was
+/// sent: the longest another instance may serve what a change removed
+/// after the change committed. The listener pings every second while the
+/// cache is read, so a connection that answers within a second never lets
+/// the trust lapse under reads.
+pub const TRUST: Duration = Duration::from_secs(2);
 
 /// The generation of a key's stripe, taken before a database read.
 #[derive(Debug, Clone, Copy)]
@@ -67,8 +76,10 @@ pub struct PgCache {
     tokens: Cache<[u8; 32], TokenRecord>,
     tenants: Cache<String, Tenant>,
     generations: Box<[Mutex<u64>]>,
-    /// Unix time (seconds) until which entries may be served; 0 while the
-    /// listener is not connected.
+    /// What `trusted_until` counts from.
+    clock: Instant,
+    /// Milliseconds since `clock` until which entries may be served; 0
+    /// while the listener is not connected.
     trusted_until: AtomicU64,
     /// Noted by every lookup, taken by the listener at each ping.
     reads: Activity,
@@ -103,6 +114,7 @@ impl PgCache {
             tokens: Cache::new(ACCOUNTS),
             tenants: Cache::new(ACCOUNTS),
             generations: (0..STRIPES).map(|_| Mutex::new(0)).collect(),
+            clock: Instant::now(),
             trusted_until: AtomicU64::new(0),
             reads: Activity::default(),
             invalidations: AtomicU64::new(0),
@@ -110,15 +122,22 @@ impl PgCache {
         }
     }
 
-    fn trusted(&self, now: UnixTime) -> bool {
-        now < self.trusted_until.load(Ordering::Acquire)
+    /// `at` in milliseconds since `clock`, rounded down (so a trust ends
+    /// no later than it says), and never 0, which means "not connected".
+    fn millis(&self, at: Instant) -> u64 {
+        let elapsed = at.saturating_duration_since(self.clock).as_millis();
+        u64::try_from(elapsed).unwrap_or(u64::MAX).max(1)
+    }
+
+    fn trusted(&self) -> bool {
+        self.millis(Instant::now()) < self.trusted_until.load(Ordering::Acquire)
     }
 
     /// Whether a lookup may be answered from the cache; notes the read, so
     /// that the listener keeps vouching.
-    fn serving(&self, now: UnixTime) -> bool {
+    fn serving(&self) -> bool {
         self.reads.note();
-        self.trusted(now)
+        self.trusted()
     }
 
     /// Whether anything read the cache since the last call (the listener,
@@ -134,7 +153,7 @@ impl PgCache {
 
     /// A live paste, if it is cached and the cache is trusted.
     pub fn paste(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
-        if !self.serving(now) {
+        if !self.serving() {
             return None;
         }
         self.pastes
@@ -143,13 +162,13 @@ impl PgCache {
     }
 
     /// A token record, if it is cached and the cache is trusted.
-    pub fn token(&self, hash: &[u8; 32], now: UnixTime) -> Option<TokenRecord> {
-        self.serving(now).then(|| self.tokens.get(hash)).flatten()
+    pub fn token(&self, hash: &[u8; 32]) -> Option<TokenRecord> {
+        self.serving().then(|| self.tokens.get(hash)).flatten()
     }
 
     /// A tenant, if it is cached and the cache is trusted.
-    pub fn tenant(&self, name: &str, now: UnixTime) -> Option<Tenant> {
-        self.serving(now).then(|| self.tenants.get(name)).flatten()
+    pub fn tenant(&self, name: &str) -> Option<Tenant> {
+        self.serving().then(|| self.tenants.get(name)).flatten()
     }
 
     fn ticket(&self, stripe: usize) -> Ticket {
@@ -176,28 +195,26 @@ impl PgCache {
 
     /// Runs `insert` if nothing of `ticket`'s stripe was evicted since it was
     /// taken and the cache is trusted, under the stripe's lock.
-    fn fill(&self, ticket: Ticket, now: UnixTime, insert: impl FnOnce()) {
+    fn fill(&self, ticket: Ticket, insert: impl FnOnce()) {
         let generation = lock(&self.generations[ticket.stripe]);
-        if *generation == ticket.generation && self.trusted(now) {
+        if *generation == ticket.generation && self.trusted() {
             insert();
         }
     }
 
     /// Keeps a paste read with `ticket` (not if it is a burn paste or large).
-    pub fn fill_paste(&self, ticket: Ticket, paste: &Paste, now: UnixTime) {
-        self.fill(ticket, now, || self.pastes.fill(paste));
+    pub fn fill_paste(&self, ticket: Ticket, paste: &Paste) {
+        self.fill(ticket, || self.pastes.fill(paste));
     }
 
     /// Keeps a token read with `ticket`.
-    pub fn fill_token(&self, ticket: Ticket, record: &TokenRecord, now: UnixTime) {
-        self.fill(ticket, now, || {
-            self.tokens.insert(record.hash, record.clone())
-        });
+    pub fn fill_token(&self, ticket: Ticket, record: &TokenRecord) {
+        self.fill(ticket, || self.tokens.insert(record.hash, record.clone()));
     }
 
     /// Keeps a tenant read with `ticket`.
-    pub fn fill_tenant(&self, ticket: Ticket, tenant: &Tenant, now: UnixTime) {
-        self.fill(ticket, now, || {
+    pub fn fill_tenant(&self, ticket: Ticket, tenant: &Tenant) {
+        self.fill(ticket, || {
             self.tenants.insert(tenant.name.clone(), tenant.clone());
         });
     }
@@ -261,15 +278,17 @@ impl PgCache {
 
     /// Empties the cache and trusts it until `until`: the listener listens
     /// again, so from now on every change reaches it.
-    pub fn restart(&self, until: UnixTime) {
+    pub fn restart(&self, until: Instant) {
         self.evict_all(|| self.clear());
         self.listens.fetch_add(1, Ordering::Relaxed);
-        self.trusted_until.store(until, Ordering::Release);
+        self.trusted_until
+            .store(self.millis(until), Ordering::Release);
     }
 
-    /// Extends the trust after a successful ping; never revives it once
-    /// withdrawn (only [`Self::restart`] does).
-    pub fn vouch(&self, until: UnixTime) {
+    /// Extends the trust after a timely ping, to [`TRUST`] after the ping
+    /// was sent; never revives it once withdrawn (only [`Self::restart`] does).
+    pub fn vouch(&self, until: Instant) {
+        let until = self.millis(until);
         let _ = self
             .trusted_until
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |current| {
@@ -278,7 +297,7 @@ impl PgCache {
     }
 
     /// What `/metrics` reports.
-    pub fn stats(&self, now: UnixTime) -> CacheStats {
+    pub fn stats(&self) -> CacheStats {
         CacheStats {
             pastes: self.pastes.len() as u64,
             tokens: self.tokens.len() as u64,
@@ -288,7 +307,7 @@ impl PgCache {
             // A listener waiting for a read last had a timely answer: the
             // trust lapsed for want of readers, not of a connection, and
             // the next read brings it back.
-            trusted: self.trusted(now)
+            trusted: self.trusted()
                 || (self.trusted_until.load(Ordering::Acquire) != 0 && self.reads.is_waited_on()),
         }
     }
@@ -334,8 +353,14 @@ mod tests {
 
     fn trusted_cache() -> PgCache {
         let cache = PgCache::new(1 << 20);
-        cache.restart(NOW + TRUST_SECS);
+        cache.restart(Instant::now() + TRUST);
         cache
+    }
+
+    /// Lets the trust lapse, as time passing without a timely ping would.
+    fn lapse(cache: &PgCache) {
+        let now = cache.millis(Instant::now());
+        cache.trusted_until.store(now, Ordering::Release);
     }
 
     /// A read that took its ticket before an eviction cannot fill afterwards;
@@ -347,10 +372,10 @@ mod tests {
         let p = paste(id.as_str(), false);
         let ticket = cache.paste_ticket(id.as_str());
         cache.invalidate(&Invalidation::Paste(id.as_str().into()));
-        cache.fill_paste(ticket, &p, NOW);
+        cache.fill_paste(ticket, &p);
         assert!(cache.paste(&id, NOW).is_none());
         let ticket = cache.paste_ticket(id.as_str());
-        cache.fill_paste(ticket, &p, NOW);
+        cache.fill_paste(ticket, &p);
         assert!(cache.paste(&id, NOW).is_some());
         cache.invalidate(&Invalidation::Paste(id.as_str().into()));
         assert!(cache.paste(&id, NOW).is_none());
@@ -363,25 +388,27 @@ mod tests {
         let cache = trusted_cache();
         let id = new_id();
         let ticket = cache.paste_ticket(id.as_str());
-        cache.fill_paste(ticket, &paste(id.as_str(), false), NOW);
+        cache.fill_paste(ticket, &paste(id.as_str(), false));
         cache.distrust();
         assert!(cache.paste(&id, NOW).is_none());
-        cache.vouch(NOW + 100);
+        cache.vouch(Instant::now() + TRUST * 50);
         assert!(cache.paste(&id, NOW).is_none(), "a ping revived trust");
         let old = cache.paste_ticket(id.as_str());
-        cache.fill_paste(old, &paste(id.as_str(), false), NOW);
-        cache.restart(NOW + TRUST_SECS);
+        cache.fill_paste(old, &paste(id.as_str(), false));
+        cache.restart(Instant::now() + TRUST);
         assert!(cache.paste(&id, NOW).is_none(), "not emptied");
-        cache.fill_paste(old, &paste(id.as_str(), false), NOW);
+        cache.fill_paste(old, &paste(id.as_str(), false));
         assert!(cache.paste(&id, NOW).is_none(), "an old ticket filled");
         let ticket = cache.paste_ticket(id.as_str());
-        cache.fill_paste(ticket, &paste(id.as_str(), false), NOW);
+        cache.fill_paste(ticket, &paste(id.as_str(), false));
         assert!(cache.paste(&id, NOW).is_some());
         assert!(cache.paste(&id, NOW + 10).is_none(), "expired or untrusted");
-        assert!(cache.paste(&id, NOW + TRUST_SECS).is_none(), "trust lapsed");
+        lapse(&cache);
+        assert!(cache.paste(&id, NOW).is_none(), "trust lapsed");
+        cache.vouch(Instant::now() + TRUST);
         let burn = new_id();
         let ticket = cache.paste_ticket(burn.as_str());
-        cache.fill_paste(ticket, &paste(burn.as_str(), true), NOW);
+        cache.fill_paste(ticket, &paste(burn.as_str(), true));
         assert!(cache.paste(&burn, NOW).is_none());
     }
 
@@ -398,14 +425,14 @@ mod tests {
             expires_at: None,
         };
         let ticket = cache.token_ticket(&record.hash);
-        cache.fill_token(ticket, &record, NOW);
-        assert!(cache.token(&record.hash, NOW).is_some());
+        cache.fill_token(ticket, &record);
+        assert!(cache.token(&record.hash).is_some());
         let before = cache.token_ticket(&record.hash);
         cache.received(&Invalidation::TenantGone("team".into()));
-        assert!(cache.token(&record.hash, NOW).is_none());
-        cache.fill_token(before, &record, NOW);
-        assert!(cache.token(&record.hash, NOW).is_none());
-        assert_eq!(cache.stats(NOW).invalidations, 1);
+        assert!(cache.token(&record.hash).is_none());
+        cache.fill_token(before, &record);
+        assert!(cache.token(&record.hash).is_none());
+        assert_eq!(cache.stats().invalidations, 1);
     }
 
     /// A listener that found no read waits until a lookup; meanwhile the
@@ -422,22 +449,19 @@ mod tests {
         while !cache.reads.is_waited_on() {
             tokio::task::yield_now().await;
         }
-        let lapsed = NOW + TRUST_SECS;
-        assert!(cache.stats(lapsed).trusted, "idle reads as untrusted");
-        assert!(cache.token(&[1; 32], lapsed).is_none());
+        lapse(&cache);
+        assert!(cache.stats().trusted, "idle reads as untrusted");
+        assert!(cache.token(&[1; 32]).is_none());
         tokio::time::timeout(std::time::Duration::from_secs(10), waiter)
             .await
             .expect("the lookup did not wake the listener")
             .unwrap();
-        assert!(!cache.stats(lapsed).trusted, "awake, the trust lapsed");
+        assert!(!cache.stats().trusted, "awake, the trust lapsed");
         assert!(cache.take_reads());
         assert!(!cache.take_reads(), "a read counted twice");
-        cache.vouch(lapsed + TRUST_SECS);
-        assert!(
-            cache.stats(lapsed).trusted,
-            "a timely ping revives lapsed trust"
-        );
+        cache.vouch(Instant::now() + TRUST);
+        assert!(cache.stats().trusted, "a timely ping revives lapsed trust");
         cache.distrust();
-        assert!(!cache.stats(lapsed).trusted);
+        assert!(!cache.stats().trusted);
     }
 }

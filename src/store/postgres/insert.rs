@@ -3,10 +3,11 @@
 //! own that reserves the owner's quota, so that one refused for its quota
 //! rolls back no other.
 
+use super::authority;
 use super::batch::Pending;
 use super::rows::{key_check_columns, to_i64, visibility_text};
 use super::{PostgresStore, db_error};
-use crate::core::PasteMeta;
+use crate::core::{PasteMeta, paste};
 use crate::store::codec::{NewBody, Stored};
 use crate::store::{PutLimits, StoreError};
 
@@ -46,21 +47,11 @@ impl PostgresStore {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
         if let Some(owner) = &meta.owner {
-            // The owner's row stays locked until the commit, so a concurrent
-            // delete of the tenant waits and then sees this paste; one that
-            // committed first leaves no row, and the paste is refused.
-            let stmt = tx
-                .prepare_cached("SELECT 1 FROM tenants WHERE name = $1 FOR SHARE")
-                .await
-                .map_err(db_error)?;
-            if tx
-                .query_opt(&stmt, &[owner])
-                .await
-                .map_err(db_error)?
-                .is_none()
-            {
-                return Err(StoreError::OwnerGone);
-            }
+            // The owner's row, and its token's and session's, stay locked
+            // until the commit, so a concurrent delete of the tenant (or
+            // revocation, or sign-out) waits and then sees this paste; one
+            // that committed first leaves no row, and the paste is refused.
+            authority::lock_for(&tx, owner, limits.authority.as_ref(), paste::now()).await?;
             let quota = limits.owner_max_bytes.unwrap_or(u64::MAX);
             if meta.size > quota {
                 return Err(StoreError::QuotaExceeded { limit: quota });

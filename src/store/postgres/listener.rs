@@ -13,7 +13,7 @@
 //! everything cached before is gone. It pings every [`PING_EVERY`], and
 //! stops once the cache has gone unread for [`PARK_AFTER`], until the next
 //! read (`cache`). Each ping answered within [`PING_TIMEOUT`] extends the
-//! trust by [`TRUST_SECS`](super::cache::TRUST_SECS). A slower ping extends nothing,
+//! trust to [`TRUST`](super::cache::TRUST) after it was sent. A slower ping extends nothing,
 //! so the trust lapses on its own, but the connection is kept: it lost no
 //! notification, and emptying the cache and reconnecting on a busy machine
 //! would only send every read to the database at once. A late answer does
@@ -29,9 +29,8 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use super::cache::{PgCache, TRUST_SECS};
+use super::cache::{PgCache, TRUST};
 use super::notify::Invalidation;
-use crate::core::paste;
 
 /// How often the connection is pinged.
 pub const PING_EVERY: Duration = Duration::from_secs(1);
@@ -142,10 +141,13 @@ impl Listener {
     async fn serve(&self, client: &tokio_postgres::Client, backoff: &mut Duration) -> Lost {
         // The channel is quoted: it holds the schema name, validated to [a-z0-9_].
         let listen = format!("LISTEN \"{}\"", self.channel);
+        // Every change committed after the LISTEN reached the database is
+        // heard; the restart empties what was cached before it.
+        let sent = Instant::now();
         if let Err(e) = client.batch_execute(&listen).await {
             return Lost::Listen(e);
         }
-        self.cache.restart(paste::now() + TRUST_SECS);
+        self.cache.restart(sent + TRUST);
         *backoff = FIRST_BACKOFF;
         tracing::info!(channel = %self.channel, "listening for cache invalidations");
         let mut tick = tokio::time::interval(PING_EVERY);
@@ -172,7 +174,7 @@ impl Listener {
             };
             vouched = answer.is_ok() && sent.elapsed() <= PING_TIMEOUT;
             match answer {
-                Ok(_) if vouched => self.cache.vouch(paste::now() + TRUST_SECS),
+                Ok(_) if vouched => self.cache.vouch(sent + TRUST),
                 Ok(_) => tracing::info!(
                     "a ping of the cache invalidation listener was slow; the next one vouches"
                 ),

@@ -44,12 +44,13 @@ use super::{
     SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
-use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
-use crate::core::{PasteId, PasteMeta, UnixTime, paste};
+use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
+use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::metrics::CacheStats;
 use crate::store::codec::NewBody;
 
 mod accounts;
+mod authority;
 mod batch;
 mod cache;
 mod errors;
@@ -249,8 +250,12 @@ impl Store for PostgresStore {
         self.usage_of(owner).await
     }
 
-    async fn delete(&self, id: &PasteId) -> Result<bool, StoreError> {
-        self.delete_paste(id).await
+    async fn delete(
+        &self,
+        id: &PasteId,
+        authority: Option<&Authority>,
+    ) -> Result<bool, StoreError> {
+        self.delete_paste(id, authority).await
     }
 
     async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
@@ -285,12 +290,11 @@ impl Store for PostgresStore {
     }
 
     async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
-        let now = paste::now();
         self.read_through(
-            self.cache.tenant(name, now),
+            self.cache.tenant(name),
             || self.cache.tenant_ticket(name),
             async { accounts::tenant(&*self.client().await?, name).await },
-            |ticket, tenant| self.cache.fill_tenant(ticket, tenant, now),
+            |ticket, tenant| self.cache.fill_tenant(ticket, tenant),
         )
         .await
     }
@@ -314,12 +318,11 @@ impl Store for PostgresStore {
     }
 
     async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
-        let now = paste::now();
         self.read_through(
-            self.cache.token(hash, now),
+            self.cache.token(hash),
             || self.cache.token_ticket(hash),
             async { accounts::token(&*self.client().await?, hash).await },
-            |ticket, record| self.cache.fill_token(ticket, record, now),
+            |ticket, record| self.cache.fill_token(ticket, record),
         )
         .await
     }
@@ -357,7 +360,7 @@ impl Store for PostgresStore {
     }
 
     fn cache_stats(&self) -> Option<CacheStats> {
-        Some(self.cache.stats(paste::now()))
+        Some(self.cache.stats())
     }
 
     fn shared_rates(&self) -> Option<&dyn RateStore> {

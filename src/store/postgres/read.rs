@@ -21,7 +21,7 @@ impl PostgresStore {
             self.cache.paste(id, now),
             || self.cache.paste_ticket(id.as_str()),
             self.read_paste(id, now),
-            |ticket, paste| self.cache.fill_paste(ticket, paste, now),
+            |ticket, paste| self.cache.fill_paste(ticket, paste),
         )
         .await
     }

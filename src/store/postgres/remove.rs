@@ -8,9 +8,10 @@ use tokio_postgres::Row;
 
 use super::notify::{self, Invalidation};
 use super::rows::{BODY_COLUMNS, META_COLUMNS, meta_from_row, stored_from_row, to_i64, to_u64};
-use super::{PostgresStore, db_error};
+use super::{PostgresStore, authority, db_error};
 use crate::core::envelope::Proof;
-use crate::core::{PasteId, UnixTime};
+use crate::core::tenant::Authority;
+use crate::core::{PasteId, UnixTime, paste};
 use crate::store::codec;
 use crate::store::{Paste, StoreError, Taken};
 
@@ -37,12 +38,39 @@ impl PostgresStore {
         })
     }
 
-    /// Deletes a paste; `false` if there was none.
-    pub(super) async fn delete_paste(&self, id: &PasteId) -> Result<bool, StoreError> {
-        let client = self.client().await?;
+    /// Deletes a paste; `false` if there was none. With `authority`, in a
+    /// transaction that first locks the rows that authorise it for the
+    /// paste's owner (`authority`), or refuses.
+    pub(super) async fn delete_paste(
+        &self,
+        id: &PasteId,
+        authority: Option<&Authority>,
+    ) -> Result<bool, StoreError> {
+        let mut client = self.client().await?;
+        let Some(authority) = authority else {
+            let row = self
+                .delete_returning(&client, id, "true", "owner, size", &[])
+                .await?;
+            if let Some(row) = &row {
+                self.removed(id, row);
+            }
+            return Ok(row.is_some());
+        };
+        let tx = client.transaction().await.map_err(db_error)?;
+        let owner: Option<Option<String>> = tx
+            .query_opt("SELECT owner FROM pastes WHERE id = $1", &[&id.as_str()])
+            .await
+            .map_err(db_error)?
+            .map(|row| row.get(0));
+        let Some(owner) = owner else {
+            return Ok(false);
+        };
+        let owner = owner.ok_or(StoreError::AuthorityGone)?;
+        authority::lock_for(&tx, &owner, Some(authority), paste::now()).await?;
         let row = self
-            .delete_returning(&client, id, "true", "owner, size", &[])
+            .delete_returning(&tx, id, "owner = $2", "owner, size", &[&owner])
             .await?;
+        tx.commit().await.map_err(db_error)?;
         if let Some(row) = &row {
             self.removed(id, row);
         }

@@ -7,6 +7,7 @@ pub mod http;
 pub mod ports;
 pub mod postgres;
 pub mod server;
+pub mod slow;
 pub mod tenants;
 pub mod tls;
 pub mod wait;

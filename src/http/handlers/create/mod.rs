@@ -127,6 +127,7 @@ async fn store_paste(
             Caller::Tenant { tenant, .. } => tenant.max_bytes,
             Caller::Anonymous => None,
         },
+        authority: caller.authority().copied(),
     };
     let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
     let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;

@@ -155,7 +155,7 @@ async fn a_saved_filter_is_loaded_only_while_it_is_current() {
             .all(|t| store.inner.known.may_hold(t.as_bytes()))
     );
     // Removals do not make it stale (removed IDs may stay in a filter).
-    assert!(store.delete(&id(&stored[0])).await.unwrap());
+    assert!(store.delete(&id(&stored[0]), None).await.unwrap());
     shut(store);
     let store = deferred(dir.path());
     assert!(store.inner.known.is_complete());

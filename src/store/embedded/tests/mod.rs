@@ -147,7 +147,7 @@ async fn fill_and_remove(store: &EmbeddedStore) -> Vec<String> {
             .await
             .unwrap();
         if n % 3 == 0 {
-            assert!(store.delete(&id(&text)).await.unwrap());
+            assert!(store.delete(&id(&text), None).await.unwrap());
         } else {
             kept.push(text);
         }

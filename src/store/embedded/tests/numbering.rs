@@ -196,7 +196,7 @@ async fn a_long_id_must_match_to_its_last_symbol() {
     assert_ne!(twin, long);
     assert_eq!(store.inner.sequence.number(&twin), Some(number));
     assert!(store.get(&id(&twin), 50).await.unwrap().is_none());
-    assert!(!store.delete(&id(&twin)).await.unwrap());
+    assert!(!store.delete(&id(&twin), None).await.unwrap());
     let kept = store.get(&id(&long), 50).await.unwrap().unwrap();
     assert_eq!(kept.body, &b"long"[..]);
 }
@@ -236,7 +236,7 @@ async fn pastes_numbered_under_their_ids_stay_readable() {
     let new = create(&store).await;
     let key = numbered_key(sequence.number(&new).unwrap());
     assert!(store.inner.meta.contains_key(key).unwrap());
-    assert!(store.delete(&id(&old[0])).await.unwrap());
+    assert!(store.delete(&id(&old[0]), None).await.unwrap());
     assert!(!store.inner.meta.contains_key(old[0].as_bytes()).unwrap());
     store.close().await.unwrap();
     shut(store);

@@ -31,7 +31,7 @@ async fn a_waiting_removal_does_not_hold_a_runtime_worker() {
                         .await
                         .map(|t| matches!(t, Taken::Paste(_)))
                 } else {
-                    store.delete(&id).await
+                    store.delete(&id, None).await
                 }
             }
         });

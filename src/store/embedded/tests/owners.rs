@@ -10,6 +10,7 @@ async fn owner_quota_is_atomic() {
     let store = Arc::new(open(tmp.path()));
     let limits = PutLimits {
         owner_max_bytes: Some(1000),
+        authority: None,
     };
     let tasks: Vec<_> = (0..64)
         .map(|_| {
@@ -44,7 +45,7 @@ async fn owner_quota_is_atomic() {
             pastes: 10
         }
     );
-    assert!(store.delete(&id(&stored[0])).await.unwrap());
+    assert!(store.delete(&id(&stored[0]), None).await.unwrap());
     assert_eq!(store.owner_usage("a").await.unwrap().bytes, 900);
     store.close().await.unwrap();
     drop(store);
@@ -174,7 +175,10 @@ async fn no_paste_outlives_its_owner() {
             PutLimits::default(),
         )
         .await;
-    assert!(matches!(refused, Err(StoreError::OwnerGone)), "{refused:?}");
+    assert!(
+        matches!(refused, Err(StoreError::AuthorityGone)),
+        "{refused:?}"
+    );
     assert_eq!(store.stored_pastes(), 0);
     assert_eq!(store.owner_usage("b").await.unwrap(), Usage::default());
     store
@@ -190,6 +194,65 @@ async fn no_paste_outlives_its_owner() {
         matches!(kept, Err(StoreError::TenantNotEmpty(1))),
         "{kept:?}"
     );
+}
+
+/// A write for a tenant holds only while its authority does: a create and an
+/// owner's delete by a revoked token, or through an ended session, are
+/// refused and change nothing; with the token and session alive both pass.
+#[tokio::test]
+async fn writes_need_their_authority_at_commit() {
+    use crate::core::tenant::{Authority, SessionRecord, TokenRecord};
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(tmp.path());
+    let (_, token) = TokenRecord::generate("a", false, 1, None).unwrap();
+    store.create_token(token.clone()).await.unwrap();
+    let (_, session) = SessionRecord::generate(token.hash, crate::core::paste::now()).unwrap();
+    store.create_session(session.clone()).await.unwrap();
+    let browser = Authority {
+        token_hash: token.hash,
+        session_hash: Some(session.hash),
+    };
+    let with = |authority: Authority| PutLimits {
+        owner_max_bytes: None,
+        authority: Some(authority),
+    };
+    let body = || NewBody::new(Bytes::from_static(b"x"));
+    let kept = new_id();
+    store
+        .put(meta(&kept, 1, Some("a")), body(), with(browser))
+        .await
+        .unwrap();
+    store.delete_session(&session.hash).await.unwrap();
+    let refused = store
+        .put(meta(&new_id(), 1, Some("a")), body(), with(browser))
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::AuthorityGone)),
+        "{refused:?}"
+    );
+    let refused = store.delete(&id(&kept), Some(&browser)).await;
+    assert!(
+        matches!(refused, Err(StoreError::AuthorityGone)),
+        "{refused:?}"
+    );
+    let bearer = Authority {
+        session_hash: None,
+        ..browser
+    };
+    store.revoke_token(&token.id).await.unwrap();
+    let refused = store.delete(&id(&kept), Some(&bearer)).await;
+    assert!(
+        matches!(refused, Err(StoreError::AuthorityGone)),
+        "{refused:?}"
+    );
+    assert_eq!(store.owner_usage("a").await.unwrap().pastes, 1);
+    let (_, other) = TokenRecord::generate("a", false, 1, None).unwrap();
+    store.create_token(other.clone()).await.unwrap();
+    let owner = Authority {
+        token_hash: other.hash,
+        session_hash: None,
+    };
+    assert!(store.delete(&id(&kept), Some(&owner)).await.unwrap());
 }
 
 /// Sessions survive a reopen; purging removes the expired ones and those of

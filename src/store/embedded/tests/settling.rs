@@ -4,7 +4,7 @@
 use futures_util::FutureExt;
 
 use super::*;
-use crate::core::tenant::SessionRecord;
+use crate::core::tenant::{SessionRecord, TokenRecord};
 
 /// Whether a sweeper's wait for work would end at once.
 fn woken(store: &EmbeddedStore) -> bool {
@@ -68,13 +68,16 @@ async fn a_store_settles_until_a_write_gives_the_sweeper_work() {
     sweep_until_settled(&store).await;
     assert!(!woken(&store));
 
-    assert!(store.delete(&id(&kept)).await.unwrap());
+    assert!(store.delete(&id(&kept), None).await.unwrap());
     assert!(woken(&store), "a delete did not wake the sweeper");
     sweep_until_settled(&store).await;
 
+    let (_, token) = TokenRecord::generate("a", false, 1, None).unwrap();
+    store.create_token(token.clone()).await.unwrap();
+    sweep_until_settled(&store).await;
     let session = SessionRecord {
         hash: [1; 32],
-        token_hash: [2; 32],
+        token_hash: token.hash,
         created_at: 1,
         expires_at: 100,
     };
