@@ -8,6 +8,8 @@
 //!
 //! Sessions (`sessions`: cookie hash → JSON) may be many and are read only by
 //! browser requests, so they are read from their keyspace, not kept in memory.
+//!
+//! Every write is refused while the disk is nearly full (`space`).
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -17,6 +19,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::super::StoreError;
+use super::space::Space;
 use crate::core::UnixTime;
 use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
 
@@ -26,6 +29,8 @@ pub struct Accounts {
     tenants_ks: Keyspace,
     tokens_ks: Keyspace,
     sessions_ks: Keyspace,
+    /// Checked before every write (`space`).
+    space: Space,
     /// Held only for map operations and the one write batch that goes with them.
     state: RwLock<State>,
 }
@@ -51,8 +56,9 @@ fn load<T: DeserializeOwned>(keyspace: &Keyspace, what: &str) -> Result<Vec<T>, 
 }
 
 impl Accounts {
-    /// Opens the keyspaces and loads everything into memory.
-    pub fn open(db: &Database) -> Result<Self, StoreError> {
+    /// Opens the keyspaces and loads everything into memory; writes are
+    /// checked against `space`.
+    pub fn open(db: &Database, space: Space) -> Result<Self, StoreError> {
         let tenants_ks = db.keyspace("tenants", KeyspaceCreateOptions::default)?;
         let tokens_ks = db.keyspace("tokens", KeyspaceCreateOptions::default)?;
         let sessions_ks = db.keyspace("sessions", KeyspaceCreateOptions::default)?;
@@ -68,6 +74,7 @@ impl Accounts {
             tenants_ks,
             tokens_ks,
             sessions_ks,
+            space,
             state: RwLock::new(state),
         })
     }
@@ -85,6 +92,7 @@ impl Accounts {
         if state.tenants.contains_key(&tenant.name) {
             return Err(StoreError::TenantExists);
         }
+        self.space.check_change()?;
         self.tenants_ks
             .insert(tenant.name.as_str(), encode(&tenant)?)?;
         state.tenants.insert(tenant.name.clone(), tenant);
@@ -96,6 +104,7 @@ impl Accounts {
         if !state.tenants.contains_key(&tenant.name) {
             return Err(StoreError::NoSuchTenant);
         }
+        self.space.check_change()?;
         self.tenants_ks
             .insert(tenant.name.as_str(), encode(&tenant)?)?;
         state.tenants.insert(tenant.name.clone(), tenant);
@@ -144,6 +153,7 @@ impl Accounts {
         if owned > 0 {
             return Err(StoreError::TenantNotEmpty(owned));
         }
+        self.space.check_change()?;
         let hashes: Vec<[u8; 32]> = state
             .tokens
             .values()
@@ -168,6 +178,7 @@ impl Accounts {
         if !state.tenants.contains_key(&record.tenant) {
             return Err(StoreError::NoSuchTenant);
         }
+        self.space.check_change()?;
         self.tokens_ks
             .insert(record.hash.as_slice(), encode(&record)?)?;
         state.tokens.insert(record.hash, record);
@@ -183,6 +194,7 @@ impl Accounts {
         let Some(hash) = state.tokens.values().find(|t| t.id == id).map(|t| t.hash) else {
             return Ok(false);
         };
+        self.space.check_change()?;
         self.tokens_ks.remove(hash.as_slice())?;
         state.tokens.remove(&hash);
         Ok(true)
@@ -201,6 +213,7 @@ impl Accounts {
     }
 
     pub fn create_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
+        self.space.check_change()?;
         self.sessions_ks
             .insert(record.hash.as_slice(), encode(record)?)?;
         Ok(())
@@ -237,6 +250,7 @@ impl Accounts {
         if dead.is_empty() {
             return Ok(0);
         }
+        self.space.check_change()?;
         let mut batch = self.db.batch();
         for key in &dead {
             batch.remove(&self.sessions_ks, key.clone());
@@ -249,6 +263,7 @@ impl Accounts {
         if self.sessions_ks.get(hash.as_slice())?.is_none() {
             return Ok(false);
         }
+        self.space.check_change()?;
         self.sessions_ks.remove(hash.as_slice())?;
         Ok(true)
     }

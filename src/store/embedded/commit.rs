@@ -333,7 +333,11 @@ impl EmbeddedStore {
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         if self.inner.sequence.numbered_only() {
-            self.blocking(|inner| inner.sequence.mark_foreign()).await?;
+            self.blocking(|inner| {
+                inner.space.check(space::ENTRY_BYTES)?;
+                inner.sequence.mark_foreign()
+            })
+            .await?;
         }
         self.put_paste(meta, None, body, limits).await
     }
@@ -348,8 +352,11 @@ impl EmbeddedStore {
                 // blocking thread of its own (which the runtime would keep).
                 let _turn = self.inner.sequence.reserving().await;
                 if !self.inner.sequence.is_reserved(number) {
-                    self.blocking(move |inner| inner.sequence.reserve_through(number))
-                        .await?;
+                    self.blocking(move |inner| {
+                        inner.space.check(space::ENTRY_BYTES)?;
+                        inner.sequence.reserve_through(number)
+                    })
+                    .await?;
                 }
                 number
             }
