@@ -3,6 +3,7 @@
 
 pub mod cli;
 pub mod data;
+pub mod disk;
 pub mod http;
 pub mod ports;
 pub mod postgres;
