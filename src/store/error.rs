@@ -52,7 +52,9 @@ pub enum StoreError {
     /// the embedded store's journal failed (an I/O error, or a disk that
     /// filled up behind snip's back). The server exits when it sees this,
     /// so that its supervisor restarts it, which reopens the store.
-    #[error("the store refuses writes until it is opened again (a write to its journal failed): {0}")]
+    #[error(
+        "the store refuses writes until it is opened again (a write to its journal failed): {0}"
+    )]
     Poisoned(BackendError),
     /// The database did not answer within the store's deadline
     /// (`--store-timeout`); the connection was dropped.

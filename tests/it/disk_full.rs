@@ -277,10 +277,7 @@ async fn every_write_is_refused_on_a_full_disk_and_works_once_space_is_back() {
         }
     };
     let admin = format!("--admin-token={ADMIN}");
-    let server = Server::start_in(
-        &disk.path().join("data"),
-        &[&admin, "--sweep-interval=1s"],
-    );
+    let server = Server::start_in(&disk.path().join("data"), &[&admin, "--sweep-interval=1s"]);
     let writes = Writes::prepare(&server).await;
     tenant(&server, "during-empty", json!({})).await;
     let (expiring, _) = server.create("expires at once", "ttl=1").await;
@@ -298,7 +295,10 @@ async fn every_write_is_refused_on_a_full_disk_and_works_once_space_is_back() {
     // Nothing was written: the burn paste, the paste to delete and the
     // tenant are all still there.
     assert_eq!(server.status(&format!("/{}", writes.doomed.0)).await, 200);
-    assert_eq!(server.status(&format!("/api/pastes/{}", writes.burn)).await, 200);
+    assert_eq!(
+        server.status(&format!("/api/pastes/{}", writes.burn)).await,
+        200
+    );
 
     std::fs::remove_file(ballast).unwrap();
     assert!(eventually(|| async { server.status("/readyz").await == 200 }).await);
@@ -314,7 +314,10 @@ async fn every_write_is_refused_on_a_full_disk_and_works_once_space_is_back() {
         server.log_text()
     );
     let logs = server.log_text();
-    assert!(!logs.contains("Poisoned") && !logs.contains("panicked"), "{logs}");
+    assert!(
+        !logs.contains("Poisoned") && !logs.contains("panicked"),
+        "{logs}"
+    );
 }
 
 /// A store broken anyway (here a journal file made immutable under the
@@ -362,7 +365,11 @@ async fn a_broken_store_is_not_ready_and_the_server_exits() {
     run("chattr", &["-R", "-i", fjall]).unwrap();
     let exit = exit.unwrap_or_else(|| panic!("still running:\n{}", server.log_text()));
     assert!(!exit.success(), "{exit}");
-    assert!(server.wait_for_log("the store is broken"), "{}", server.log_text());
+    assert!(
+        server.wait_for_log("the store is broken"),
+        "{}",
+        server.log_text()
+    );
 
     server.restart();
     assert_eq!(

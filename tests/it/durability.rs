@@ -253,7 +253,12 @@ async fn a_data_dir_made_by_hand_is_made_private() {
     while let Some(dir) = pending.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            assert_eq!(mode(&path) & 0o077, 0, "{} is open to others", path.display());
+            assert_eq!(
+                mode(&path) & 0o077,
+                0,
+                "{} is open to others",
+                path.display()
+            );
             if path.is_dir() {
                 pending.push(path);
             } else {

@@ -101,9 +101,7 @@ impl From<fjall::Error> for StoreError {
             Some(io) if crate::store::is_disk_full(io) => {
                 Self::DiskFull(format!("the metadata store cannot write: {io}"))
             }
-            _ if matches!(e, fjall::Error::Poisoned) => {
-                Self::Poisoned(BackendError::from_cause(e))
-            }
+            _ if matches!(e, fjall::Error::Poisoned) => Self::Poisoned(BackendError::from_cause(e)),
             _ => Self::Backend(BackendError::from_cause(e)),
         }
     }

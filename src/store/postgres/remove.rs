@@ -41,7 +41,7 @@ impl PostgresStore {
     pub(super) async fn delete_paste(&self, id: &PasteId) -> Result<bool, StoreError> {
         let client = self.client().await?;
         let row = self
-            .delete_returning(&client, id, "true", "owner, size", &[])
+            .delete_returning(&*client, id, "true", "owner, size", &[])
             .await?;
         if let Some(row) = &row {
             self.removed(id, row);

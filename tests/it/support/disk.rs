@@ -58,7 +58,8 @@ impl Drop for SmallDisk {
 }
 
 fn path_str(path: &Path) -> Result<&str, String> {
-    path.to_str().ok_or_else(|| format!("{} is not UTF-8", path.display()))
+    path.to_str()
+        .ok_or_else(|| format!("{} is not UTF-8", path.display()))
 }
 
 fn mount(args: &[&str]) -> Result<(), String> {

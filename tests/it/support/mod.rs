@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod data;
 pub mod disk;
+pub mod frozen_proxy;
 pub mod http;
 pub mod ports;
 pub mod postgres;
