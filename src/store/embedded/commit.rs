@@ -13,7 +13,7 @@ use super::keys::{MetaKey, expiry_key, owner_key};
 use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
 use crate::store::codec::{NewBody, Stored};
-use crate::store::{Encoding, PutLimits, StoreError, create_with_free_id};
+use crate::store::{BackendError, Encoding, PutLimits, StoreError, create_with_free_id};
 
 /// A paste on its way into the store: encoded, its bytes reserved.
 pub(super) struct Staged {
@@ -186,11 +186,13 @@ impl Commit<Staged> for Inner {
     }
 }
 
-/// A failure of a whole group, for each of its pastes: a full disk stays
-/// one (so each create answers it), anything else becomes its message.
+/// A failure of a whole group, for each of its pastes: a full disk and a
+/// poisoned store stay what they are (so each create answers it, and the
+/// server sees the store broken), anything else becomes its message.
 fn shared_failure(e: &StoreError) -> StoreError {
     match e {
         StoreError::DiskFull(detail) => StoreError::DiskFull(detail.clone()),
+        StoreError::Poisoned(inner) => StoreError::Poisoned(BackendError::new(inner.to_string())),
         other => StoreError::backend(other.to_string()),
     }
 }

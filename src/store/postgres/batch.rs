@@ -201,6 +201,7 @@ fn copy(e: &StoreError) -> StoreError {
             StoreError::Unavailable(BackendError::new(inner.to_string()))
         }
         StoreError::Backend(inner) => StoreError::Backend(BackendError::new(inner.to_string())),
+        StoreError::TimedOut(limit) => StoreError::TimedOut(*limit),
         other => StoreError::backend(other.to_string()),
     }
 }
