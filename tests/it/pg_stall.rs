@@ -85,6 +85,7 @@ async fn a_frozen_database_link_answers_503_within_the_deadline() {
     ];
     for (what, request) in requests {
         let (status, code, took) = timed(request).await;
+        eprintln!("frozen link: {what}: {status} {code} in {took:?}");
         assert_eq!(status, 503, "{what}: {code} after {took:?}");
         assert!(
             ["store_timeout", "store_unavailable", "not_ready"].contains(&code.as_str()),
