@@ -100,6 +100,26 @@ fn partial_path(out: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Creates (or empties) the dump file `out`, readable by its owner alone
+/// (0600, even if it existed with another mode): it holds every paste,
+/// private ones included, and every token hash.
+async fn create_private(out: &Path) -> anyhow::Result<tokio::fs::File> {
+    use std::os::unix::fs::PermissionsExt;
+    let cannot = || format!("cannot create {}", out.display());
+    let file = tokio::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(out)
+        .await
+        .with_context(cannot)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))
+        .await
+        .with_context(cannot)?;
+    Ok(file)
+}
+
 async fn open(
     location: &Location,
     options: &OpenOptions,
@@ -115,9 +135,7 @@ async fn backup_store(
     out: &Path,
 ) -> anyhow::Result<Summary> {
     let store = open(location, options).await?;
-    let file = tokio::fs::File::create(out)
-        .await
-        .with_context(|| format!("cannot create {}", out.display()))?;
+    let file = create_private(out).await?;
     let mut writer = tokio::io::BufWriter::with_capacity(1 << 20, file);
     let summary = transfer::backup(store.as_ref(), &mut writer).await?;
     writer.into_inner().sync_all().await?;
@@ -132,9 +150,7 @@ async fn backup_server(args: &BackupArgs, out: &Path) -> anyhow::Result<Summary>
     let url = base_url(&server)?.join("api/admin/backup")?;
     let request = client()?.get(url.clone()).bearer_auth(token);
     let mut response = send(request, &url).await?;
-    let mut file = tokio::fs::File::create(out)
-        .await
-        .with_context(|| format!("cannot create {}", out.display()))?;
+    let mut file = create_private(out).await?;
     let spinner = progress::spinner("backing up", true);
     let received = async {
         while let Some(chunk) = response

@@ -26,7 +26,9 @@ pub struct StoreArgs {
     #[arg(long, env = "SNIP_STORE_POOL_SIZE", default_value_t = 16)]
     pub store_pool_size: usize,
 
-    /// PostgreSQL: longest wait for a connection; past it a request fails with 503.
+    /// PostgreSQL: longest wait for a connection, and longest an operation's
+    /// statements and transaction may take; past it a request fails with 503
+    /// and its connection is closed.
     #[arg(long, env = "SNIP_STORE_TIMEOUT", default_value = "5s", value_parser = parse_duration)]
     pub store_timeout: Duration,
 }

@@ -214,7 +214,28 @@ impl From<StoreError> for ApiError {
                 Self::new(
                     StatusCode::INSUFFICIENT_STORAGE,
                     "disk_full",
-                    "the server's disk is full; no paste can be stored until space is freed",
+                    "the server's disk is full; nothing can be stored, changed or deleted \
+                     until space is freed",
+                )
+            }
+            StoreError::Poisoned(detail) => {
+                tracing::error!(error = %detail, "the store refuses writes");
+                Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "store_broken",
+                    "the server's store failed a write and refuses writes until it is reopened; \
+                     the server is restarting, try again shortly",
+                )
+            }
+            StoreError::TimedOut(deadline) => {
+                tracing::warn!(?deadline, "the database did not answer in time");
+                Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "store_timeout",
+                    format!(
+                        "the database did not answer within {} s; try again shortly",
+                        deadline.as_secs_f64()
+                    ),
                 )
             }
             StoreError::Corrupt(detail) => {

@@ -14,7 +14,7 @@ use super::pipeline::forwarded::Origin;
 use super::pipeline::ratelimit::RateLimits;
 use crate::core::Ttl;
 use crate::metrics::Metrics;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Limits and defaults applied to requests.
 #[derive(Debug, Clone)]
@@ -77,7 +77,31 @@ pub struct Readiness {
 #[derive(Debug, Clone, Copy)]
 struct Checked {
     at: Instant,
-    ready: bool,
+    ready: Result<(), NotReady>,
+}
+
+/// Why the store is not ready, as `/readyz` tells anyone who asks (the
+/// details, which may name paths, go to the log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotReady {
+    /// The store does not answer, or fails.
+    Unavailable,
+    /// The store refuses writes until it is opened again (fjall poisoned):
+    /// the server is exiting, for its supervisor to restart it.
+    Poisoned,
+}
+
+impl NotReady {
+    /// The line `/readyz` answers.
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::Unavailable => "not ready: the store is unavailable (the server log says why)",
+            Self::Poisoned => {
+                "not ready: the store refuses writes after a failed write (e.g. on a full disk) \
+                 until it is opened again; snip is exiting so that its supervisor restarts it"
+            }
+        }
+    }
 }
 
 impl Readiness {
@@ -91,7 +115,7 @@ impl Readiness {
     /// Whether `store` answers: the outcome of a ping made at most
     /// [`Self::FRESH`] ago, else of a new one. A failure is logged when it
     /// starts, not at every probe while it lasts.
-    pub async fn check(&self, store: &dyn Store) -> bool {
+    pub async fn check(&self, store: &dyn Store) -> Result<(), NotReady> {
         let mut last = self.last.lock().await;
         if let Some(checked) = *last
             && checked.at.elapsed() < Self::FRESH
@@ -101,16 +125,20 @@ impl Readiness {
         let at = Instant::now();
         let failure = match tokio::time::timeout(Self::TIMEOUT, store.ping()).await {
             Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(e.to_string()),
-            Err(_) => Some(format!("no answer within {:?}", Self::TIMEOUT)),
+            Ok(Err(e @ StoreError::Poisoned(_))) => Some((NotReady::Poisoned, e.to_string())),
+            Ok(Err(e)) => Some((NotReady::Unavailable, e.to_string())),
+            Err(_) => Some((
+                NotReady::Unavailable,
+                format!("no answer within {:?}", Self::TIMEOUT),
+            )),
         };
-        let was_ready = last.is_none_or(|checked| checked.ready);
-        if let Some(error) = &failure
+        let was_ready = last.is_none_or(|checked| checked.ready.is_ok());
+        if let Some((_, error)) = &failure
             && was_ready
         {
             tracing::warn!(error = %error, "readiness check failed");
         }
-        let ready = failure.is_none();
+        let ready = failure.map_or(Ok(()), |(why, _)| Err(why));
         *last = Some(Checked { at, ready });
         ready
     }

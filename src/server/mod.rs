@@ -149,7 +149,9 @@ fn raise_open_files_limit() {
     }
 }
 
-/// Runs `snip serve` until SIGINT or SIGTERM.
+/// Runs `snip serve` until SIGINT or SIGTERM, or until the store breaks
+/// ([`Store::broken`]): then it stops the same way and returns the error,
+/// so that snip exits non-zero and its supervisor starts it again.
 pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     raise_open_files_limit();
     let listener = TcpListener::bind(config.listen)
@@ -264,7 +266,20 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         ))
     });
     let tls = tls.map(|tls| TlsConnections::new(&tls, config.header_timeout));
-    run(listener, make_app(state), options, tls, shutdown_signal()).await;
+    let (broke, broken) = tokio::sync::oneshot::channel();
+    let stop = {
+        let store = store.clone();
+        async move {
+            tokio::select! {
+                () = shutdown_signal() => {}
+                e = store.broken() => {
+                    tracing::error!(error = %e, "the store is broken; snip stops so that its supervisor restarts it");
+                    let _ = broke.send(e);
+                }
+            }
+        }
+    };
+    run(listener, make_app(state), options, tls, stop).await;
     let _ = stop_metrics.send(true);
     if let Some(server) = metrics_server {
         let _ = server.await;
@@ -274,6 +289,11 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let _ = sweeper.await;
     if let Some(redirect) = redirect {
         let _ = redirect.await;
+    }
+    if let Ok(e) = broken.await {
+        // Closing writes nothing a restart needs: it replays the journal.
+        let _ = store.close().await;
+        return Err(anyhow::Error::new(e).context("the store broke while serving"));
     }
     store.close().await.context("closing the store")?;
     tracing::info!("snip stopped");

@@ -6,7 +6,8 @@
 //! holds the store for long. When a round leaves the store settled (nothing
 //! expires, no session, no space to give back: `SweepReport::settled`), it
 //! waits for the store's next write before the next interval starts, so a
-//! server nobody writes to does not wake for it at all.
+//! server nobody writes to does not wake for it at all. While the disk is
+//! nearly full the store writes nothing, and a round sweeps nothing.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +15,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::core::paste;
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 
 /// Pastes removed per batch.
 const BATCH: usize = 1000;
@@ -54,6 +55,10 @@ async fn sweep_all(store: &dyn Store) -> bool {
                 if report.removed < BATCH {
                     return report.settled;
                 }
+            }
+            Err(StoreError::DiskFull(detail)) => {
+                tracing::warn!(error = %detail, "the disk is full: the sweep waits for space");
+                return false;
             }
             Err(e) => {
                 tracing::error!(error = %e, "sweep failed; retrying next round");

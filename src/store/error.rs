@@ -49,6 +49,18 @@ pub enum StoreError {
     /// and succeeds again once space is freed.
     #[error("no space left for the data: {0}")]
     DiskFull(String),
+    /// The store refuses every write until it is opened again: a write to
+    /// the embedded store's journal failed (an I/O error, or a disk that
+    /// filled up behind snip's back). The server exits when it sees this,
+    /// so that its supervisor restarts it, which reopens the store.
+    #[error(
+        "the store refuses writes until it is opened again (a write to its journal failed): {0}"
+    )]
+    Poisoned(BackendError),
+    /// The database did not answer within the store's deadline
+    /// (`--store-timeout`); the connection was dropped.
+    #[error("the database did not answer within {:?}", .0)]
+    TimedOut(std::time::Duration),
     /// The backend cannot be reached (database down, connection lost, pool exhausted);
     /// the request may succeed later.
     #[error("the database is unavailable: {0}")]

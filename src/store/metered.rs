@@ -164,6 +164,10 @@ impl Store for MeteredStore {
         self.inner.sweep_work().await;
     }
 
+    async fn broken(&self) -> StoreError {
+        self.inner.broken().await
+    }
+
     fn used_bytes(&self) -> u64 {
         self.inner.used_bytes()
     }

@@ -270,6 +270,14 @@ pub trait Store: Send + Sync + 'static {
         std::future::pending().await
     }
 
+    /// Resolves once the store takes no more writes until it is opened
+    /// again (the embedded store after a failed journal write: fjall is
+    /// poisoned), with why; never, by default. The server then exits, for
+    /// its supervisor to start it again.
+    async fn broken(&self) -> StoreError {
+        std::future::pending().await
+    }
+
     /// Body bytes of all stored pastes (the quantity the storage limit bounds).
     fn used_bytes(&self) -> u64;
 

@@ -397,6 +397,21 @@ async fn across_backends() {
     assert_same(&back.serve(), &fixture).await;
 }
 
+/// A dump holds every private paste and token hash: it is written 0600,
+/// whatever the umask, even over a partial file left open to all.
+#[tokio::test]
+async fn backups_are_readable_by_their_owner_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let fixture = fixture().await;
+    let dir = tempfile::tempdir().unwrap();
+    let stale = dir.path().join("snip.snipdump.partial");
+    std::fs::write(&stale, b"an interrupted backup").unwrap();
+    std::fs::set_permissions(&stale, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let dump = backup_online(&fixture, dir.path());
+    let mode = std::fs::metadata(&dump).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{}", dump.display());
+}
+
 /// The backup route needs the admin token, and restore needs a target.
 #[tokio::test]
 async fn backup_needs_admin_and_restore_needs_a_store() {

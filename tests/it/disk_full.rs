@@ -1,56 +1,24 @@
 //! A full disk: the data dir on a small file system of the test's own
 //! (tmpfs). Creates are refused with 507 once space runs out, reads keep
 //! working, creates succeed again once space is freed (no restart), and a
-//! restart finds every acknowledged paste. Embedded store only.
+//! restart finds every acknowledged paste. Every other write is refused
+//! with 507 too when no byte is left, and the store is never broken by it;
+//! a store broken anyway (an I/O error) is not ready, and the server
+//! exits. Embedded store only.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use reqwest::Method;
+use serde_json::json;
 
 use crate::support::Fetch;
 use crate::support::data::XorShift;
+use crate::support::disk::{SmallDisk, fill_up, run};
 use crate::support::http::{client, get_bytes};
 use crate::support::postgres::skip_on_postgres;
 use crate::support::server::Server;
-
-/// A tmpfs mounted on a fresh directory; unmounted when dropped.
-struct SmallDisk {
-    dir: tempfile::TempDir,
-}
-
-impl SmallDisk {
-    /// Mounts a tmpfs of `size` (e.g. `8m`); `Err` says why it could not
-    /// (mounting needs root or CAP_SYS_ADMIN).
-    fn mount(size: &str) -> Result<Self, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let output = Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0700"),
-                "tmpfs",
-            ])
-            .arg(dir.path())
-            .output()
-            .map_err(|e| format!("cannot run mount: {e}"))?;
-        if !output.status.success() {
-            return Err(String::from_utf8_lossy(&output.stderr).trim().to_owned());
-        }
-        Ok(Self { dir })
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
+use crate::support::tenants::{ADMIN, tenant, token};
+use crate::support::wait::{PATIENCE, eventually};
 
 /// A paste the server acknowledged: ID, delete token, body.
 struct Acknowledged {
@@ -166,4 +134,248 @@ async fn a_full_disk_refuses_creates_until_space_is_freed() {
     assert!(!logs.contains("panicked"), "{logs}");
     drop(server);
     drop(disk);
+}
+
+/// The answer to a request: status and body text.
+async fn answer(request: reqwest::RequestBuilder) -> (u16, String) {
+    let response = request.fetch().await;
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+/// `POST /signin` with `token`: the request, from the server's own page.
+fn signin(server: &Server, token: &str) -> reqwest::RequestBuilder {
+    let token: String = form_urlencoded::byte_serialize(token.as_bytes()).collect();
+    server
+        .request(Method::POST, "/signin")
+        .header("origin", &server.url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={token}&next=/my"))
+}
+
+/// `POST /signout` with the session `cookie`.
+fn signout(server: &Server, cookie: &str) -> reqwest::RequestBuilder {
+    server
+        .request(Method::POST, "/signout")
+        .header("cookie", format!("snip_session={cookie}"))
+        .header("origin", &server.url)
+        .header("sec-fetch-site", "same-origin")
+}
+
+/// The `snip_session` value a sign-in answer sets.
+async fn session_cookie(server: &Server, token: &str) -> String {
+    let response = signin(server, token).fetch().await;
+    assert_eq!(response.status(), 303);
+    let cookie = response.headers()["set-cookie"].to_str().unwrap();
+    let value = cookie.strip_prefix("snip_session=").unwrap();
+    value.split(';').next().unwrap().to_owned()
+}
+
+/// What every kind of write needs: a tenant with a spare token, a paste to
+/// delete, a burn paste to reveal, a browser session.
+struct Writes {
+    secret: String,
+    spare_token: String,
+    doomed: (String, String),
+    burn: String,
+    cookie: String,
+}
+
+impl Writes {
+    async fn prepare(server: &Server) -> Self {
+        let secret = tenant(server, "before", json!({})).await;
+        let (spare_token, _) = token(server, "before", json!({})).await;
+        Self {
+            doomed: server.create("to be deleted", "").await,
+            burn: server.create("read once", "burn=true").await.0,
+            cookie: session_cookie(server, &secret).await,
+            secret,
+            spare_token,
+        }
+    }
+
+    /// Makes every kind of write once: (what, status, answer).
+    async fn make(&self, server: &Server) -> Vec<(&'static str, u16, String)> {
+        let admin = |method, path: &str| server.request(method, path).bearer_auth(ADMIN);
+        let tenants = "/api/admin/tenants";
+        let mut answers = vec![(
+            "create",
+            answer(
+                server
+                    .request(Method::POST, "/")
+                    .header("accept", "application/json")
+                    .body("a new paste"),
+            )
+            .await,
+        )];
+        answers.push((
+            "tenant create",
+            answer(admin(Method::POST, tenants).json(&json!({ "name": "during" }))).await,
+        ));
+        answers.push((
+            "tenant update",
+            answer(
+                admin(Method::PATCH, &format!("{tenants}/before"))
+                    .json(&json!({ "max_bytes": 1 << 20 })),
+            )
+            .await,
+        ));
+        answers.push((
+            "token create",
+            answer(admin(Method::POST, &format!("{tenants}/before/tokens")).json(&json!({}))).await,
+        ));
+        answers.push((
+            "token revoke",
+            answer(admin(
+                Method::DELETE,
+                &format!("/api/admin/tokens/{}", self.spare_token),
+            ))
+            .await,
+        ));
+        answers.push(("sign-in", answer(signin(server, &self.secret)).await));
+        answers.push(("sign-out", answer(signout(server, &self.cookie)).await));
+        let (id, delete_token) = &self.doomed;
+        answers.push((
+            "delete",
+            answer(
+                server
+                    .request(Method::DELETE, &format!("/{id}"))
+                    .header("x-delete-token", delete_token),
+            )
+            .await,
+        ));
+        answers.push((
+            "reveal",
+            answer(server.request(Method::POST, &format!("/{}/reveal", self.burn))).await,
+        ));
+        answers.push((
+            "tenant delete",
+            answer(admin(Method::DELETE, &format!("{tenants}/during-empty"))).await,
+        ));
+        answers
+            .into_iter()
+            .map(|(what, (status, text))| (what, status, text))
+            .collect()
+    }
+}
+
+/// With no byte left on the data dir's disk, every kind of write (create,
+/// tenant and token writes, sign-in and sign-out, delete, reveal, and the
+/// sweeper's) is refused with 507 and writes nothing; once the space is
+/// back, every one of them works, without a restart: the store was never
+/// broken.
+#[tokio::test]
+async fn every_write_is_refused_on_a_full_disk_and_works_once_space_is_back() {
+    if skip_on_postgres("the embedded store's data dir on a small file system") {
+        return;
+    }
+    let disk = match SmallDisk::mount("8m") {
+        Ok(disk) => disk,
+        Err(why) => {
+            eprintln!("skipped: cannot mount a small tmpfs ({why})");
+            return;
+        }
+    };
+    let admin = format!("--admin-token={ADMIN}");
+    let server = Server::start_in(&disk.path().join("data"), &[&admin, "--sweep-interval=1s"]);
+    let writes = Writes::prepare(&server).await;
+    tenant(&server, "during-empty", json!({})).await;
+    let (expiring, _) = server.create("expires at once", "ttl=1").await;
+
+    let ballast = fill_up(disk.path());
+    for (what, status, text) in writes.make(&server).await {
+        assert_eq!(status, 507, "{what}: {text}");
+        assert!(text.contains("disk is full"), "{what}: {text}");
+    }
+    assert!(
+        server.wait_for_log("the disk is full: the sweep waits for space"),
+        "{}",
+        server.log_text()
+    );
+    // Nothing was written: the burn paste, the paste to delete and the
+    // tenant are all still there.
+    assert_eq!(server.status(&format!("/{}", writes.doomed.0)).await, 200);
+    assert_eq!(
+        server.status(&format!("/api/pastes/{}", writes.burn)).await,
+        200
+    );
+
+    std::fs::remove_file(ballast).unwrap();
+    assert!(eventually(|| async { server.status("/readyz").await == 200 }).await);
+    let expected = [201, 201, 200, 201, 204, 303, 303, 204, 200, 204];
+    let made = writes.make(&server).await;
+    for ((what, status, text), expected) in made.into_iter().zip(expected) {
+        assert_eq!(status, expected, "{what} after space was freed: {text}");
+    }
+    assert_eq!(server.status(&format!("/raw/{}", writes.burn)).await, 404);
+    assert!(
+        eventually(|| async { server.swept_count() >= 1 }).await,
+        "{expiring} was never swept:\n{}",
+        server.log_text()
+    );
+    let logs = server.log_text();
+    assert!(
+        !logs.contains("Poisoned") && !logs.contains("panicked"),
+        "{logs}"
+    );
+}
+
+/// A store broken anyway (here a journal file made immutable under the
+/// running server, so fjall's next write fails and fjall refuses every
+/// later one): `/readyz` says so, the server exits non-zero for its
+/// supervisor, and a restart (once the file is writable again) serves
+/// everything it acknowledged and takes writes.
+#[tokio::test]
+async fn a_broken_store_is_not_ready_and_the_server_exits() {
+    if skip_on_postgres("the embedded store's journal on a file system of the test's own") {
+        return;
+    }
+    let disk = match SmallDisk::ext4(64) {
+        Ok(disk) => disk,
+        Err(why) => {
+            eprintln!("skipped: cannot mount a small ext4 ({why})");
+            return;
+        }
+    };
+    let admin = format!("--admin-token={ADMIN}");
+    let data_dir = disk.path().join("data");
+    let mut server = Server::start_in(&data_dir, &[&admin]);
+    tenant(&server, "before", json!({})).await;
+    let (id, _) = server.create("acknowledged", "").await;
+    let fjall = data_dir.join("fjall");
+    let fjall = fjall.to_str().unwrap();
+    if let Err(why) = run("chattr", &["-R", "+i", fjall]) {
+        eprintln!("skipped: cannot make the journal immutable ({why})");
+        return;
+    }
+
+    let (status, text) = answer(
+        server
+            .request(Method::POST, "/api/admin/tenants")
+            .bearer_auth(ADMIN)
+            .json(&json!({ "name": "after" })),
+    )
+    .await;
+    assert!(status >= 500, "{status} {text}");
+    let (status, text) = server.text("/readyz").await;
+    assert_eq!(status, 503, "{text}");
+    assert!(text.contains("refuses writes"), "{text}");
+    assert!(text.contains("supervisor restarts it"), "{text}");
+    let exit = server.wait_exit(PATIENCE);
+    run("chattr", &["-R", "-i", fjall]).unwrap();
+    let exit = exit.unwrap_or_else(|| panic!("still running:\n{}", server.log_text()));
+    assert!(!exit.success(), "{exit}");
+    assert!(
+        server.wait_for_log("the store is broken"),
+        "{}",
+        server.log_text()
+    );
+
+    server.restart();
+    assert_eq!(
+        get_bytes(&client(), &server.at(&format!("/raw/{id}"))).await,
+        (200, b"acknowledged".to_vec())
+    );
+    tenant(&server, "after", json!({})).await;
+    assert_eq!(server.status("/readyz").await, 200);
 }

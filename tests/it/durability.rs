@@ -228,6 +228,47 @@ async fn the_data_dir_is_private() {
     }
 }
 
+/// A data dir that exists already, open to every user (0755, as `mkdir`
+/// makes it), is made 0700 at start, and nothing snip writes in it, fjall's
+/// journals and tables of tenants and token hashes included, is open to
+/// group or others.
+#[tokio::test]
+async fn a_data_dir_made_by_hand_is_made_private() {
+    use std::os::unix::fs::PermissionsExt;
+    if crate::support::postgres::skip_on_postgres("the embedded store's data dir") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let admin = format!("--admin-token={}", crate::support::tenants::ADMIN);
+    let mut server = Server::start_in(&data, &[&admin]);
+    crate::support::tenants::tenant(&server, "private", serde_json::json!({})).await;
+    create_json(&client(), &server.url, "small", "").await;
+    assert!(server.terminate(), "{}", server.log_text());
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();
+    assert_eq!(mode(&data) & 0o777, 0o700);
+    let (mut pending, mut files) = (vec![data.clone()], 0);
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            assert_eq!(
+                mode(&path) & 0o077,
+                0,
+                "{} is open to others",
+                path.display()
+            );
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                files += 1;
+            }
+        }
+    }
+    assert!(files >= 5, "only {files} files under {}", data.display());
+}
+
 /// The counts of what is stored (the metrics gauges and a tenant's usage,
 /// which its quota is checked against) are the same after a `kill -9` and
 /// restart as before: the embedded store persists them with each write.

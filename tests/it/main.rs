@@ -35,6 +35,7 @@ mod outage;
 mod pg_cache;
 mod pg_creates;
 mod pg_damage;
+mod pg_stall;
 mod proof;
 mod proxy;
 mod proxy_protocol;

@@ -88,3 +88,35 @@ async fn a_data_dir_in_use_is_refused_in_plain_words() {
     let health = client().get(server.at("/healthz")).fetch().await;
     assert_eq!(health.status(), 200);
 }
+
+/// A data dir open to other users that snip cannot make private (here on a
+/// read-only file system) is refused, saying what to do.
+#[test]
+fn a_data_dir_that_cannot_be_made_private_is_refused() {
+    if skip_on_postgres("the embedded store's data dir") {
+        return;
+    }
+    let disk = match crate::support::disk::SmallDisk::mount("1m") {
+        Ok(disk) => disk,
+        Err(why) => {
+            eprintln!("skipped: cannot mount a small tmpfs ({why})");
+            return;
+        }
+    };
+    let data_dir = disk.path();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let remount = ["-o", "remount,ro", data_dir.to_str().unwrap()];
+    if let Err(why) = crate::support::disk::run("mount", &remount) {
+        eprintln!("skipped: cannot remount it read-only ({why})");
+        return;
+    }
+    let (_, stderr) = refused_start(data_dir);
+    for part in [
+        data_dir.display().to_string(),
+        "must be private".to_owned(),
+        "chmod 700".to_owned(),
+    ] {
+        assert!(stderr.contains(&part), "{part:?} not in stderr: {stderr}");
+    }
+}

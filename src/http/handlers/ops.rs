@@ -40,17 +40,16 @@ async fn robots() -> &'static str {
     "User-agent: *\nDisallow: /\n"
 }
 
-/// `200 ready` when the store answers a ping, else `503`; the ping is shared
-/// with the other probes of the same second ([`Readiness`](crate::http::Readiness)).
+/// `200 ready` when the store answers a ping, else `503` saying why; the ping
+/// is shared with the other probes of the same second ([`Readiness`](crate::http::Readiness)).
 async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiError> {
-    if state.readiness.check(state.store.as_ref()).await {
-        Ok("ready\n")
-    } else {
-        Err(ApiError::new(
+    match state.readiness.check(state.store.as_ref()).await {
+        Ok(()) => Ok("ready\n"),
+        Err(why) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "not_ready",
-            "not ready: the store is unavailable (the server log says why)",
-        ))
+            why.message(),
+        )),
     }
 }
 

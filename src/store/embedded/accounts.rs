@@ -14,6 +14,8 @@
 //! here (revocation, tenant delete, sign-out) takes for writing; a commit
 //! holds that lock ([`Held`]) from its check until its batch is in, so an
 //! authority holds at commit.
+//!
+//! Every write is refused while the disk is nearly full (`space`).
 
 use std::collections::HashMap;
 use std::sync::RwLock;
@@ -23,6 +25,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::super::StoreError;
+use super::space::Space;
 use crate::core::UnixTime;
 use crate::core::paste;
 use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
@@ -33,6 +36,8 @@ pub struct Accounts {
     tenants_ks: Keyspace,
     tokens_ks: Keyspace,
     sessions_ks: Keyspace,
+    /// Checked before every write (`space`).
+    space: Space,
     /// Held only for map operations and the one write batch that goes with them.
     state: RwLock<State>,
 }
@@ -58,8 +63,9 @@ fn load<T: DeserializeOwned>(keyspace: &Keyspace, what: &str) -> Result<Vec<T>, 
 }
 
 impl Accounts {
-    /// Opens the keyspaces and loads everything into memory.
-    pub fn open(db: &Database) -> Result<Self, StoreError> {
+    /// Opens the keyspaces and loads everything into memory; writes are
+    /// checked against `space`.
+    pub fn open(db: &Database, space: Space) -> Result<Self, StoreError> {
         let tenants_ks = db.keyspace("tenants", KeyspaceCreateOptions::default)?;
         let tokens_ks = db.keyspace("tokens", KeyspaceCreateOptions::default)?;
         let sessions_ks = db.keyspace("sessions", KeyspaceCreateOptions::default)?;
@@ -75,6 +81,7 @@ impl Accounts {
             tenants_ks,
             tokens_ks,
             sessions_ks,
+            space,
             state: RwLock::new(state),
         })
     }
@@ -92,6 +99,7 @@ impl Accounts {
         if state.tenants.contains_key(&tenant.name) {
             return Err(StoreError::TenantExists);
         }
+        self.space.check_change()?;
         self.tenants_ks
             .insert(tenant.name.as_str(), encode(&tenant)?)?;
         state.tenants.insert(tenant.name.clone(), tenant);
@@ -103,6 +111,7 @@ impl Accounts {
         if !state.tenants.contains_key(&tenant.name) {
             return Err(StoreError::NoSuchTenant);
         }
+        self.space.check_change()?;
         self.tenants_ks
             .insert(tenant.name.as_str(), encode(&tenant)?)?;
         state.tenants.insert(tenant.name.clone(), tenant);
@@ -161,6 +170,7 @@ impl Accounts {
         if owned > 0 {
             return Err(StoreError::TenantNotEmpty(owned));
         }
+        self.space.check_change()?;
         let hashes: Vec<[u8; 32]> = state
             .tokens
             .values()
@@ -185,6 +195,7 @@ impl Accounts {
         if !state.tenants.contains_key(&record.tenant) {
             return Err(StoreError::NoSuchTenant);
         }
+        self.space.check_change()?;
         self.tokens_ks
             .insert(record.hash.as_slice(), encode(&record)?)?;
         state.tokens.insert(record.hash, record);
@@ -200,6 +211,7 @@ impl Accounts {
         let Some(hash) = state.tokens.values().find(|t| t.id == id).map(|t| t.hash) else {
             return Ok(false);
         };
+        self.space.check_change()?;
         self.tokens_ks.remove(hash.as_slice())?;
         state.tokens.remove(&hash);
         Ok(true)
@@ -224,6 +236,7 @@ impl Accounts {
         if !state.tokens.contains_key(&record.token_hash) {
             return Err(StoreError::NoSuchTenant);
         }
+        self.space.check_change()?;
         self.sessions_ks
             .insert(record.hash.as_slice(), encode(record)?)?;
         Ok(())
@@ -260,6 +273,7 @@ impl Accounts {
         if dead.is_empty() {
             return Ok(0);
         }
+        self.space.check_change()?;
         let mut batch = self.db.batch();
         for key in &dead {
             batch.remove(&self.sessions_ks, key.clone());
@@ -275,6 +289,7 @@ impl Accounts {
         if self.sessions_ks.get(hash.as_slice())?.is_none() {
             return Ok(false);
         }
+        self.space.check_change()?;
         self.sessions_ks.remove(hash.as_slice())?;
         Ok(true)
     }

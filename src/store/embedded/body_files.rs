@@ -78,6 +78,39 @@ pub(super) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         .create(dir)
 }
 
+/// Makes the data dir `dir` (created already) private: mode 0700 if it had
+/// any bit for group or others (a directory made by hand, or by a package,
+/// is often 0755), so other local users cannot reach the files in it; and
+/// the process's umask keeps group and others out of every file created
+/// from now on, since fjall creates its journals and tables with the
+/// default mode. `Err` says why a dir that is not private cannot be made so.
+pub(super) fn make_private(dir: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::PermissionsExt;
+    let refused = |what: &str, e: std::io::Error| {
+        StoreError::backend_caused(
+            format!(
+                "the data dir {} must be private to snip's user (mode 0700), \
+                 but {what}; chmod 700 it as its owner, or run snip as that user",
+                dir.display()
+            ),
+            e,
+        )
+    };
+    let mode = std::fs::metadata(dir)
+        .map_err(|e| refused("it cannot be read", e))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| refused(&format!("its mode {:o} cannot be changed", mode & 0o777), e))?;
+        tracing::info!(dir = %dir.display(), "made the data dir private (mode 0700)");
+    }
+    let mask = rustix::fs::Mode::from_raw_mode(0o077);
+    let before = rustix::process::umask(mask);
+    rustix::process::umask(before | mask);
+    Ok(())
+}
+
 /// Options that create a file readable by snip's user alone (0600), for the
 /// same reason as [`create_private_dir`].
 pub(super) fn private_file() -> OpenOptions {

@@ -14,7 +14,7 @@ use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
 use crate::core::tenant::Authority;
 use crate::store::codec::{NewBody, Stored};
-use crate::store::{Encoding, PutLimits, StoreError, create_with_free_id};
+use crate::store::{BackendError, Encoding, PutLimits, StoreError, create_with_free_id};
 
 /// A paste on its way into the store: encoded, its bytes reserved.
 pub(super) struct Staged {
@@ -207,11 +207,13 @@ impl Commit<Staged> for Inner {
     }
 }
 
-/// A failure of a whole group, for each of its pastes: a full disk stays
-/// one (so each create answers it), anything else becomes its message.
+/// A failure of a whole group, for each of its pastes: a full disk and a
+/// poisoned store stay what they are (so each create answers it, and the
+/// server sees the store broken), anything else becomes its message.
 fn shared_failure(e: &StoreError) -> StoreError {
     match e {
         StoreError::DiskFull(detail) => StoreError::DiskFull(detail.clone()),
+        StoreError::Poisoned(inner) => StoreError::Poisoned(BackendError::new(inner.to_string())),
         other => StoreError::backend(other.to_string()),
     }
 }
@@ -354,7 +356,11 @@ impl EmbeddedStore {
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         if self.inner.sequence.numbered_only() {
-            self.blocking(|inner| inner.sequence.mark_foreign()).await?;
+            self.blocking(|inner| {
+                inner.space.check(space::ENTRY_BYTES)?;
+                inner.sequence.mark_foreign()
+            })
+            .await?;
         }
         self.put_paste(meta, None, body, limits).await
     }
@@ -369,8 +375,11 @@ impl EmbeddedStore {
                 // blocking thread of its own (which the runtime would keep).
                 let _turn = self.inner.sequence.reserving().await;
                 if !self.inner.sequence.is_reserved(number) {
-                    self.blocking(move |inner| inner.sequence.reserve_through(number))
-                        .await?;
+                    self.blocking(move |inner| {
+                        inner.space.check(space::ENTRY_BYTES)?;
+                        inner.sequence.reserve_through(number)
+                    })
+                    .await?;
                 }
                 number
             }

@@ -87,9 +87,10 @@ use hot::HotCache;
 use known_ids::KnownIds;
 
 /// fjall's errors are backend failures, the engine's error kept as the
-/// cause, except a full disk. fjall refuses every write after a failed
-/// journal write, until it is opened again; the space check before each
-/// commit (`space`) is what keeps that from happening.
+/// cause, except a full disk, and a store poisoned: fjall refuses every
+/// write after a failed journal write (or a failed flush), until it is
+/// opened again. The space check before each write (`space`) is what keeps
+/// a full disk from doing that.
 impl From<fjall::Error> for StoreError {
     fn from(e: fjall::Error) -> Self {
         let io = match &e {
@@ -100,6 +101,7 @@ impl From<fjall::Error> for StoreError {
             Some(io) if crate::store::is_disk_full(io) => {
                 Self::DiskFull(format!("the metadata store cannot write: {io}"))
             }
+            _ if matches!(e, fjall::Error::Poisoned) => Self::Poisoned(BackendError::from_cause(e)),
             _ => Self::Backend(BackendError::from_cause(e)),
         }
     }
@@ -181,6 +183,10 @@ struct Inner {
     /// Noted by every write that may give the sweeper work, taken by each
     /// sweep; a settled sweeper waits for the next.
     writes: Activity,
+    /// Why fjall refuses writes until the store is opened again, once an
+    /// operation has met [`StoreError::Poisoned`]; [`Store::broken`] waits
+    /// for it.
+    poisoned: tokio::sync::watch::Sender<Option<String>>,
     path: PathBuf,
 }
 
@@ -188,6 +194,22 @@ impl EmbeddedStore {
     /// The data directory.
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// Passes `result` on, noting first if it says that fjall is poisoned.
+    fn noted<T>(&self, result: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(e @ StoreError::Poisoned(_)) = &result {
+            let reason = e.to_string();
+            self.inner.poisoned.send_if_modified(|poisoned| {
+                let first = poisoned.is_none();
+                if first {
+                    tracing::error!(error = %reason, "the store is poisoned: it refuses writes until it is opened again");
+                    *poisoned = Some(reason);
+                }
+                first
+            });
+        }
+        result
     }
 
     async fn durable(&self) -> Result<(), StoreError> {
@@ -233,7 +255,7 @@ impl Store for EmbeddedStore {
         body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        self.put_given(meta, body, limits).await
+        self.noted(self.put_given(meta, body, limits).await)
     }
 
     async fn create(
@@ -243,7 +265,7 @@ impl Store for EmbeddedStore {
         limits: PutLimits,
         random_len: usize,
     ) -> Result<String, StoreError> {
-        self.create_paste(meta, body, limits, random_len).await
+        self.noted(self.create_paste(meta, body, limits, random_len).await)
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
@@ -264,7 +286,7 @@ impl Store for EmbeddedStore {
         proof: Option<&Proof>,
         now: UnixTime,
     ) -> Result<Taken, StoreError> {
-        self.take_paste(id, proof, now).await
+        self.noted(self.take_paste(id, proof, now).await)
     }
 
     async fn list(
@@ -289,11 +311,11 @@ impl Store for EmbeddedStore {
         id: &PasteId,
         authority: Option<&Authority>,
     ) -> Result<bool, StoreError> {
-        self.delete_paste(id, authority).await
+        self.noted(self.delete_paste(id, authority).await)
     }
 
     async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
-        self.sweep_expired(now, limit).await
+        self.noted(self.sweep_expired(now, limit).await)
     }
 
     async fn sweep_work(&self) {
@@ -322,16 +344,16 @@ impl Store for EmbeddedStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        self.ping_store().await
+        self.noted(self.ping_store().await)
     }
 
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        self.inner.accounts.create_tenant(tenant)?;
+        self.noted(self.inner.accounts.create_tenant(tenant))?;
         self.durable().await
     }
 
     async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        self.inner.accounts.update_tenant(tenant)?;
+        self.noted(self.inner.accounts.update_tenant(tenant))?;
         self.durable().await
     }
 
@@ -344,16 +366,17 @@ impl Store for EmbeddedStore {
     }
 
     async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
-        let deleted = self
-            .inner
-            .accounts
-            .delete_tenant(name, || self.inner.owner_usage(name).pastes)?;
+        let deleted = self.noted(
+            self.inner
+                .accounts
+                .delete_tenant(name, || self.inner.owner_usage(name).pastes),
+        )?;
         self.durable().await?;
         Ok(deleted)
     }
 
     async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
-        self.inner.accounts.create_token(record)?;
+        self.noted(self.inner.accounts.create_token(record))?;
         self.durable().await
     }
 
@@ -362,7 +385,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
-        let revoked = self.inner.accounts.revoke_token(id)?;
+        let revoked = self.noted(self.inner.accounts.revoke_token(id))?;
         self.durable().await?;
         Ok(revoked)
     }
@@ -372,7 +395,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
-        self.inner.accounts.create_session(&record)?;
+        self.noted(self.inner.accounts.create_session(&record))?;
         self.inner.wrote();
         self.durable().await
     }
@@ -382,7 +405,7 @@ impl Store for EmbeddedStore {
     }
 
     async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
-        let purged = self.inner.accounts.purge_sessions(now)?;
+        let purged = self.noted(self.inner.accounts.purge_sessions(now))?;
         if purged > 0 {
             self.durable().await?;
         }
@@ -390,9 +413,22 @@ impl Store for EmbeddedStore {
     }
 
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
-        let deleted = self.inner.accounts.delete_session(hash)?;
+        let deleted = self.noted(self.inner.accounts.delete_session(hash))?;
         self.durable().await?;
         Ok(deleted)
+    }
+
+    async fn broken(&self) -> StoreError {
+        let mut poisoned = self.inner.poisoned.subscribe();
+        let reason = poisoned
+            .wait_for(Option::is_some)
+            .await
+            .map(|reason| reason.clone().unwrap_or_default());
+        match reason {
+            Ok(reason) => StoreError::Poisoned(BackendError::new(reason)),
+            // The sender lives as long as the store.
+            Err(_) => std::future::pending().await,
+        }
     }
 
     fn shared_rates(&self) -> Option<&dyn RateStore> {

@@ -21,6 +21,7 @@ use super::hot::HotCache;
 use super::journal::JournalBound;
 use super::known_ids::{self, KnownIds};
 use super::sequence::Sequence;
+use super::space::Space;
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
 use super::{format, usage};
 use crate::idle::Activity;
@@ -79,6 +80,7 @@ impl EmbeddedStore {
         body_files::create_private_dir(dir).map_err(|e| {
             StoreError::backend_caused(format!("cannot create data dir {}", dir.display()), e)
         })?;
+        body_files::make_private(dir)?;
         let fsync = options.durability == Durability::Fsync;
         format::check_or_record(dir, fsync)?;
         // Memtables are memory: fjall's defaults (64 MiB per keyspace, no
@@ -133,7 +135,8 @@ impl EmbeddedStore {
         let expiry = db.keyspace("expiry", small)?;
         let owners = db.keyspace("owners", small)?;
         let counted = db.keyspace("counters", small)?;
-        let accounts = Accounts::open(&db)?;
+        let space = Space::new(dir);
+        let accounts = Accounts::open(&db, space.clone())?;
         let journal = JournalBound::new(&db)?;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
@@ -159,7 +162,7 @@ impl EmbeddedStore {
             counters,
             log,
             files,
-            space: super::space::Space::new(dir),
+            space,
             hot: HotCache::new(options.cache_bytes / 4),
             sequence,
             known: Arc::new(known),
@@ -167,6 +170,7 @@ impl EmbeddedStore {
             dictionary,
             journal,
             writes: Activity::default(),
+            poisoned: tokio::sync::watch::Sender::new(None),
             path: dir.to_path_buf(),
         };
         let dead = inner.log.count_live(&counts.segments);
@@ -300,11 +304,15 @@ fn opening_failed(dir: &Path, e: fjall::Error) -> StoreError {
 }
 
 impl Inner {
-    /// Blocking: a read through fjall, then a probe file written, synced and
-    /// removed in the data dir, so a vanished, read-only or full data dir
-    /// (the failures that make creates fail) reports not ready.
+    /// Blocking: a read through fjall, a check that fjall still takes
+    /// writes, then a probe file written, synced and removed in the data
+    /// dir, so a poisoned store, or a vanished, read-only or full data dir
+    /// (the failures that make creates fail), reports not ready.
     pub(super) fn ping(&self) -> Result<(), StoreError> {
         self.meta.get("ping")?;
+        // Writes nothing (each batch is flushed already), but fails if fjall
+        // is poisoned: a store that refuses writes is not ready.
+        self.db.persist(PersistMode::Buffer)?;
         // One file per call: concurrent pings must not remove each other's.
         static PROBES: AtomicU64 = AtomicU64::new(0);
         let n = PROBES.fetch_add(1, Ordering::Relaxed);
@@ -335,6 +343,7 @@ impl Inner {
     /// `counters` while no batch commits: the file is valid until the next
     /// batch that stores a new ID removes the marker.
     fn save_known_ids(&self) -> Result<(), StoreError> {
+        self.space.check_change()?;
         let path = self.path.join(known_ids::FILE_NAME);
         self.counters.while_still(|| {
             let marker = getrandom::u64()

@@ -15,8 +15,10 @@ use crate::core::{PasteId, UnixTime};
 use crate::store::{StoreError, Taken};
 
 impl Inner {
-    /// Removes all entries of a paste in one batch. Caller holds the ID's lock.
+    /// Removes all entries of a paste in one batch, unless the disk is
+    /// nearly full (`space`). Caller holds the ID's lock.
     pub(super) fn remove(&self, entry: &Entry) -> Result<(), StoreError> {
+        self.space.check_change()?;
         let Entry { key, meta, at } = entry;
         let body_at = *at;
         let mut batch = self.db.batch();

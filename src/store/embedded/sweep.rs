@@ -1,5 +1,6 @@
 //! Giving space back: the sweep deletes expired pastes through the `expiry`
-//! index, then retires and compacts body-log segments that died.
+//! index, then retires and compacts body-log segments that died. While the
+//! disk is nearly full (`space`) it writes nothing: no removal, no copy.
 
 use fjall::PersistMode;
 
@@ -7,7 +8,7 @@ use super::body_log::Location;
 use super::counters::Change;
 use super::keys::expiry_key;
 use super::read::Entry;
-use super::{EmbeddedStore, Inner, meta_codec};
+use super::{EmbeddedStore, Inner, meta_codec, space};
 use crate::core::UnixTime;
 use crate::store::{StoreError, SweepReport};
 
@@ -17,6 +18,9 @@ impl Inner {
         // Before looking: a write from here on is noted anew, so a sweep
         // that settles on what it saw wakes for that write.
         self.writes.take();
+        // A disk nearly full: no removal is written (it could break the
+        // store, see `space`); the sweeper tries again next round.
+        self.space.check_change()?;
         let end = expiry_key(now.saturating_add(1), "");
         let mut due = Vec::new();
         for entry in self.expiry.range(..end).take(limit) {
@@ -37,7 +41,10 @@ impl Inner {
                     report.bytes += entry.meta.size;
                 }
                 // An index entry whose paste is gone: drop it.
-                _ => self.expiry.remove(key)?,
+                _ => {
+                    self.space.check_change()?;
+                    self.expiry.remove(key)?;
+                }
             }
         }
         self.log.retire_dead_active()?;
@@ -73,11 +80,18 @@ impl Inner {
         let Some(segment) = self.log.compaction_candidate() else {
             return Ok(());
         };
+        let records = self.log.records(segment)?;
+        // The copies at most, and their entries (`space`).
+        let copied: u64 = records
+            .iter()
+            .map(|(_, at)| u64::from(at.len) + space::ENTRY_BYTES)
+            .sum();
+        self.space.check(copied)?;
         let still_at = |id: &str, at: Location| -> Result<Option<Entry>, StoreError> {
             Ok(self.locate(id)?.filter(|entry| entry.at == Some(at)))
         };
         let mut copies = Vec::new();
-        for (id, at) in self.log.records(segment)? {
+        for (id, at) in records {
             let body = {
                 let _guard = self.lock_id(&id);
                 if still_at(&id, at)?.is_none() {

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use deadpool_postgres::Pool;
 
+use super::deadline::{Lease, within};
 use super::rows::{key_check_columns, to_i64, visibility_text};
 use super::{Totals, db_error, pool_error};
 use crate::core::PasteMeta;
@@ -49,6 +50,8 @@ pub struct Pending {
 pub struct Inserter {
     pub pool: Pool,
     pub totals: Arc<Totals>,
+    /// The deadline of a group's insert (`deadline`).
+    pub timeout: std::time::Duration,
 }
 
 impl Commit<Pending> for Inserter {
@@ -83,7 +86,7 @@ impl Inserter {
             .zip(&first)
             .filter_map(|(p, &first)| first.then_some(p))
             .collect();
-        let stored = match self.insert_unique(&unique).await {
+        let stored = match within(self.timeout, self.insert_unique(&unique)).await {
             Ok(stored) => stored,
             Err(e) => {
                 let all = group.iter().map(|_| Err(copy(&e))).collect();
@@ -106,7 +109,7 @@ impl Inserter {
     /// Inserts pastes of distinct IDs; the IDs that were new.
     async fn insert_unique(&self, group: &[&Pending]) -> Result<HashSet<String>, StoreError> {
         let columns = Columns::of(group);
-        let client = self.pool.get().await.map_err(pool_error)?;
+        let client = Lease::new(self.pool.get().await.map_err(pool_error)?);
         let stmt = client.prepare_cached(INSERT).await.map_err(db_error)?;
         let rows = client
             .query(
@@ -198,6 +201,7 @@ fn copy(e: &StoreError) -> StoreError {
             StoreError::Unavailable(BackendError::new(inner.to_string()))
         }
         StoreError::Backend(inner) => StoreError::Backend(BackendError::new(inner.to_string())),
+        StoreError::TimedOut(limit) => StoreError::TimedOut(*limit),
         other => StoreError::backend(other.to_string()),
     }
 }

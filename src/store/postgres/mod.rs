@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use deadpool_postgres::{GenericClient, Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
 use super::combiner::Combiner;
@@ -53,6 +53,7 @@ mod accounts;
 mod authority;
 mod batch;
 mod cache;
+mod deadline;
 mod errors;
 mod insert;
 mod listener;
@@ -68,6 +69,7 @@ mod totals;
 
 use batch::{Inserter, Pending};
 use cache::PgCache;
+use deadline::{Lease, within};
 pub(crate) use errors::db_error;
 use errors::pool_error;
 use listener::Listener;
@@ -84,7 +86,9 @@ pub struct PostgresOptions {
     pub schema: Option<String>,
     /// Most connections this instance opens.
     pub pool_size: usize,
-    /// Longest wait for a connection (and for connecting) before a request fails with `503`.
+    /// Longest wait for a connection (and for connecting), and longest an
+    /// operation's statements and transaction may take, before a request
+    /// fails with `503` (`deadline`).
     pub timeout: Duration,
     /// Refuse new pastes once the stored bodies take this many bytes.
     pub max_bytes: Option<u64>,
@@ -105,7 +109,19 @@ pub struct PostgresStore {
     channel: String,
     /// The listener's task, stopped by `close`.
     listening: tokio::task::JoinHandle<()>,
+    /// The deadline of each operation (`deadline`).
+    timeout: Duration,
 }
+
+/// How long a connection may be idle before TCP probes its link.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+/// Time between unanswered TCP probes.
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(2);
+/// Unanswered TCP probes after which the link counts as dead.
+const KEEPALIVE_RETRIES: u32 = 3;
+/// Longest that data sent may stay unacknowledged before the kernel drops
+/// the connection: a link that died while a statement was sent.
+const TCP_USER_TIMEOUT: Duration = Duration::from_secs(15);
 
 impl PostgresStore {
     /// Connects, creates or migrates the schema, and counts the stored bytes.
@@ -115,6 +131,16 @@ impl PostgresStore {
             .parse()
             .map_err(|e| StoreError::backend_caused("invalid PostgreSQL URL", e))?;
         config.connect_timeout(options.timeout);
+        // A link that dies without a reset (a cable, a frozen NAT or
+        // firewall) is noticed: while idle by keepalive probes, while
+        // sending by the user timeout, instead of by a statement that
+        // waits forever (`deadline` bounds those).
+        config
+            .keepalives(true)
+            .keepalives_idle(KEEPALIVE_IDLE)
+            .keepalives_interval(KEEPALIVE_INTERVAL)
+            .keepalives_retries(KEEPALIVE_RETRIES)
+            .tcp_user_timeout(TCP_USER_TIMEOUT);
         if config.get_application_name().is_none() {
             config.application_name("snip");
         }
@@ -156,6 +182,7 @@ impl PostgresStore {
             inserter: Arc::new(Inserter {
                 pool: pool.clone(),
                 totals: totals.clone(),
+                timeout: options.timeout,
             }),
             combiner: Combiner::default(),
             pool,
@@ -165,6 +192,7 @@ impl PostgresStore {
             // The cache is not trusted until the listener listens, so
             // starting it before the schema exists serves nothing early.
             listening: tokio::spawn(listener.run()),
+            timeout: options.timeout,
         };
         {
             let mut client = store.client().await?;
@@ -174,8 +202,17 @@ impl PostgresStore {
         Ok(store)
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
-        self.pool.get().await.map_err(pool_error)
+    /// A pooled connection for the operation running now (see `deadline`).
+    async fn client(&self) -> Result<Lease, StoreError> {
+        self.pool.get().await.map(Lease::new).map_err(pool_error)
+    }
+
+    /// Runs `operation` under the store's deadline (`deadline`).
+    async fn within<T>(
+        &self,
+        operation: impl std::future::Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        within(self.timeout, operation).await
     }
 
     /// Re-reads the total body bytes (the base of the storage limit) and the
@@ -217,15 +254,15 @@ impl Store for PostgresStore {
         body: NewBody,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
-        self.put_paste(meta, body, limits).await
+        self.within(self.put_paste(meta, body, limits)).await
     }
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        self.get_paste(id, now).await
+        self.within(self.get_paste(id, now)).await
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
-        self.live_meta(id, now).await
+        self.within(self.live_meta(id, now)).await
     }
 
     async fn take(
@@ -234,7 +271,7 @@ impl Store for PostgresStore {
         proof: Option<&Proof>,
         now: UnixTime,
     ) -> Result<Taken, StoreError> {
-        self.take_paste(id, proof, now).await
+        self.within(self.take_paste(id, proof, now)).await
     }
 
     async fn list(
@@ -243,11 +280,11 @@ impl Store for PostgresStore {
         query: &ListQuery,
         now: UnixTime,
     ) -> Result<ListPage, StoreError> {
-        self.list_pastes(owner, query, now).await
+        self.within(self.list_pastes(owner, query, now)).await
     }
 
     async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError> {
-        self.usage_of(owner).await
+        self.within(self.usage_of(owner)).await
     }
 
     async fn delete(
@@ -255,11 +292,11 @@ impl Store for PostgresStore {
         id: &PasteId,
         authority: Option<&Authority>,
     ) -> Result<bool, StoreError> {
-        self.delete_paste(id, authority).await
+        self.within(self.delete_paste(id, authority)).await
     }
 
     async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
-        self.sweep_expired(now, limit).await
+        self.within(self.sweep_expired(now, limit)).await
     }
 
     fn used_bytes(&self) -> u64 {
@@ -276,36 +313,44 @@ impl Store for PostgresStore {
         limit: usize,
         now: UnixTime,
     ) -> Result<ScanPage, StoreError> {
-        self.scan_pastes(from, limit, now).await
+        self.within(self.scan_pastes(from, limit, now)).await
     }
 
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        accounts::create_tenant(&*self.client().await?, &tenant).await
+        self.within(async { accounts::create_tenant(&*self.client().await?, &tenant).await })
+            .await
     }
 
     async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        accounts::update_tenant(&*self.client().await?, &tenant, &self.channel).await?;
+        self.within(async {
+            accounts::update_tenant(&*self.client().await?, &tenant, &self.channel).await
+        })
+        .await?;
         self.cache.invalidate(&Invalidation::Tenant(tenant.name));
         Ok(())
     }
 
     async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
-        self.read_through(
+        self.within(self.read_through(
             self.cache.tenant(name),
             || self.cache.tenant_ticket(name),
             async { accounts::tenant(&*self.client().await?, name).await },
             |ticket, tenant| self.cache.fill_tenant(ticket, tenant),
-        )
+        ))
         .await
     }
 
     async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
-        accounts::tenants(&*self.client().await?).await
+        self.within(async { accounts::tenants(&*self.client().await?).await })
+            .await
     }
 
     async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
-        let deleted =
-            accounts::delete_tenant(&mut *self.client().await?, name, &self.channel).await?;
+        let deleted = self
+            .within(async {
+                accounts::delete_tenant(&mut *self.client().await?, name, &self.channel).await
+            })
+            .await?;
         if deleted {
             self.cache
                 .invalidate(&Invalidation::TenantGone(name.to_owned()));
@@ -314,21 +359,26 @@ impl Store for PostgresStore {
     }
 
     async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
-        accounts::create_token(&*self.client().await?, &record).await
+        self.within(async { accounts::create_token(&*self.client().await?, &record).await })
+            .await
     }
 
     async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
-        self.read_through(
+        self.within(self.read_through(
             self.cache.token(hash),
             || self.cache.token_ticket(hash),
             async { accounts::token(&*self.client().await?, hash).await },
             |ticket, record| self.cache.fill_token(ticket, record),
-        )
+        ))
         .await
     }
 
     async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
-        let revoked = accounts::revoke_token(&*self.client().await?, id, &self.channel).await?;
+        let revoked = self
+            .within(async {
+                accounts::revoke_token(&*self.client().await?, id, &self.channel).await
+            })
+            .await?;
         if let Some(hash) = revoked {
             self.cache.invalidate(&Invalidation::Token(hash));
         }
@@ -336,23 +386,28 @@ impl Store for PostgresStore {
     }
 
     async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
-        accounts::tokens(&*self.client().await?, tenant).await
+        self.within(async { accounts::tokens(&*self.client().await?, tenant).await })
+            .await
     }
 
     async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
-        accounts::create_session(&*self.client().await?, &record).await
+        self.within(async { accounts::create_session(&*self.client().await?, &record).await })
+            .await
     }
 
     async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
-        accounts::session(&*self.client().await?, hash).await
+        self.within(async { accounts::session(&*self.client().await?, hash).await })
+            .await
     }
 
     async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
-        accounts::purge_sessions(&*self.client().await?, now).await
+        self.within(async { accounts::purge_sessions(&*self.client().await?, now).await })
+            .await
     }
 
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
-        accounts::delete_session(&*self.client().await?, hash).await
+        self.within(async { accounts::delete_session(&*self.client().await?, hash).await })
+            .await
     }
 
     fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
@@ -368,9 +423,12 @@ impl Store for PostgresStore {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        let client = self.client().await?;
-        client.simple_query("SELECT 1").await.map_err(db_error)?;
-        Ok(())
+        self.within(async {
+            let client = self.client().await?;
+            client.simple_query("SELECT 1").await.map_err(db_error)?;
+            Ok(())
+        })
+        .await
     }
 
     async fn close(&self) -> Result<(), StoreError> {
@@ -390,6 +448,7 @@ impl RateStore for PostgresStore {
         interval: Duration,
         burst: u32,
     ) -> Result<GcraOutcome, StoreError> {
-        rate::acquire(&*self.client().await?, key, interval, burst).await
+        self.within(async { rate::acquire(&*self.client().await?, key, interval, burst).await })
+            .await
     }
 }

@@ -49,7 +49,7 @@ impl PostgresStore {
         let mut client = self.client().await?;
         let Some(authority) = authority else {
             let row = self
-                .delete_returning(&client, id, "true", "owner, size", &[])
+                .delete_returning(&*client, id, "true", "owner, size", &[])
                 .await?;
             if let Some(row) = &row {
                 self.removed(id, row);

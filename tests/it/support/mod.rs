@@ -3,6 +3,8 @@
 
 pub mod cli;
 pub mod data;
+pub mod disk;
+pub mod frozen_proxy;
 pub mod http;
 pub mod ports;
 pub mod postgres;

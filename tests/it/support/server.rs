@@ -197,6 +197,19 @@ impl Server {
         false
     }
 
+    /// Waits up to `within` for the process to exit by itself; its status,
+    /// or `None` if it still runs.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// Starts a new process on the same data dir and flags (after kill9/terminate).
     pub fn restart(&mut self) {
         self.try_restart()
