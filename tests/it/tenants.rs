@@ -713,3 +713,32 @@ async fn name_prefixes_are_literal() {
     assert!(ids(&list(&server, &token, "name_prefix=50%25%5C").await).is_empty());
     assert!(ids(&list(&server, &token, "name_prefix=_").await).is_empty());
 }
+
+/// A tenant re-created under a deleted one's name starts with a full rate
+/// bucket: it inherits nothing, not even the old tenant's spent requests.
+#[tokio::test]
+async fn a_recreated_tenant_does_not_inherit_the_rate_bucket() {
+    let server = start(&[]);
+    let limits = json!({ "rate": "1/h", "burst": 1 });
+    let old = tenant(&server, "phoenix", limits.clone()).await;
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(&old)).await,
+        200
+    );
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(&old)).await,
+        429
+    );
+    assert_eq!(
+        admin(&server, Method::DELETE, "/api/admin/tenants/phoenix", None)
+            .await
+            .0,
+        204
+    );
+    let new = tenant(&server, "phoenix", limits).await;
+    assert_eq!(
+        status(&server, Method::GET, "/api/pastes", Some(&new)).await,
+        200,
+        "the re-created tenant got the old tenant's spent bucket"
+    );
+}

@@ -278,6 +278,7 @@ async fn delete_tenant(
     TenantName(name): TenantName,
 ) -> Result<StatusCode, ApiError> {
     if state.store.delete_tenant(&name).await? {
+        state.rate_limits.forget_tenant(&name);
         tracing::info!(tenant = %name, "tenant deleted");
         Ok(StatusCode::NO_CONTENT)
     } else {

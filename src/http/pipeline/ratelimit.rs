@@ -179,6 +179,13 @@ impl RateLimits {
         self.verdict(limit.burst, outcome)
     }
 
+    /// Forgets the bucket of a deleted tenant, so that a tenant re-created
+    /// under its name starts full (shared buckets go with the tenant's row).
+    pub fn forget_tenant(&self, tenant: &str) {
+        let mut tenants = self.tenants.lock().unwrap_or_else(|p| p.into_inner());
+        tenants.remove(tenant);
+    }
+
     /// Checks (and counts) one request of `tenant`, whose own limit (if any) overrides the default.
     pub fn check_tenant(&self, tenant: &str, own: Option<Limit>) -> Verdict {
         let Some(limit) = own.or(self.tenant_default) else {

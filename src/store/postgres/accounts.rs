@@ -195,6 +195,13 @@ pub async fn delete_tenant(
     tx.execute("DELETE FROM owner_usage WHERE owner = $1", &[&name])
         .await
         .map_err(db_error)?;
+    // A tenant re-created under this name starts with a full rate bucket.
+    tx.execute(
+        "DELETE FROM rate_buckets WHERE key = 'tenant:' || $1",
+        &[&name],
+    )
+    .await
+    .map_err(db_error)?;
     tx.execute(
         &format!(
             "SELECT pg_notify($1, '{}' || $2::text)",
