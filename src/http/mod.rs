@@ -17,11 +17,13 @@ use axum::routing::{get, post};
 
 pub mod errors;
 pub mod handlers;
+pub mod outbound;
 pub mod pipeline;
 pub mod render;
 pub mod state;
 
 use handlers::{admin, create, delete, list, meta, my, ops, read, session};
+pub use outbound::OutboundBytes;
 pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{ProxyConfig, ProxyHeaders};

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::HeaderValue;
 
+use super::outbound::OutboundBytes;
 use super::pipeline::caller::AuthConfig;
 use super::pipeline::forwarded::Origin;
 use super::pipeline::ratelimit::RateLimits;
@@ -30,6 +31,10 @@ pub struct Limits {
     pub body_timeout: Duration,
     /// Most bytes of paste bodies received at once, across all requests.
     pub max_inflight_bytes: u64,
+    /// Most bytes held in memory for large pastes being sent, across all clients.
+    pub max_response_bytes: u64,
+    /// Most of [`Self::max_response_bytes`] one client may hold.
+    pub max_response_bytes_per_ip: u64,
 }
 
 /// What every handler can reach.
@@ -55,6 +60,8 @@ pub struct AppState {
     pub readiness: Readiness,
     /// The bytes of paste bodies being received, bounded.
     pub inflight: InflightBytes,
+    /// The bytes held for large pastes being sent, bounded.
+    pub outbound: Arc<OutboundBytes>,
     /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
     pub hsts: Option<HeaderValue>,
 }

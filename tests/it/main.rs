@@ -36,6 +36,7 @@ mod proof;
 mod proxy;
 mod proxy_protocol;
 mod refused_start;
+mod sending;
 mod sessions;
 mod tenants;
 mod tls;

@@ -118,8 +118,9 @@ impl RateLimits {
     }
 
     /// The key of `ip`'s bucket: an IPv4 address (IPv4-mapped IPv6 ones
-    /// included) as it is, an IPv6 address cut to its network.
-    fn bucket_of(&self, ip: IpAddr) -> IpAddr {
+    /// included) as it is, an IPv6 address cut to its network: also the
+    /// client a share of other per-client bounds is counted under.
+    pub fn bucket_of(&self, ip: IpAddr) -> IpAddr {
         match ip.to_canonical() {
             IpAddr::V6(v6) => {
                 let mask = u128::MAX

@@ -3,12 +3,21 @@
 
 use tokio_postgres::Row;
 
+use std::sync::Arc;
+
 use super::cache::Ticket;
-use super::rows::{BODY_COLUMNS, META_COLUMNS, meta_from_row, stored_from_row, to_i64};
+use super::rows::{
+    BODY_COLUMNS, META_COLUMNS, meta_from_row, stored_from_row, to_i64, withheld_from_row,
+};
 use super::{PostgresStore, db_error};
 use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::store::codec;
-use crate::store::{Paste, StoreError};
+use crate::store::codec::{self, Stored};
+use crate::store::hot::LARGEST;
+use crate::store::{Encoding, Opened, OpenedBody, Paste, StoreError, StoredBody};
+
+/// The body columns of [`PostgresStore::open_paste`]: a burn paste's body is
+/// not even sent by the database.
+const OPEN_COLUMNS: &str = ", CASE WHEN burn THEN NULL ELSE body END, body_encoding";
 
 impl PostgresStore {
     /// A live paste: from the cache, else read and cached.
@@ -24,6 +33,44 @@ impl PostgresStore {
             |ticket, paste| self.cache.fill_paste(ticket, paste, now),
         )
         .await
+    }
+
+    /// A live paste opened for sending: from the cache, else read in one
+    /// query. A small body is decoded and cached as [`Self::get_paste`]
+    /// does; a large one is kept as stored (its zstd stream, for text),
+    /// decoded while it is sent; a burn paste's body is not read.
+    pub(super) async fn open_paste(
+        &self,
+        id: &PasteId,
+        now: UnixTime,
+    ) -> Result<Option<Opened>, StoreError> {
+        if let Some(paste) = self.cache.paste(id, now) {
+            return Ok(Some(paste.into()));
+        }
+        let ticket = self.cache.paste_ticket(id.as_str());
+        let Some((meta, stored)) = self
+            .read_live(id, now, OPEN_COLUMNS, withheld_from_row)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let Some(stored) = stored else {
+            return Ok(Some(Opened {
+                meta: Arc::new(meta),
+                body: OpenedBody::Withheld,
+            }));
+        };
+        if meta.size >= LARGEST && stored.encoding != Encoding::ZstdDictionary {
+            let Stored { bytes, encoding } = stored;
+            let body = StoredBody::memory(bytes, encoding, meta.size);
+            return Ok(Some(Opened {
+                meta: Arc::new(meta),
+                body: OpenedBody::Stored(body),
+            }));
+        }
+        let paste = codec::paste_off_runtime(meta, stored).await?;
+        self.cache.fill_paste(ticket, &paste, now);
+        Ok(Some(paste.into()))
     }
 
     /// A live paste's metadata: from a cached paste, else read.

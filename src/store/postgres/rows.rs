@@ -86,8 +86,18 @@ pub const BODY_COLUMNS: &str = ", body, body_encoding";
 /// A paste's metadata and its body as stored, from a row of
 /// [`META_COLUMNS`] and [`BODY_COLUMNS`].
 pub fn stored_from_row(row: &Row) -> Result<(PasteMeta, Stored), StoreError> {
+    match withheld_from_row(row)? {
+        (meta, Some(stored)) => Ok((meta, stored)),
+        (meta, None) => Err(StoreError::Corrupt(format!("no body of paste {}", meta.id))),
+    }
+}
+
+/// [`stored_from_row`] of a row whose body may be withheld (`NULL`).
+pub fn withheld_from_row(row: &Row) -> Result<(PasteMeta, Option<Stored>), StoreError> {
     let meta = meta_from_row(row)?;
-    let body: Vec<u8> = row.get(16);
+    let Some(body) = row.get::<_, Option<Vec<u8>>>(16) else {
+        return Ok((meta, None));
+    };
     let encoding: String = row.get(17);
     let encoding = Encoding::from_name(&encoding)
         .ok_or_else(|| StoreError::Corrupt(format!("body encoding of paste {}", meta.id)))?;
@@ -95,7 +105,7 @@ pub fn stored_from_row(row: &Row) -> Result<(PasteMeta, Stored), StoreError> {
         bytes: Bytes::from(body),
         encoding,
     };
-    Ok((meta, stored))
+    Ok((meta, Some(stored)))
 }
 
 pub fn visibility_text(v: Visibility) -> &'static str {
