@@ -9,16 +9,18 @@
 //! memory it takes ([`StoredBody::decoder_bytes`]).
 //!
 //! Reading a [`StoredBody`] blocks (a file read, a decode): callers run
-//! [`BodyReader::next_chunk`] on a blocking thread.
+//! [`BodyReader::next_chunk`] on a blocking thread. A body in a database row
+//! is fetched only once the caller has room for it ([`StoredBody::load`]).
 
 use std::fs::File;
 use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures_util::future::BoxFuture;
 
 use crate::core::PasteMeta;
-use crate::store::{Encoding, Paste};
+use crate::store::{Encoding, Paste, StoreError};
 
 /// A paste opened for sending.
 #[derive(Debug)]
@@ -62,13 +64,27 @@ impl From<Paste> for Opened {
     }
 }
 
+/// Fetches a body's stored bytes from a database; `None` if its row is gone.
+pub type Fetch = Box<dyn FnOnce() -> BoxFuture<'static, Result<Option<Bytes>, StoreError>> + Send>;
+
 /// Where a stored body's bytes are.
-#[derive(Debug)]
 enum Source {
     /// A file, positioned at the stored bytes' start.
     File(File),
     /// Memory (a row read from a database).
     Memory(Bytes),
+    /// A database row, not fetched yet.
+    Database(Fetch),
+}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::File(file) => f.debug_tuple("File").field(file).finish(),
+            Self::Memory(bytes) => f.debug_tuple("Memory").field(&bytes.len()).finish(),
+            Self::Database(_) => f.write_str("Database"),
+        }
+    }
 }
 
 /// A body as stored, not read yet.
@@ -127,6 +143,37 @@ impl StoredBody {
         }
     }
 
+    /// A body stored in a database row, fetched by `fetch` once [`Self::load`]
+    /// is called: `len` bytes of `encoding`, whose decoder takes `decoder`
+    /// bytes.
+    pub fn database(fetch: Fetch, len: u64, encoding: Encoding, decoder: u64) -> Self {
+        Self {
+            source: Source::Database(fetch),
+            len,
+            encoding,
+            decoder,
+        }
+    }
+
+    /// The body ready to read: a database row's bytes fetched (`None` if the
+    /// row is gone meanwhile), anything else as it is.
+    pub async fn load(self) -> Result<Option<Self>, StoreError> {
+        let Source::Database(fetch) = self.source else {
+            return Ok(Some(self));
+        };
+        let Some(bytes) = fetch().await? else {
+            return Ok(None);
+        };
+        if bytes.len() as u64 != self.len {
+            // Replaced meanwhile (a restore of the same ID): not the body measured.
+            return Ok(None);
+        }
+        Ok(Some(Self {
+            source: Source::Memory(bytes),
+            ..self
+        }))
+    }
+
     /// How the stored bytes encode the body.
     pub fn encoding(&self) -> Encoding {
         self.encoding
@@ -147,6 +194,7 @@ impl StoredBody {
         match &self.source {
             Source::File(_) => 0,
             Source::Memory(bytes) => bytes.len() as u64,
+            Source::Database(_) => self.len,
         }
     }
 
@@ -158,13 +206,13 @@ impl StoredBody {
 
     /// A reader of the stored bytes as they are (the zstd stream itself,
     /// for a compressed body).
-    pub fn stored_reader(self) -> BodyReader {
+    pub fn stored_reader(self) -> io::Result<BodyReader> {
         let len = self.len;
-        BodyReader {
-            reader: self.raw(),
+        Ok(BodyReader {
+            reader: self.raw()?,
             skip: 0,
             remaining: len,
-        }
+        })
     }
 
     /// A reader of bytes `start..=end` of the body itself, `size` bytes,
@@ -172,7 +220,7 @@ impl StoredBody {
     pub fn body_reader(self, size: u64, start: u64, end: u64) -> io::Result<BodyReader> {
         let remaining = end.saturating_add(1).saturating_sub(start);
         let encoding = self.encoding;
-        let mut raw = self.raw();
+        let mut raw = self.raw()?;
         // The body from `start`, or from its start and `start` bytes to skip.
         let (reader, skip): (Box<dyn Read + Send>, u64) = match encoding {
             Encoding::Identity => {
@@ -197,16 +245,20 @@ impl StoredBody {
         })
     }
 
-    /// The stored bytes, from their start.
-    fn raw(self) -> Box<dyn SeekRead> {
-        match self.source {
+    /// The stored bytes, from their start; an error if they are still in
+    /// the database ([`Self::load`] first).
+    fn raw(self) -> io::Result<Box<dyn SeekRead>> {
+        Ok(match self.source {
             Source::File(file) => Box::new(Bounded {
                 file,
                 len: self.len,
                 at: 0,
             }),
             Source::Memory(bytes) => Box::new(Cursor::new(bytes)),
-        }
+            Source::Database(_) => {
+                return Err(io::Error::other("a body is read before it is fetched"));
+            }
+        })
     }
 }
 
@@ -342,7 +394,11 @@ mod tests {
                 }
             }
             for stored_body in opened() {
-                let as_stored = stored_body.stored_reader().read_to_bytes(1 << 20).unwrap();
+                let as_stored = stored_body
+                    .stored_reader()
+                    .unwrap()
+                    .read_to_bytes(1 << 20)
+                    .unwrap();
                 assert_eq!(&as_stored[..], &stored[..]);
             }
         }

@@ -205,7 +205,7 @@ pub async fn answer_view(
             let shown = shown_prefix(&meta, body).await?;
             page(pages::view(&meta, &shown, Account::of(&read.caller)))
         }
-        _ => send(state, read, opened, headers, Disposition::Inline),
+        _ => send(state, read, opened, headers, Disposition::Inline).await?,
     }))
 }
 
@@ -219,6 +219,9 @@ async fn shown_prefix(meta: &PasteMeta, body: OpenedBody) -> Result<Bytes, ApiEr
         OpenedBody::Loaded { body, .. } => Ok(body),
         OpenedBody::Withheld => Ok(Bytes::new()),
         OpenedBody::Stored(stored) => {
+            let Some(stored) = stored.load().await? else {
+                return Err(ApiError::not_found());
+            };
             let max = pages::VIEW_MAX_BYTES;
             let end = size.min(max as u64).saturating_sub(1);
             tokio::task::spawn_blocking(move || {
@@ -250,7 +253,7 @@ pub async fn answer_raw(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let opened = readable(state, read, headers).await?;
-    Ok(send(state, read, opened, headers, Disposition::Inline))
+    send(state, read, opened, headers, Disposition::Inline).await
 }
 
 /// `GET /download/{id}`: the raw bytes as an attachment.
@@ -260,13 +263,14 @@ pub async fn download(
     request: Request,
 ) -> Result<Response, ApiError> {
     let opened = readable(&state, &read, request.headers()).await?;
-    Ok(send(
+    send(
         &state,
         &read,
         opened,
         request.headers(),
         Disposition::Attachment,
-    ))
+    )
+    .await
 }
 
 /// Opens a paste for a raw read, refusing burn pastes (they are only
@@ -378,22 +382,22 @@ enum Disposition {
 
 /// The raw answer of an opened paste (never a burn paste: those are refused
 /// before), in memory or streamed.
-fn send(
+async fn send(
     state: &SharedState,
     read: &PasteRead,
     opened: Opened,
     request: &HeaderMap,
     disposition: Disposition,
-) -> Response {
+) -> Result<Response, ApiError> {
     let Opened { meta, body } = opened;
     match body {
         OpenedBody::Loaded { body, compressed } => {
-            raw_response(&meta, body, compressed, request, disposition)
+            Ok(raw_response(&meta, body, compressed, request, disposition))
         }
         OpenedBody::Stored(stored) => {
-            streamed_response(state, read, &meta, stored, request, disposition)
+            streamed_response(state, read, &meta, stored, request, disposition).await
         }
-        OpenedBody::Withheld => ApiError::internal().into_response(),
+        OpenedBody::Withheld => Err(ApiError::internal()),
     }
 }
 
@@ -480,20 +484,21 @@ fn raw_response(
 
 /// The raw bytes of a paste read as they are sent (see [`raw_response`]),
 /// within the bytes responses may hold: a client over its share gets `429`,
-/// a server over its bound `503`.
-fn streamed_response(
+/// a server over its bound `503`. A body in a database row is fetched only
+/// once the reservation is made.
+async fn streamed_response(
     state: &SharedState,
     read: &PasteRead,
     meta: &PasteMeta,
     stored: StoredBody,
     request: &HeaderMap,
     disposition: Disposition,
-) -> Response {
+) -> Result<Response, ApiError> {
     let has_stream = stored.encoding() == Encoding::Zstd;
     let (coding, etag, selection) = select(meta, has_stream, request);
     let (decodes, range) = match selection {
-        Selection::NotModified => return not_modified(meta, etag, disposition, coding),
-        Selection::Unsatisfiable => return ApiError::range_not_satisfiable(meta.size),
+        Selection::NotModified => return Ok(not_modified(meta, etag, disposition, coding)),
+        Selection::Unsatisfiable => return Ok(ApiError::range_not_satisfiable(meta.size)),
         Selection::Stream => (false, None),
         Selection::Body { start, end, part } => (has_stream, Some((start, end, part))),
     };
@@ -501,24 +506,22 @@ fn streamed_response(
     let bytes = reservation_bytes(&stored, decodes);
     let hold = match state.outbound.reserve(client, bytes) {
         Ok(hold) => hold,
-        Err(refused) => return refused.into_response(),
+        Err(refused) => return Ok(refused.into_response()),
     };
+    let stored = stored.load().await?.ok_or_else(ApiError::not_found)?;
     let reader = match range {
-        None => Ok(stored.stored_reader()),
+        None => stored.stored_reader(),
         Some((start, end, _)) => stored.body_reader(meta.size, start, end),
     };
-    let reader = match reader {
-        Ok(reader) => reader,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot start reading a paste's body");
-            return ApiError::internal().into_response();
-        }
-    };
+    let reader = reader.map_err(|e| {
+        tracing::error!(error = %e, "cannot start reading a paste's body");
+        ApiError::internal()
+    })?;
     let body = axum::body::Body::new(Streamed::new(reader, hold));
     let range = range
         .filter(|(.., part)| *part)
         .map(|(start, end, _)| (start, end));
-    answer(meta, body, range, etag, disposition, coding)
+    Ok(answer(meta, body, range, etag, disposition, coding))
 }
 
 /// `304 Not Modified` for a raw read.

@@ -357,7 +357,11 @@ mod tests {
             );
             let opened = files.open_body("abc123", size).unwrap().unwrap();
             assert_eq!(opened.encoding(), encoding);
-            let as_stored = opened.stored_reader().read_to_bytes(1 << 20).unwrap();
+            let as_stored = opened
+                .stored_reader()
+                .unwrap()
+                .read_to_bytes(1 << 20)
+                .unwrap();
             assert_eq!(&as_stored[..], stored);
             for at in 0..whole.len() {
                 let mut bad = whole.clone();
