@@ -5,7 +5,7 @@
 //!
 //! A response waits for its client. A streamed one holds the chunk it is
 //! reading, what the connection has queued for the socket (hyper's write
-//! buffer, about 400 KiB, and one more chunk), a decoder's window if it
+//! buffer, [`CONNECTION_BUFFER`], and one more chunk), a decoder's window if it
 //! decodes a compressed body, and, for a body that came from a database row,
 //! that row's bytes. Each response reserves that much before it starts
 //! ([`reservation_bytes`]); a reservation past the client's share is refused
@@ -35,10 +35,14 @@ use crate::store::{BodyReader, StoredBody};
 /// The most bytes of a body read at once: one chunk.
 pub const CHUNK: usize = 64 << 10;
 
+/// The most a connection buffers ([`hyper`]'s `max_buf_size`): it queues
+/// chunks for the socket while less than this is queued, so one chunk past it
+/// at most. Also the largest request head it reads, more than any client sends.
+pub const CONNECTION_BUFFER: usize = 128 << 10;
+
 /// What a streamed response holds besides its source and decoder: the
-/// chunk being read, and what hyper may queue for the socket (its write
-/// buffer of about 400 KiB, which it fills up to and then one chunk past).
-pub const STREAM_WINDOW: u64 = 512 << 10;
+/// chunk being read, and what the connection may queue for the socket.
+pub const STREAM_WINDOW: u64 = (CHUNK + CONNECTION_BUFFER + CHUNK) as u64;
 
 /// The bytes a response sending `body` holds at most, decoding it or not.
 pub fn reservation_bytes(body: &StoredBody, decodes: bool) -> u64 {
@@ -211,9 +215,13 @@ impl hyper::body::Body for Streamed {
                 State::Done => return Poll::Ready(None),
                 State::Idle(reader) if reader.remaining() == 0 => return Poll::Ready(None),
                 State::Idle(mut reader) => {
+                    // Allocated here, on a runtime thread: a buffer allocated on
+                    // one of the many blocking threads would keep a page of that
+                    // thread's heap for each response that has a chunk queued.
+                    let mut chunk = reader.chunk_buffer(CHUNK);
                     this.state = State::Reading(tokio::task::spawn_blocking(move || {
-                        let chunk = reader.next_chunk(CHUNK);
-                        (reader, chunk)
+                        let read = reader.fill_chunk(&mut chunk).map(|()| chunk);
+                        (reader, read)
                     }));
                 }
                 State::Reading(mut task) => {

@@ -394,6 +394,7 @@ pub async fn run<A: Serve>(
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     http.header_read_timeout(options.header_timeout)
+        .max_buf_size(crate::http::outbound::CONNECTION_BUFFER)
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {

@@ -316,6 +316,23 @@ impl BodyReader {
     /// The next at most `max` bytes; empty once all are read. A body that
     /// ends early (a stream that decodes to less than its size) is an error.
     pub fn next_chunk(&mut self, max: usize) -> io::Result<Vec<u8>> {
+        let mut chunk = self.chunk_buffer(max);
+        self.fill_chunk(&mut chunk)?;
+        Ok(chunk)
+    }
+
+    /// A buffer for the next at most `max` bytes (for [`Self::fill_chunk`]).
+    pub fn chunk_buffer(&self, max: usize) -> Vec<u8> {
+        vec![
+            0;
+            usize::try_from(self.remaining)
+                .unwrap_or(usize::MAX)
+                .min(max)
+        ]
+    }
+
+    /// Reads the next `chunk.len()` bytes into `chunk`.
+    pub fn fill_chunk(&mut self, chunk: &mut [u8]) -> io::Result<()> {
         if self.skip > 0 {
             let skipped = io::copy(&mut (&mut self.reader).take(self.skip), &mut io::sink())?;
             if skipped < self.skip {
@@ -323,13 +340,9 @@ impl BodyReader {
             }
             self.skip = 0;
         }
-        let len = usize::try_from(self.remaining)
-            .unwrap_or(usize::MAX)
-            .min(max);
-        let mut chunk = vec![0; len];
-        self.reader.read_exact(&mut chunk)?;
-        self.remaining -= len as u64;
-        Ok(chunk)
+        self.reader.read_exact(chunk)?;
+        self.remaining -= chunk.len() as u64;
+        Ok(())
     }
 
     /// The rest, at most `max` bytes, in one buffer.
