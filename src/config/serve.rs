@@ -91,6 +91,21 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_MAX_INFLIGHT_BYTES_PER_IP", value_parser = parse_size)]
     pub max_inflight_bytes_per_ip: Option<u64>,
 
+    /// Time a client may take nothing of a response before its connection is
+    /// closed (between two writes that make progress, not for the whole answer).
+    #[arg(long, env = "SNIP_SEND_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    pub send_timeout: Duration,
+
+    /// Most bytes held in memory for large pastes being sent, across all
+    /// clients; past it such reads get 503 with Retry-After.
+    #[arg(long, env = "SNIP_MAX_RESPONSE_BYTES", default_value = "64MiB", value_parser = parse_size)]
+    pub max_response_bytes: u64,
+
+    /// Most of --max-response-bytes one client IP may hold (IPv6 by
+    /// --ipv6-prefix network); past it its reads of large pastes get 429.
+    #[arg(long, env = "SNIP_MAX_RESPONSE_BYTES_PER_IP", default_value = "16MiB", value_parser = parse_size)]
+    pub max_response_bytes_per_ip: u64,
+
     /// Time a client has to send a whole request body.
     #[arg(long, env = "SNIP_BODY_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub body_timeout: Duration,
@@ -221,6 +236,7 @@ impl ServeArgs {
                 .map(|rate| Limit::new(rate, self.tenant_burst)),
             proxy_protocol: self.proxy_protocol,
             header_timeout: self.header_timeout,
+            send_timeout: self.send_timeout,
             sweep_interval: self.sweep_interval,
             metrics_listen: self.metrics_listen,
             metrics_public: self.metrics_public,
@@ -268,6 +284,8 @@ impl ServeArgs {
             max_inflight_bytes_per_ip: self
                 .max_inflight_bytes_per_ip
                 .unwrap_or(max_inflight_bytes / 4),
+            max_response_bytes: self.max_response_bytes,
+            max_response_bytes_per_ip: self.max_response_bytes_per_ip,
         }
     }
 

@@ -149,6 +149,18 @@ impl ApiError {
         )
     }
 
+    /// `409`: a browser's form (no script) asked to reveal an encrypted burn
+    /// paste, which only a script or `snip get` can decrypt; it is intact.
+    pub fn reveal_needs_script() -> Self {
+        Self::new(
+            StatusCode::CONFLICT,
+            "needs_script",
+            "this paste is end-to-end encrypted: it is decrypted with the key in the link, \
+             which needs JavaScript in the browser (or: snip get with the whole link). \
+             It has not been revealed and is still there.",
+        )
+    }
+
     /// `413`: over the paste size limit.
     pub fn too_large(limit: u64) -> Self {
         Self::new(

@@ -9,6 +9,7 @@ use axum::http::HeaderValue;
 
 use super::body::Pace;
 use super::inflight::InflightBytes;
+use super::outbound::OutboundBytes;
 use super::pipeline::caller::AuthConfig;
 use super::pipeline::forwarded::Origin;
 use super::pipeline::ratelimit::RateLimits;
@@ -33,6 +34,10 @@ pub struct Limits {
     pub max_inflight_bytes: u64,
     /// Most bytes of request bodies one client may hold at once.
     pub max_inflight_bytes_per_ip: u64,
+    /// Most bytes held in memory for large pastes being sent, across all clients.
+    pub max_response_bytes: u64,
+    /// Most of [`Self::max_response_bytes`] one client may hold.
+    pub max_response_bytes_per_ip: u64,
 }
 
 /// What every handler can reach.
@@ -58,6 +63,8 @@ pub struct AppState {
     pub readiness: Readiness,
     /// The bytes of request bodies being received, bounded.
     pub inflight: InflightBytes,
+    /// The bytes held for large pastes being sent, bounded.
+    pub outbound: Arc<OutboundBytes>,
     /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
     pub hsts: Option<HeaderValue>,
 }

@@ -11,6 +11,7 @@
 pub mod conn_limit;
 pub mod header_timer;
 pub mod proxy_protocol;
+pub mod send_timeout;
 pub mod sweeper;
 
 use std::convert::Infallible;
@@ -30,8 +31,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{
-    App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, Peer, ProxyConfig,
-    RateLimits, Readiness,
+    App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, OutboundBytes, Peer,
+    ProxyConfig, RateLimits, Readiness,
     handlers::{openapi, ops},
     make_app,
 };
@@ -41,6 +42,7 @@ use crate::tls::conn::TlsConnections;
 use crate::tls::{Tls, TlsConfig};
 use conn_limit::ConnLimit;
 use header_timer::HeaderTimer;
+use send_timeout::SendTimeout;
 
 /// How long in-flight requests get to finish after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
@@ -75,6 +77,8 @@ pub struct ServerConfig {
     pub proxy_protocol: bool,
     /// Time allowed to send request headers, and to start the next request on a kept-alive connection.
     pub header_timeout: Duration,
+    /// Time a connection may wait to send anything before it is closed.
+    pub send_timeout: Duration,
     /// How often expired pastes are deleted.
     pub sweep_interval: Duration,
     /// The `Strict-Transport-Security` max-age of HTTPS answers (`None`: not sent).
@@ -115,6 +119,8 @@ impl ServerConfig {
 pub struct ConnOptions {
     /// Time allowed to send request headers, and to start the next request on a kept-alive connection.
     pub header_timeout: Duration,
+    /// Time a connection may wait to send anything before it is closed.
+    pub send_timeout: Duration,
     /// With `Some`, every connection must start with a PROXY protocol header
     /// from one of these proxies (also given `header_timeout` to arrive).
     pub proxy_protocol: Option<Arc<ProxyConfig>>,
@@ -213,13 +219,24 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             config.limits.max_inflight_bytes_per_ip,
             config.ipv6_prefix,
         ),
+        outbound: Arc::new(OutboundBytes::new(
+            config.limits.max_response_bytes,
+            config.limits.max_response_bytes_per_ip,
+        )),
         hsts: tls.as_ref().and(config.hsts).and_then(hsts_header),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {
-        Some(addr) => {
-            Some(serve_metrics(addr, state.clone(), config.header_timeout, metrics_stopped).await?)
-        }
+        Some(addr) => Some(
+            serve_metrics(
+                addr,
+                state.clone(),
+                config.header_timeout,
+                config.send_timeout,
+                metrics_stopped,
+            )
+            .await?,
+        ),
         None => None,
     };
     let forget = tokio::spawn(forget_idle_clients(state.clone()));
@@ -238,6 +255,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     );
     let options = ConnOptions {
         header_timeout: config.header_timeout,
+        send_timeout: config.send_timeout,
         proxy_protocol: config
             .proxy_protocol
             .then(|| Arc::new(config.auth.proxy.clone())),
@@ -256,6 +274,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             // Redirects are answered to anyone, never behind a PROXY header.
             ConnOptions {
                 header_timeout: options.header_timeout,
+                send_timeout: options.send_timeout,
                 proxy_protocol: None,
                 conn_limit: options.conn_limit.clone(),
             },
@@ -305,6 +324,7 @@ async fn serve_metrics(
     addr: SocketAddr,
     state: Arc<AppState>,
     header_timeout: Duration,
+    send_timeout: Duration,
     mut stop: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<tokio::task::JoinHandle<()>> {
     let listener = TcpListener::bind(addr)
@@ -317,6 +337,7 @@ async fn serve_metrics(
     // The metrics listener is for scrapers on the operator's network: no PROXY protocol.
     let options = ConnOptions {
         header_timeout,
+        send_timeout,
         proxy_protocol: None,
         conn_limit: None,
     };
@@ -397,6 +418,7 @@ pub async fn run<A: Serve>(
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     http.header_read_timeout(options.header_timeout)
+        .max_buf_size(crate::http::outbound::CONNECTION_BUFFER)
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {
@@ -441,6 +463,7 @@ pub async fn run<A: Serve>(
                 },
             };
             let service = app.connection(peer);
+            let stream = SendTimeout::new(stream, peer.addr, options.send_timeout);
             if let Some(tls) = &tls {
                 // The PROXY header (if any) came first, in plain text; TLS follows.
                 tls.spawn(stream, peer.addr, service, http, watcher, slot);

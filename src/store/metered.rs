@@ -12,7 +12,7 @@ use std::time::Instant;
 use async_trait::async_trait;
 
 use super::{
-    ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, ScanPage, Store, StoreError,
+    ListPage, ListQuery, NewBody, Opened, Paste, PutLimits, RateStore, ScanPage, Store, StoreError,
     SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
@@ -100,6 +100,17 @@ impl Store for MeteredStore {
         self.observe(StoreOp::Get, start);
         self.count_read(&paste);
         Some(paste)
+    }
+
+    /// Timed and counted as a `get`.
+    async fn open(&self, id: &PasteId, now: UnixTime) -> Result<Option<Opened>, StoreError> {
+        let result = self.timed(StoreOp::Get, self.inner.open(id, now)).await;
+        if let Ok(Some(opened)) = &result
+            && !opened.meta.burn
+        {
+            self.metrics.pastes.read.inc();
+        }
+        result
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {

@@ -30,6 +30,7 @@ mod group_commit;
 mod hot;
 mod metered;
 mod open;
+mod opened;
 pub mod postgres;
 mod rates;
 pub mod transfer;
@@ -40,6 +41,7 @@ pub use embedded::{Durability, EmbeddedOptions, EmbeddedStore};
 pub use error::{BackendError, Cause, StoreError, is_disk_full};
 pub use metered::MeteredStore;
 pub use open::{Location, OpenOptions, open};
+pub use opened::{BodyReader, Opened, OpenedBody, StoredBody};
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use rates::{GcraOutcome, RateStore};
 
@@ -224,6 +226,12 @@ pub trait Store: Send + Sync + 'static {
     /// exists for the read path, where `get`'s boxed future (two, with
     /// [`MeteredStore`]) costs more than a cache hit itself.
     fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste>;
+
+    /// Opens a live paste for sending: what [`Self::get`] reads, except
+    /// that a large body may be left as stored, to be read while it is sent
+    /// ([`OpenedBody::Stored`]), and that a burn paste's body is not read at
+    /// all ([`OpenedBody::Withheld`]: only [`Self::take`] reads it).
+    async fn open(&self, id: &PasteId, now: UnixTime) -> Result<Option<Opened>, StoreError>;
 
     /// Reads only a live paste's metadata.
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError>;

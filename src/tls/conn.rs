@@ -17,6 +17,8 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::graceful::Watcher;
 use tokio::net::TcpStream;
 
+use crate::server::send_timeout::SendTimeout;
+
 use super::{ACME_TLS_ALPN, Tls, TlsStats};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -55,7 +57,7 @@ impl TlsConnections {
     /// lets graceful shutdown wait for it, and `hold` is dropped when it ends.
     pub fn spawn<S, B>(
         &self,
-        stream: TcpStream,
+        stream: SendTimeout<TcpStream>,
         peer: SocketAddr,
         service: S,
         http1: http1::Builder,

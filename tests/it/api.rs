@@ -189,7 +189,7 @@ async fn download_is_an_attachment() {
     assert_eq!(response.text().await.unwrap(), "a,b\n1,2\n");
 }
 
-/// HEAD answers headers (with the length) and no body.
+/// HEAD answers headers (with the length) and no body, for small and large pastes.
 #[tokio::test]
 async fn head_requests() {
     let server = Server::start();
@@ -200,6 +200,12 @@ async fn head_requests() {
         assert_eq!(response.headers()["content-length"], "12", "{path}");
         assert!(response.bytes().await.unwrap().is_empty());
     }
+    // A large body, sent as it is read, has its length too.
+    let (large, _) = server.create(vec![b'x'; 100_000], "").await;
+    let response = server.head(&format!("/raw/{large}")).await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-length"], "100000");
+    assert!(response.bytes().await.unwrap().is_empty());
     let missing = server.head("/raw/22222222222222").await;
     assert_eq!(missing.status(), 404);
 }

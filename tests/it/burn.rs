@@ -122,3 +122,102 @@ async fn reveal_of_ordinary_paste_keeps_it() {
         assert_eq!(response.text().await.unwrap(), "stays");
     }
 }
+
+/// Reveals a burn paste as a browser's form does (no script): `Accept: text/html`.
+async fn reveal_from_a_form(server: &Server, id: &str) -> reqwest::Response {
+    server
+        .request(Method::POST, &format!("/{id}/reveal"))
+        .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .fetch()
+        .await
+}
+
+/// A form (no script) cannot decrypt an encrypted burn paste, so its reveal
+/// leaves the paste intact and says why (`409`); the interstitial says so
+/// beforehand. The script's reveal (`Accept: */*`) still gets the ciphertext, once.
+#[tokio::test]
+async fn a_form_does_not_destroy_an_encrypted_burn_paste() {
+    let server = Server::start();
+    let (id, _) = server
+        .create("SNIP-ciphertext", "burn=true&encrypted=true")
+        .await;
+    let page = server.get_accepting(&format!("/{id}"), "text/html").await;
+    let page = page.text().await.unwrap();
+    assert!(page.contains("the button leaves it intact"), "{page}");
+
+    let refused = reveal_from_a_form(&server, &id).await;
+    assert_eq!(refused.status(), StatusCode::CONFLICT);
+    let text = refused.text().await.unwrap();
+    assert!(text.contains("needs JavaScript"), "{text}");
+    assert!(text.contains("still there"), "{text}");
+    assert!(!text.contains("SNIP-ciphertext"));
+    assert_eq!(server.metadata(&id).await.0, 200, "the paste was destroyed");
+
+    let revealed = server
+        .request(Method::POST, &format!("/{id}/reveal"))
+        .header("accept", "*/*")
+        .fetch()
+        .await;
+    assert_eq!(revealed.status(), 200);
+    assert_eq!(revealed.text().await.unwrap(), "SNIP-ciphertext");
+    assert_eq!(server.reveal(&id).await.status(), 404);
+}
+
+/// A burn paste larger than the page shows is revealed to a form as its
+/// whole body (plain text), never as a cut page linking a `/raw` that is
+/// gone; one the page shows whole is a page without such links.
+#[tokio::test]
+async fn a_form_reveal_gives_the_whole_paste() {
+    let server = Server::start();
+    let large: String = (0..20_000).map(|n| format!("line {n}\n")).collect();
+    let (id, _) = server.create(large.clone(), "burn=true").await;
+    let revealed = reveal_from_a_form(&server, &id).await;
+    assert_eq!(revealed.status(), 200);
+    assert_eq!(revealed.headers()["cache-control"], "no-store");
+    assert!(
+        revealed.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain"),
+        "{:?}",
+        revealed.headers()
+    );
+    assert_eq!(revealed.text().await.unwrap(), large);
+    assert_eq!(server.get(&format!("/raw/{id}")).await.status(), 404);
+
+    let (small, _) = server.create("one\ntwo\n", "burn=true").await;
+    let page = reveal_from_a_form(&server, &small).await;
+    assert_eq!(page.status(), 200);
+    let page = page.text().await.unwrap();
+    assert!(page.contains("id=\"L2\""), "{page}");
+    assert!(!page.contains(&format!("/raw/{small}")), "{page}");
+    assert!(!page.contains(&format!("/download/{small}")), "{page}");
+}
+
+/// A GET of a burn paste is answered from its metadata: its body is not
+/// read, so a body file that is damaged does not turn the `409` (or the
+/// interstitial) into a `500`. The embedded store's body files; PostgreSQL's
+/// rows are damaged in `pg_damage`.
+#[tokio::test]
+async fn get_of_a_burn_paste_does_not_read_its_body() {
+    if crate::support::postgres::skip_on_postgres("body files are the embedded store's") {
+        return;
+    }
+    let server = Server::start();
+    let body: String = (0..20_000).map(|n| format!("line {n}\n")).collect();
+    let (id, _) = server.create(body, "burn=true").await;
+    let path = server.data_dir.join("bodies").join(&id[..2]).join(&id);
+    let mut file = std::fs::read(&path).unwrap();
+    file[100] ^= 0x01;
+    std::fs::write(&path, file).unwrap();
+    for path in [
+        format!("/{id}"),
+        format!("/raw/{id}"),
+        format!("/download/{id}"),
+    ] {
+        assert_eq!(server.get(&path).await.status(), 409, "{path}");
+    }
+    let page = server.get_accepting(&format!("/{id}"), "text/html").await;
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("/reveal"));
+}

@@ -40,6 +40,7 @@ mod proof;
 mod proxy;
 mod proxy_protocol;
 mod refused_start;
+mod sending;
 mod sessions;
 mod tenants;
 mod tls;

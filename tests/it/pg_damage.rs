@@ -86,3 +86,36 @@ async fn a_burn_paste_with_a_damaged_stream_is_kept() {
     assert_eq!(server.metadata(&id).await.0, 200);
     assert!(server.log_text().contains("stored data is damaged"));
 }
+
+/// A GET of a burn paste is answered from its metadata: the database does
+/// not even send its body, so a damaged stream does not turn the `409` (or
+/// the interstitial) into a `500`.
+#[tokio::test]
+async fn get_of_a_burn_paste_does_not_read_its_body() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let server = Server::start();
+    let schema = server.schema().unwrap().to_owned();
+    let db = connect().await;
+    let large: Vec<u8> = (0..100).flat_map(|_| text()).collect();
+    for body in [text(), large] {
+        let (id, _) = server.create(body, "burn=true").await;
+        assert_eq!(encoding(&db, &schema, &id).await.as_deref(), Some("zstd"));
+        db.execute(
+            &format!("UPDATE \"{schema}\".pastes SET body = '\\xdeadbeef' WHERE id = $1"),
+            &[&id],
+        )
+        .await
+        .unwrap();
+        for path in [format!("/{id}"), format!("/raw/{id}")] {
+            assert_eq!(server.get(&path).await.status(), 409, "{path}");
+        }
+        let page = server
+            .request(Method::GET, &format!("/{id}"))
+            .header("accept", "text/html")
+            .fetch()
+            .await;
+        assert_eq!(page.status(), 200);
+    }
+}

@@ -1,5 +1,5 @@
 //! The handlers, one module per feature: creating ([`create`]), reading
-//! ([`read`]), deleting ([`delete`]), metadata ([`meta`]) and listing
+//! ([`read`], with its [`range`] headers), deleting ([`delete`]), metadata ([`meta`]) and listing
 //! ([`list`]) pastes; browser sessions ([`session`]) and "My pastes"
 //! ([`my`]); the admin API ([`admin`], [`backup`]); the operator
 //! routes ([`ops`]) and the API description they serve ([`openapi`]).
@@ -17,5 +17,6 @@ pub mod meta;
 pub mod my;
 pub mod openapi;
 pub mod ops;
+pub mod range;
 pub mod read;
 pub mod session;

@@ -2,8 +2,10 @@
 //! and `POST /{id}/reveal`, the only way to read (and so destroy) a burn paste.
 //!
 //! This is the hot path: the ID is checked before any lookup, there is one
-//! store lookup per request, and the body is sent from the store's shared
-//! bytes without a copy.
+//! store lookup per request, and a small body is sent from the store's
+//! shared bytes without a copy. A large body is sent as it is read, a chunk
+//! at a time, within the bound on bytes held by responses (`outbound`); a
+//! burn paste's body is never read to refuse it.
 //!
 //! A paste the store keeps compressed has two representations: its stored
 //! zstd stream (`Content-Encoding: zstd`), sent to clients whose
@@ -11,7 +13,6 @@
 //! body itself, sent to everyone else and for every `Range`. Each has its own
 //! entity tag, and both say `Vary: Accept-Encoding`.
 
-use std::num::NonZeroUsize;
 use std::sync::LazyLock;
 
 use axum::Extension;
@@ -20,12 +21,13 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use bytes::Bytes;
-use http_range_header::SyntacticallyCorrectRange;
 
+use super::range::{RangeOutcome, single_range};
 use crate::core::envelope::Proof;
 use crate::core::paste::{self, PasteMeta, ProofStanding};
 use crate::core::{PasteId, Visibility};
 use crate::http::errors::ApiError;
+use crate::http::outbound::{Streamed, reservation_bytes};
 use crate::http::pipeline::auth;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
@@ -33,7 +35,7 @@ use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accept_encoding, accepts, vary_by_accept};
 use crate::http::render::pages::{self, Account};
 use crate::http::state::SharedState;
-use crate::store::{Paste, Taken};
+use crate::store::{Encoding, Opened, OpenedBody, StoredBody, Taken};
 
 /// Parses the path's ID; a bad one is answered `404` without a store lookup.
 pub fn parse_id(raw: &str) -> Result<PasteId, ApiError> {
@@ -60,14 +62,16 @@ pub async fn load_meta(
     Ok((id, meta))
 }
 
-async fn load(state: &SharedState, caller: &Caller, id: &PasteId) -> Result<Paste, ApiError> {
+/// Opens a live paste for sending: from the hot cache, else from the store
+/// (a large body left unread, a burn paste's body not read at all).
+async fn load(state: &SharedState, caller: &Caller, id: &PasteId) -> Result<Opened, ApiError> {
     let now = paste::now();
-    let paste = match state.store.cached(id, now) {
-        Some(paste) => Some(paste),
-        None => state.store.get(id, now).await?,
+    let opened = match state.store.cached(id, now) {
+        Some(paste) => Some(Opened::from(paste)),
+        None => state.store.open(id, now).await?,
     };
-    paste
-        .filter(|p| visible(&p.meta, caller))
+    opened
+        .filter(|o| visible(&o.meta, caller))
         .ok_or_else(ApiError::not_found)
 }
 
@@ -176,34 +180,60 @@ pub async fn answer_view(
     read: &PasteRead,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = load(state, &read.caller, &read.id).await?;
-    if let Some(target) = &paste.meta.redirect {
+    let opened = load(state, &read.caller, &read.id).await?;
+    if let Some(target) = &opened.meta.redirect {
         return Ok(redirect(target));
     }
     let wants = accepts(headers);
-    if paste.meta.burn {
+    if opened.meta.burn {
         return match wants {
             Accepts::Html => Ok(vary_by_accept(page(pages::burn_interstitial(
-                &paste.meta,
+                &opened.meta,
                 Account::of(&read.caller),
             )))),
-            _ => Err(burn_conflict(state, &read.origin, &paste.meta)),
+            _ => Err(burn_conflict(state, &read.origin, &opened.meta)),
         };
     }
     if wants != Accepts::Html {
-        let proof = presented_proof(&paste.meta, headers)?;
-        check_proof(state, read, paste.meta.proof_standing(proof.as_ref())).await?;
+        let proof = presented_proof(&opened.meta, headers)?;
+        check_proof(state, read, opened.meta.proof_standing(proof.as_ref())).await?;
     }
     Ok(vary_by_accept(match wants {
-        // An encrypted page never holds the ciphertext: the script fetches it
-        // with the proof.
-        Accepts::Html => page(pages::view(
-            &paste.meta,
-            &paste.body,
-            Account::of(&read.caller),
-        )),
-        _ => raw_response(paste, headers, Disposition::Inline),
+        Accepts::Html => {
+            let Opened { meta, body } = opened;
+            let shown = shown_prefix(&meta, body).await?;
+            page(pages::view(&meta, &shown, Account::of(&read.caller)))
+        }
+        _ => send(state, read, opened, headers, Disposition::Inline).await?,
     }))
+}
+
+/// What the HTML view of a paste needs of its body: nothing for an
+/// encrypted paste (the page never holds the ciphertext: the script fetches
+/// it with the proof), else at most [`pages::VIEW_MAX_BYTES`].
+async fn shown_prefix(meta: &PasteMeta, body: OpenedBody) -> Result<Bytes, ApiError> {
+    let size = meta.size;
+    match body {
+        _ if meta.encrypted => Ok(Bytes::new()),
+        OpenedBody::Loaded { body, .. } => Ok(body),
+        OpenedBody::Withheld => Ok(Bytes::new()),
+        OpenedBody::Stored(stored) => {
+            let Some(stored) = stored.load().await? else {
+                return Err(ApiError::not_found());
+            };
+            let max = pages::VIEW_MAX_BYTES;
+            let end = size.min(max as u64).saturating_sub(1);
+            tokio::task::spawn_blocking(move || {
+                stored.body_reader(size, 0, end)?.read_to_bytes(max)
+            })
+            .await
+            .map_err(|_| ApiError::internal())?
+            .map_err(|e| {
+                tracing::error!(error = %e, "cannot read a paste's body for its page");
+                ApiError::internal()
+            })
+        }
+    }
 }
 
 /// `GET /raw/{id}`: always the raw bytes.
@@ -221,8 +251,8 @@ pub async fn answer_raw(
     read: &PasteRead,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    let paste = readable(state, read, headers).await?;
-    Ok(raw_response(paste, headers, Disposition::Inline))
+    let opened = readable(state, read, headers).await?;
+    send(state, read, opened, headers, Disposition::Inline).await
 }
 
 /// `GET /download/{id}`: the raw bytes as an attachment.
@@ -231,33 +261,42 @@ pub async fn download(
     read: PasteRead,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let paste = readable(&state, &read, request.headers()).await?;
-    Ok(raw_response(
-        paste,
+    let opened = readable(&state, &read, request.headers()).await?;
+    send(
+        &state,
+        &read,
+        opened,
         request.headers(),
         Disposition::Attachment,
-    ))
+    )
+    .await
 }
 
-/// Loads a paste for a raw read, refusing burn pastes (they are only
+/// Opens a paste for a raw read, refusing burn pastes (they are only
 /// revealed) and, without the right proof, pastes with a key check.
 async fn readable(
     state: &SharedState,
     read: &PasteRead,
     headers: &HeaderMap,
-) -> Result<Paste, ApiError> {
-    let paste = load(state, &read.caller, &read.id).await?;
-    if paste.meta.burn {
-        return Err(burn_conflict(state, &read.origin, &paste.meta));
+) -> Result<Opened, ApiError> {
+    let opened = load(state, &read.caller, &read.id).await?;
+    if opened.meta.burn {
+        return Err(burn_conflict(state, &read.origin, &opened.meta));
     }
-    let proof = presented_proof(&paste.meta, headers)?;
-    check_proof(state, read, paste.meta.proof_standing(proof.as_ref())).await?;
-    Ok(paste)
+    let proof = presented_proof(&opened.meta, headers)?;
+    check_proof(state, read, opened.meta.proof_standing(proof.as_ref())).await?;
+    Ok(opened)
 }
 
 /// `POST /{id}/reveal`: reads a burn paste and deletes it in the same atomic
 /// step, checking its proof of key (if it has a key check) in that step
 /// too. For other pastes it is a plain read.
+///
+/// A browser's form (no script) is answered a page only when the page shows
+/// the whole paste; a larger paste, or one the page would only link to, is
+/// answered as its raw bytes, so a burn paste revealed there is never lost.
+/// An encrypted burn paste is not revealed to a form at all: only the script
+/// (or `snip get`) can decrypt it, so it stays, and the answer says so.
 pub async fn reveal(
     State(state): State<SharedState>,
     read: PasteRead,
@@ -265,6 +304,10 @@ pub async fn reveal(
 ) -> Result<Response, ApiError> {
     let (id, meta) = load_meta(&state, &read.caller, read.id.as_str()).await?;
     let proof = presented_proof(&meta, &headers)?;
+    let wants = accepts(&headers);
+    if meta.burn && meta.encrypted && wants == Accepts::Html {
+        return Err(ApiError::reveal_needs_script());
+    }
     let now = paste::now();
     let paste = if meta.burn {
         match state.store.take(&id, proof.as_ref(), now).await? {
@@ -282,21 +325,23 @@ pub async fn reveal(
         check_proof(&state, &read, paste.meta.proof_standing(proof.as_ref())).await?;
         paste
     };
-    let mut response = match accepts(&headers) {
-        Accepts::Html => page(pages::view(
+    let on_page = wants == Accepts::Html
+        && (!paste.meta.burn || pages::shows_whole(&paste.meta, &paste.body));
+    let mut response = if on_page {
+        page(pages::view(
             &paste.meta,
             &paste.body,
             Account::of(&read.caller),
-        )),
+        ))
+    } else {
         // One answer, never stored, so one representation: the body itself.
-        _ => raw_response(
-            Paste {
-                compressed: None,
-                ..paste
-            },
+        raw_response(
+            &paste.meta,
+            paste.body,
+            None,
             &HeaderMap::new(),
             Disposition::Inline,
-        ),
+        )
     };
     response
         .headers_mut()
@@ -334,65 +379,196 @@ enum Disposition {
     Attachment,
 }
 
-/// The raw bytes with safe headers, honouring `If-None-Match`, `Range` and,
-/// for a paste stored compressed, `Accept-Encoding`.
-fn raw_response(paste: Paste, request: &HeaderMap, disposition: Disposition) -> Response {
-    let Paste {
-        meta,
-        body,
-        compressed,
-    } = paste;
-    let coding = match compressed {
-        Some(stream) if sends_zstd(request) => Coding::Zstd(stream),
-        Some(_) => Coding::Identity { varies: true },
-        None => Coding::Identity { varies: false },
+/// The raw answer of an opened paste (never a burn paste: those are refused
+/// before), in memory or streamed.
+async fn send(
+    state: &SharedState,
+    read: &PasteRead,
+    opened: Opened,
+    request: &HeaderMap,
+    disposition: Disposition,
+) -> Result<Response, ApiError> {
+    let Opened { meta, body } = opened;
+    match body {
+        OpenedBody::Loaded { body, compressed } => {
+            Ok(raw_response(&meta, body, compressed, request, disposition))
+        }
+        OpenedBody::Stored(stored) => {
+            streamed_response(state, read, &meta, stored, request, disposition).await
+        }
+        OpenedBody::Withheld => Err(ApiError::internal()),
+    }
+}
+
+/// What a raw answer sends, decided from the request before any byte of the
+/// body is touched.
+enum Selection {
+    /// `304`: the client has this representation.
+    NotModified,
+    /// The stored zstd stream, whole.
+    Stream,
+    /// Bytes `start..=end` of the body itself, `206` if they are not all of it.
+    Body { start: u64, end: u64, part: bool },
+    /// `416`.
+    Unsatisfiable,
+}
+
+/// The raw answer's representation, entity tag and what it selects of a
+/// paste of `meta`, stored compressed if `has_stream`.
+fn select(meta: &PasteMeta, has_stream: bool, request: &HeaderMap) -> (Coding, String, Selection) {
+    let coding = match has_stream {
+        true if sends_zstd(request) => Coding::Zstd,
+        true => Coding::Identity { varies: true },
+        false => Coding::Identity { varies: false },
     };
     // Paste bodies never change, so the ID (and the coding) is a strong validator.
     let etag = entity_tag(&meta.id, &coding);
-    if if_none_match(request, &etag) {
-        let mut response = StatusCode::NOT_MODIFIED.into_response();
-        *response.headers_mut() = raw_headers(&meta, etag, disposition);
-        coding.mark(response.headers_mut());
-        return response;
-    }
-    if let Coding::Zstd(stream) = &coding {
-        let mut response = Response::new(axum::body::Body::from(stream.clone()));
-        *response.headers_mut() = raw_headers(&meta, etag, disposition);
-        coding.mark(response.headers_mut());
-        return response;
-    }
-    let size = body.len() as u64;
-    let (status, body, range) = match request.get(header::RANGE).and_then(|v| v.to_str().ok()) {
-        None => (StatusCode::OK, body, None),
-        Some(range) => match single_range(range, size) {
-            RangeOutcome::Whole => (StatusCode::OK, body, None),
-            RangeOutcome::Unsatisfiable => return ApiError::range_not_satisfiable(size),
-            RangeOutcome::Part(start, end) => (
-                StatusCode::PARTIAL_CONTENT,
-                body.slice(start as usize..=end as usize),
-                Some(format!("bytes {start}-{end}/{size}")),
-            ),
-        },
+    let size = meta.size;
+    let whole = Selection::Body {
+        start: 0,
+        end: size.saturating_sub(1),
+        part: false,
     };
+    let selection = if if_none_match(request, &etag) {
+        Selection::NotModified
+    } else if coding == Coding::Zstd {
+        Selection::Stream
+    } else {
+        match request.get(header::RANGE).and_then(|v| v.to_str().ok()) {
+            None => whole,
+            Some(range) => match single_range(range, size) {
+                RangeOutcome::Whole => whole,
+                RangeOutcome::Unsatisfiable => Selection::Unsatisfiable,
+                RangeOutcome::Part(start, end) => Selection::Body {
+                    start,
+                    end,
+                    part: true,
+                },
+            },
+        }
+    };
+    (coding, etag, selection)
+}
+
+/// The raw bytes of a paste in memory with safe headers, honouring
+/// `If-None-Match`, `Range` and, for a paste stored compressed,
+/// `Accept-Encoding`.
+fn raw_response(
+    meta: &PasteMeta,
+    body: Bytes,
+    compressed: Option<Bytes>,
+    request: &HeaderMap,
+    disposition: Disposition,
+) -> Response {
+    let (coding, etag, selection) = select(meta, compressed.is_some(), request);
+    let (body, range) = match selection {
+        Selection::NotModified => return not_modified(meta, etag, disposition, coding),
+        Selection::Unsatisfiable => return ApiError::range_not_satisfiable(meta.size),
+        Selection::Stream => (compressed.unwrap_or_default(), None),
+        Selection::Body { part: false, .. } => (body, None),
+        Selection::Body { start, end, .. } => (
+            body.slice(start as usize..=end as usize),
+            Some((start, end)),
+        ),
+    };
+    answer(
+        meta,
+        axum::body::Body::from(body),
+        range,
+        etag,
+        disposition,
+        coding,
+    )
+}
+
+/// The raw bytes of a paste read as they are sent (see [`raw_response`]),
+/// within the bytes responses may hold: a client over its share gets `429`,
+/// a server over its bound `503`. A body in a database row is fetched only
+/// once the reservation is made.
+async fn streamed_response(
+    state: &SharedState,
+    read: &PasteRead,
+    meta: &PasteMeta,
+    stored: StoredBody,
+    request: &HeaderMap,
+    disposition: Disposition,
+) -> Result<Response, ApiError> {
+    let has_stream = stored.encoding() == Encoding::Zstd;
+    let (coding, etag, selection) = select(meta, has_stream, request);
+    let (decodes, range) = match selection {
+        Selection::NotModified => return Ok(not_modified(meta, etag, disposition, coding)),
+        Selection::Unsatisfiable => return Ok(ApiError::range_not_satisfiable(meta.size)),
+        Selection::Stream => (false, None),
+        Selection::Body { start, end, part } => (has_stream, Some((start, end, part))),
+    };
+    let client = state.rate_limits.bucket_of(read.origin.client);
+    let bytes = reservation_bytes(&stored, decodes);
+    let hold = match state.outbound.reserve(client, bytes) {
+        Ok(hold) => hold,
+        Err(refused) => return Ok(refused.into_response()),
+    };
+    let stored = stored.load().await?.ok_or_else(ApiError::not_found)?;
+    let reader = match range {
+        None => stored.stored_reader(),
+        Some((start, end, _)) => stored.body_reader(meta.size, start, end),
+    };
+    let reader = reader.map_err(|e| {
+        tracing::error!(error = %e, "cannot start reading a paste's body");
+        ApiError::internal()
+    })?;
+    let body = axum::body::Body::new(Streamed::new(reader, hold));
+    let range = range
+        .filter(|(.., part)| *part)
+        .map(|(start, end, _)| (start, end));
+    Ok(answer(meta, body, range, etag, disposition, coding))
+}
+
+/// `304 Not Modified` for a raw read.
+fn not_modified(
+    meta: &PasteMeta,
+    etag: String,
+    disposition: Disposition,
+    coding: Coding,
+) -> Response {
+    let mut response = StatusCode::NOT_MODIFIED.into_response();
+    *response.headers_mut() = raw_headers(meta, etag, disposition);
+    coding.mark(response.headers_mut());
+    response
+}
+
+/// A raw answer of `body`: `206` with its `Content-Range` for a `range`
+/// (inclusive bounds), else `200`.
+fn answer(
+    meta: &PasteMeta,
+    body: axum::body::Body,
+    range: Option<(u64, u64)>,
+    etag: String,
+    disposition: Disposition,
+    coding: Coding,
+) -> Response {
     // Built directly: `(status, body).into_response()` would first set a
     // content type that is replaced at once.
-    let mut response = Response::new(axum::body::Body::from(body));
-    *response.status_mut() = status;
+    let mut response = Response::new(body);
     let headers = response.headers_mut();
-    *headers = raw_headers(&meta, etag, disposition);
-    if let Some(range) = range.and_then(|r| HeaderValue::from_str(&r).ok()) {
-        headers.insert(header::CONTENT_RANGE, range);
+    *headers = raw_headers(meta, etag, disposition);
+    if let Some((start, end)) = range {
+        let value = format!("bytes {start}-{end}/{}", meta.size);
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            headers.insert(header::CONTENT_RANGE, value);
+        }
+        *response.status_mut() = StatusCode::PARTIAL_CONTENT;
     }
-    coding.mark(headers);
+    coding.mark(response.headers_mut());
     response
 }
 
 /// The representation of a raw answer.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Coding {
     /// The body itself; `varies` if the paste has a compressed one too.
     Identity { varies: bool },
     /// The stored zstd stream.
-    Zstd(Bytes),
+    Zstd,
 }
 
 impl Coding {
@@ -401,7 +577,7 @@ impl Coding {
         match self {
             Self::Identity { varies: false } => return,
             Self::Identity { varies: true } => {}
-            Self::Zstd(_) => {
+            Self::Zstd => {
                 headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("zstd"));
             }
         }
@@ -420,7 +596,7 @@ fn sends_zstd(request: &HeaderMap) -> bool {
 fn entity_tag(id: &str, coding: &Coding) -> String {
     let suffix = match coding {
         Coding::Identity { .. } => "",
-        Coding::Zstd(_) => "-zstd",
+        Coding::Zstd => "-zstd",
     };
     let mut etag = String::with_capacity(id.len() + suffix.len() + 2);
     etag.push('"');
@@ -530,130 +706,4 @@ fn if_none_match(request: &HeaderMap, etag: &str) -> bool {
                 t == "*" || t.trim_start_matches("W/") == etag
             })
         })
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum RangeOutcome {
-    Whole,
-    Unsatisfiable,
-    Part(u64, u64),
-}
-
-/// The most ranges one `Range` header may list before it is answered with
-/// the whole body. Clients that fetch pieces ask for a handful; a long list
-/// only makes the server sort and merge on an attacker's behalf.
-const MAX_RANGES: NonZeroUsize = NonZeroUsize::new(64).expect("64 is not zero");
-
-/// Interprets a `Range` header in time linear in its length. Overlapping and
-/// adjacent ranges are merged; what merges into one range is served as `206`.
-/// A malformed header, one with more than [`MAX_RANGES`] ranges, or one
-/// naming several separate pieces gets the whole body, as RFC 9110 allows;
-/// one whose ranges all start past the end is unsatisfiable.
-fn single_range(header: &str, size: u64) -> RangeOutcome {
-    let Ok(parsed) = http_range_header::parse_range_header_with_max_ranges(header, MAX_RANGES)
-    else {
-        return RangeOutcome::Whole;
-    };
-    let pieces = parsed
-        .into_ranges()
-        .into_iter()
-        .filter_map(|range| piece(range, size))
-        .collect();
-    match merge(pieces).as_slice() {
-        [] => RangeOutcome::Unsatisfiable,
-        [(start, end)] => RangeOutcome::Part(*start, *end),
-        _ => RangeOutcome::Whole,
-    }
-}
-
-/// The inclusive bounds of the bytes one range of a header selects in a
-/// body of `size` bytes; `None` if it selects none (it starts past the
-/// end), which is unsatisfiable alone. The parser has refused a range that
-/// ends before it starts.
-fn piece(range: SyntacticallyCorrectRange, size: u64) -> Option<(u64, u64)> {
-    let (start, last) = match range {
-        SyntacticallyCorrectRange::Indexed(start, last) => (start, last),
-        SyntacticallyCorrectRange::FromStart(start) => (start, u64::MAX),
-        // A suffix longer than the body selects all of it (RFC 9110 14.1.1).
-        SyntacticallyCorrectRange::FromLast(0) => return None,
-        SyntacticallyCorrectRange::FromLast(len) => (size.saturating_sub(len), u64::MAX),
-    };
-    (start < size).then(|| (start, last.min(size - 1)))
-}
-
-/// Sorts inclusive ranges and merges those that overlap or touch.
-fn merge(mut pieces: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-    pieces.sort_unstable();
-    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(pieces.len());
-    for (start, end) in pieces {
-        match merged.last_mut() {
-            Some(last) if start <= last.1.saturating_add(1) => last.1 = last.1.max(end),
-            _ => merged.push((start, end)),
-        }
-    }
-    merged
-}
-
-#[cfg(test)]
-mod tests {
-    use super::RangeOutcome::{Part, Unsatisfiable, Whole};
-    use super::*;
-
-    /// What each shape of `Range` header gets from a 10-byte body.
-    #[test]
-    fn range_headers() {
-        let listed = |n: usize| format!("bytes={}", vec!["0-0"; n].join(","));
-        for (header, outcome) in [
-            ("bytes=2-5", Part(2, 5)),
-            ("bytes=2-", Part(2, 9)),
-            ("bytes=-3", Part(7, 9)),
-            ("bytes=-30", Part(0, 9)),
-            ("bytes=5-99", Part(5, 9)),
-            ("BYTES=2-5", Part(2, 5)),
-            ("bytes=0-1, 2-3", Part(0, 3)),
-            ("bytes=0-1,,2-3", Part(0, 3)),
-            ("bytes=0-1,5-6", Whole),
-            ("bytes=5-2", Whole),
-            ("bytes=5-2,0-1", Whole),
-            ("bytes=x", Whole),
-            ("bytes=+1-2", Whole),
-            ("items=0-1", Whole),
-            ("", Whole),
-            ("bytes=10-", Unsatisfiable),
-            ("bytes=-0", Unsatisfiable),
-            ("bytes=10-20,30-", Unsatisfiable),
-            ("bytes=10-20,1-1", Part(1, 1)),
-        ] {
-            assert_eq!(single_range(header, 10), outcome, "{header:?}");
-        }
-        assert_eq!(single_range(&listed(64), 10), Part(0, 0));
-        assert_eq!(single_range(&listed(65), 10), Whole);
-        assert_eq!(single_range("bytes=0-", 0), Unsatisfiable);
-    }
-}
-
-/// Property tests of `Range` headers, which any reader sends; `bench/fuzz`
-/// runs them long.
-#[cfg(test)]
-mod fuzz {
-    use proptest::prelude::*;
-
-    use super::*;
-
-    proptest! {
-        /// Any header against any size gives the whole body, nothing, or
-        /// one range inside the body.
-        #[test]
-        fn fuzz_range_headers(
-            header in prop_oneof![
-                "\\PC{0,60}",
-                "bytes=(([0-9]{0,21})?-([0-9]{0,21})?,? ?){0,70}",
-            ],
-            size in prop_oneof![0..100u64, any::<u64>()],
-        ) {
-            if let RangeOutcome::Part(start, end) = single_range(&header, size) {
-                prop_assert!(start <= end && end < size, "{start}-{end} of {size}");
-            }
-        }
-    }
 }

@@ -118,8 +118,9 @@ impl RateLimits {
         self
     }
 
-    /// The key of `ip`'s bucket: its client network.
-    fn bucket_of(&self, ip: IpAddr) -> IpAddr {
+    /// The key of `ip`'s bucket: its client network, also the client a
+    /// share of other per-client bounds is counted under.
+    pub fn bucket_of(&self, ip: IpAddr) -> IpAddr {
         client_net(ip, self.ipv6_prefix)
     }
 

@@ -158,12 +158,22 @@ enum Shell {
 }
 
 /// The paste view: escaped text with line anchors, media inline, or a download
-/// link; encrypted pastes are decrypted by the script.
+/// link; encrypted pastes are decrypted by the script. `body` may be only
+/// the body's first [`VIEW_MAX_BYTES`] (the view shows no more).
 pub fn view(meta: &PasteMeta, body: &[u8], account: Account<'_>) -> String {
     let shown = body.len().min(VIEW_MAX_BYTES);
     let mut out = String::with_capacity(2048 + shown + shown / 4);
     paste_page(&mut out, meta, Shell::Open, body, account);
     out
+}
+
+/// Whether the view of `meta` shows all of `body`, which links to nothing
+/// else: plain text within [`VIEW_MAX_BYTES`] and [`VIEW_MAX_LINES`].
+pub fn shows_whole(meta: &PasteMeta, body: &[u8]) -> bool {
+    meta.content_type == paste::TEXT_PLAIN
+        && !meta.encrypted
+        && body.len() <= VIEW_MAX_BYTES
+        && std::str::from_utf8(body).is_ok_and(|text| text.lines().nth(VIEW_MAX_LINES).is_none())
 }
 
 /// The interstitial shown for burn pastes: reading happens only on the
@@ -223,9 +233,10 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8], acc
     let _ = write!(out, "<div class=\"bar\"{hidden}><h1 class=\"title\">");
     escape_into(out, title);
     out.push_str("</h1><nav class=\"actions\" aria-label=\"Paste actions\">");
-    if meta.encrypted || shell == Shell::Burn {
-        // The server has only ciphertext, or nothing until the reveal: the
-        // script offers the decrypted or revealed bytes instead.
+    if meta.encrypted || meta.burn {
+        // The server has only ciphertext, or nothing until the reveal (and
+        // nothing after it): the script offers the decrypted or revealed
+        // bytes instead.
         out.push_str("<a class=\"btn\" id=\"download\" hidden>Download</a>");
     } else {
         let _ = write!(
@@ -253,8 +264,13 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8], acc
                  Nobody, including you, will be able to open this link again.</p>\
                  <form method=\"post\" action=\"/{id}/reveal\" id=\"reveal\">\
                  <button type=\"submit\" class=\"warn\">Reveal (it will be destroyed)</button></form>\
-                 </section>{unlock}<div id=\"content\"></div>",
+                 {noscript}</section>{unlock}<div id=\"content\"></div>",
                 size = format_size(meta.size),
+                noscript = if meta.encrypted {
+                    ENCRYPTED_BURN_NOSCRIPT
+                } else {
+                    ""
+                },
                 unlock = if meta.encrypted { UNLOCK_FORM } else { "" },
             );
         }
@@ -272,6 +288,13 @@ fn paste_page(out: &mut String, meta: &PasteMeta, shell: Shell, body: &[u8], acc
     out.push_str("</article>");
     foot(out);
 }
+
+/// What a browser without JavaScript is told about an encrypted burn paste:
+/// its button leaves the paste intact (`POST /{id}/reveal` from a form).
+const ENCRYPTED_BURN_NOSCRIPT: &str = "<noscript><p class=\"notice\">This paste is end-to-end \
+     encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript. \
+     Without it the paste cannot be shown, so the button leaves it intact. \
+     Or read it with <code>snip get URL#key</code>.</p></noscript>";
 
 /// The password prompt of encrypted pastes, shown by the script when needed.
 const UNLOCK_FORM: &str = "<form class=\"unlock\" id=\"unlock\" hidden>\
@@ -346,7 +369,10 @@ fn content(out: &mut String, meta: &PasteMeta, body: &[u8]) {
     let id = meta.id.as_str();
     let essence = meta.content_type.split(';').next().unwrap_or("");
     match shown_text(body) {
-        Some(text) if meta.content_type == paste::TEXT_PLAIN => code(out, id, text, body.len()),
+        Some(text) if meta.content_type == paste::TEXT_PLAIN => {
+            let size = usize::try_from(meta.size).unwrap_or(usize::MAX);
+            code(out, id, text, size.max(body.len()));
+        }
         _ if essence.starts_with("image/") => {
             let _ = write!(
                 out,

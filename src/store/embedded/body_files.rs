@@ -19,10 +19,11 @@
 //! All functions here block; callers run them on blocking threads.
 
 use std::fs::{File, OpenOptions};
-use std::io::{ErrorKind, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::store::opened::{StoredBody, decoder_bytes};
 use crate::store::{Encoding, StoreError};
 
 /// Bodies of at least this many bytes are files rather than fjall values.
@@ -160,6 +161,59 @@ impl BodyFiles {
         }
     }
 
+    /// Opens a body to be read as it is sent, checked against its trailer
+    /// first (one pass through a small buffer, so nothing damaged is ever
+    /// sent); `None` if there is no file. The open file keeps the body
+    /// readable even if a take or delete unlinks it meanwhile.
+    pub fn open_body(&self, id: &str, size: u64) -> Result<Option<StoredBody>, StoreError> {
+        let path = self.path(id)?;
+        let mut file = match File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_error("cannot open body file", &path, e)),
+        };
+        let failed = |e| io_error("cannot read body file", &path, e);
+        let len = file.metadata().map_err(failed)?.len();
+        let mut tail = [0u8; TRAILER_LEN];
+        let tail_at = len.saturating_sub(TRAILER_LEN as u64);
+        let tail = match tail.get_mut(..usize::try_from(len - tail_at).unwrap_or(0)) {
+            Some(tail) => {
+                file.read_exact_at(tail, tail_at).map_err(failed)?;
+                &*tail
+            }
+            None => &[],
+        };
+        let (encoding, stored_len) = layout(len, size, tail)
+            .ok_or_else(|| corrupt(&path, format!("{len} bytes for a body of {size}")))?;
+        if stored_len < len {
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            let mut buf = vec![0u8; 64 << 10];
+            let mut left = stored_len;
+            while left > 0 {
+                let want = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+                let read = file.read(&mut buf[..want]).map_err(failed)?;
+                if read == 0 {
+                    return Err(corrupt(&path, "cut short".to_owned()));
+                }
+                hasher.update(&buf[..read]);
+                left -= read as u64;
+            }
+            if tail.get(..8) != Some(&hasher.digest().to_le_bytes()[..]) {
+                return Err(corrupt(&path, "does not match its checksum".to_owned()));
+            }
+            file.seek(SeekFrom::Start(0)).map_err(failed)?;
+        }
+        let decoder = match encoding {
+            Encoding::Identity => 0,
+            _ => {
+                let mut head = [0u8; 6];
+                let read = file.read_at(&mut head, 0).map_err(failed)?;
+                decoder_bytes(&head[..read], size)
+            }
+        };
+        Ok(Some(StoredBody::file(file, stored_len, encoding, decoder)))
+    }
+
     /// Writes a new body file, `stored` bytes of `encoding`;
     /// [`StoreError::IdTaken`] if one exists for this ID.
     pub fn write(&self, id: &str, stored: &[u8], encoding: Encoding) -> Result<(), StoreError> {
@@ -237,25 +291,40 @@ impl BodyFiles {
 /// bytes), or are `size` bytes without a trailer (format 1). A compressed
 /// body is never that long: it is kept only if it saves an eighth.
 fn checked(path: &Path, mut bytes: Vec<u8>, size: u64) -> Result<(Vec<u8>, Encoding), StoreError> {
-    let corrupt =
-        |what: String| StoreError::Corrupt(format!("body file {}: {what}", path.display()));
     let len = bytes.len() as u64;
-    if len == size {
-        return Ok((bytes, Encoding::Identity));
+    let tail = &bytes[bytes.len().saturating_sub(TRAILER_LEN)..];
+    let (encoding, stored_len) = layout(len, size, tail)
+        .ok_or_else(|| corrupt(path, format!("{len} bytes for a body of {size}")))?;
+    if stored_len == len {
+        return Ok((bytes, encoding));
     }
-    let encoding = if bytes.ends_with(TRAILER_MAGIC_ZSTD) && bytes.len() >= TRAILER_LEN {
-        Encoding::Zstd
-    } else if len == size.saturating_add(TRAILER_LEN as u64) && bytes.ends_with(TRAILER_MAGIC) {
-        Encoding::Identity
-    } else {
-        return Err(corrupt(format!("{len} bytes for a body of {size}")));
-    };
     let stored_len = bytes.len() - TRAILER_LEN;
     if trailer(&bytes[..stored_len], encoding).is_none_or(|t| t[..] != bytes[stored_len..]) {
-        return Err(corrupt("does not match its checksum".to_owned()));
+        return Err(corrupt(path, "does not match its checksum".to_owned()));
     }
     bytes.truncate(stored_len);
     Ok((bytes, encoding))
+}
+
+/// How a body file of `len` bytes holding a body of `size` bytes is laid
+/// out, from its last bytes `tail` (up to a trailer's): the encoding of the
+/// stored bytes and their length (`len` for a file without a trailer).
+fn layout(len: u64, size: u64, tail: &[u8]) -> Option<(Encoding, u64)> {
+    let trailed = len.checked_sub(TRAILER_LEN as u64);
+    if len == size {
+        Some((Encoding::Identity, len))
+    } else if tail.ends_with(TRAILER_MAGIC_ZSTD) {
+        trailed.map(|stored| (Encoding::Zstd, stored))
+    } else if len == size.saturating_add(TRAILER_LEN as u64) && tail.ends_with(TRAILER_MAGIC) {
+        trailed.map(|stored| (Encoding::Identity, stored))
+    } else {
+        None
+    }
+}
+
+/// A damaged body file.
+fn corrupt(path: &Path, what: String) -> StoreError {
+    StoreError::Corrupt(format!("body file {}: {what}", path.display()))
 }
 
 #[cfg(test)]
@@ -319,6 +388,14 @@ mod tests {
                 files.read("abc123", size).unwrap(),
                 Some((stored.to_vec(), encoding))
             );
+            let opened = files.open_body("abc123", size).unwrap().unwrap();
+            assert_eq!(opened.encoding(), encoding);
+            let as_stored = opened
+                .stored_reader()
+                .unwrap()
+                .read_to_bytes(1 << 20)
+                .unwrap();
+            assert_eq!(&as_stored[..], stored);
             for at in 0..whole.len() {
                 let mut bad = whole.clone();
                 bad[at] ^= 0x01;
@@ -327,6 +404,11 @@ mod tests {
                 assert!(
                     matches!(read, Err(StoreError::Corrupt(_))),
                     "flip at {at}: {read:?}"
+                );
+                let opened = files.open_body("abc123", size);
+                assert!(
+                    matches!(opened, Err(StoreError::Corrupt(_))),
+                    "flip at {at}: {opened:?}"
                 );
             }
             std::fs::write(&path, &whole[..whole.len() - 1]).unwrap();

@@ -47,8 +47,8 @@ use fjall::{Database, Keyspace};
 
 use super::group_commit::GroupCommit;
 use super::{
-    BackendError, ListPage, ListQuery, NewBody, Paste, PutLimits, RateStore, ScanPage, Store,
-    StoreError, SweepReport, Taken, Usage,
+    BackendError, ListPage, ListQuery, NewBody, Opened, Paste, PutLimits, RateStore, ScanPage,
+    Store, StoreError, SweepReport, Taken, Usage,
 };
 use super::{combiner, hot, lock};
 use crate::core::envelope::Proof;
@@ -274,6 +274,10 @@ impl Store for EmbeddedStore {
 
     fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
         self.cached_paste(id, now)
+    }
+
+    async fn open(&self, id: &PasteId, now: UnixTime) -> Result<Option<Opened>, StoreError> {
+        self.open_paste(id, now).await
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {

@@ -6,6 +6,8 @@
 //! the OS has it in memory; otherwise on a blocking thread ([`Read::Cold`]),
 //! as is a large body to decompress (`codec`).
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 
 use super::body_files::is_file_backed;
@@ -14,7 +16,7 @@ use super::keys::MetaKey;
 use super::{EmbeddedStore, Inner, meta_codec};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::store::codec::{self, Stored};
-use crate::store::{Encoding, Paste, StoreError};
+use crate::store::{Encoding, Opened, OpenedBody, Paste, StoreError};
 
 /// What [`Inner::read_filling`] found.
 pub(super) enum Read {
@@ -27,6 +29,8 @@ pub(super) enum Read {
     /// one to decompress: the caller reads it again on a blocking thread
     /// ([`Inner::read_waiting`]).
     Cold,
+    /// A burn paste whose body was not read (boxed, as above).
+    Withheld(Box<PasteMeta>),
 }
 
 /// A paste's entry in `meta`, decoded.
@@ -126,17 +130,22 @@ impl Inner {
     /// is not in the OS's page cache is not read: [`Read::Cold`]. The kernel
     /// evicts body pages when memory runs short (and holds none after a
     /// reboot), and such a read would otherwise hold a runtime thread for a
-    /// disk read.
+    /// disk read. With `withhold_burn`, a burn paste's body is not read at
+    /// all: [`Read::Withheld`].
     pub(super) fn read_filling(
         &self,
         id: &str,
         now: UnixTime,
         wait: bool,
+        withhold_burn: bool,
     ) -> Result<Read, StoreError> {
         let _guard = self.lock_id(id);
         let Some((meta, at)) = self.read_live_entry(id, now)? else {
             return Ok(Read::Done(None));
         };
+        if withhold_burn && meta.burn {
+            return Ok(Read::Withheld(Box::new(meta)));
+        }
         if at.is_none() && is_file_backed(meta.size) {
             return Ok(Read::FileBacked(Box::new(meta)));
         }
@@ -169,11 +178,14 @@ impl Inner {
         id: &str,
         now: UnixTime,
     ) -> Result<Option<Paste>, StoreError> {
-        match self.read_filling(id, now, true)? {
+        match self.read_filling(id, now, true, false)? {
             Read::Done(paste) => Ok(paste),
             Read::FileBacked(meta) => self.read_body(*meta, None),
-            // Only a read that does not wait finds a body cold.
-            Read::Cold => Err(StoreError::backend("a waiting read found no body")),
+            // Only a read that does not wait finds a body cold, and only one
+            // that withholds them withholds a body.
+            Read::Cold | Read::Withheld(_) => {
+                Err(StoreError::backend("a waiting read found no body"))
+            }
         }
     }
 }
@@ -197,18 +209,55 @@ impl EmbeddedStore {
         if let Some(paste) = self.inner.hot.get(id.as_str()) {
             return Ok(Some(paste).filter(|p| !p.meta.is_expired(now)));
         }
-        match self.inner.read_filling(id.as_str(), now, false)? {
+        match self.inner.read_filling(id.as_str(), now, false, false)? {
             Read::Done(paste) => Ok(paste),
             Read::FileBacked(meta) => {
                 self.blocking(move |inner| inner.read_body(*meta, None))
                     .await
             }
-            Read::Cold => {
-                let id = id.as_str().to_owned();
-                self.blocking(move |inner| inner.read_waiting(&id, now))
-                    .await
-            }
+            Read::Cold | Read::Withheld(_) => self.read_cold(id, now).await,
         }
+    }
+
+    /// A paste read on a blocking thread, waiting for the disk.
+    async fn read_cold(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
+        let id = id.as_str().to_owned();
+        self.blocking(move |inner| inner.read_waiting(&id, now))
+            .await
+    }
+
+    /// A live paste opened for sending: as [`Self::get_paste`], but a body
+    /// file is opened rather than read, and a burn paste's body is not read.
+    pub(super) async fn open_paste(
+        &self,
+        id: &PasteId,
+        now: UnixTime,
+    ) -> Result<Option<Opened>, StoreError> {
+        if let Some(paste) = self.cached_paste(id, now) {
+            return Ok(Some(paste.into()));
+        }
+        let paste = match self.inner.read_filling(id.as_str(), now, false, true)? {
+            Read::Done(paste) => paste,
+            Read::Withheld(meta) => {
+                return Ok(Some(Opened {
+                    meta: Arc::new(*meta),
+                    body: OpenedBody::Withheld,
+                }));
+            }
+            Read::FileBacked(meta) => {
+                let size = meta.size;
+                let id = meta.id.clone();
+                let stored = self
+                    .blocking(move |inner| inner.files.open_body(&id, size))
+                    .await?;
+                return Ok(stored.map(|stored| Opened {
+                    meta: Arc::new(*meta),
+                    body: OpenedBody::Stored(stored),
+                }));
+            }
+            Read::Cold => self.read_cold(id, now).await?,
+        };
+        Ok(paste.map(Opened::from))
     }
 
     /// A live paste if the hot cache has it.

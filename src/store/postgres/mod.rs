@@ -40,8 +40,8 @@ use tokio_postgres::NoTls;
 
 use super::combiner::Combiner;
 use super::{
-    GcraOutcome, ListPage, ListQuery, Paste, PutLimits, RateStore, ScanPage, Store, StoreError,
-    SweepReport, Taken, Usage,
+    GcraOutcome, ListPage, ListQuery, Opened, Paste, PutLimits, RateStore, ScanPage, Store,
+    StoreError, SweepReport, Taken, Usage,
 };
 use crate::core::envelope::Proof;
 use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
@@ -259,6 +259,10 @@ impl Store for PostgresStore {
 
     async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
         self.within(self.get_paste(id, now)).await
+    }
+
+    async fn open(&self, id: &PasteId, now: UnixTime) -> Result<Option<Opened>, StoreError> {
+        self.open_paste(id, now).await
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {

@@ -86,16 +86,54 @@ pub const BODY_COLUMNS: &str = ", body, body_encoding";
 /// A paste's metadata and its body as stored, from a row of
 /// [`META_COLUMNS`] and [`BODY_COLUMNS`].
 pub fn stored_from_row(row: &Row) -> Result<(PasteMeta, Stored), StoreError> {
+    match withheld_from_row(row)? {
+        (meta, Some(stored)) => Ok((meta, stored)),
+        (meta, None) => Err(StoreError::Corrupt(format!("no body of paste {}", meta.id))),
+    }
+}
+
+/// [`stored_from_row`] of a row whose body may be withheld (`NULL`).
+pub fn withheld_from_row(row: &Row) -> Result<(PasteMeta, Option<Stored>), StoreError> {
     let meta = meta_from_row(row)?;
-    let body: Vec<u8> = row.get(16);
-    let encoding: String = row.get(17);
-    let encoding = Encoding::from_name(&encoding)
-        .ok_or_else(|| StoreError::Corrupt(format!("body encoding of paste {}", meta.id)))?;
-    let stored = Stored {
+    let encoding = encoding_from_row(row, &meta)?;
+    let stored = row.get::<_, Option<Vec<u8>>>(16).map(|body| Stored {
         bytes: Bytes::from(body),
         encoding,
-    };
+    });
     Ok((meta, stored))
+}
+
+/// The body encoding of `meta`'s row.
+fn encoding_from_row(row: &Row, meta: &PasteMeta) -> Result<Encoding, StoreError> {
+    let encoding: String = row.get(17);
+    Encoding::from_name(&encoding)
+        .ok_or_else(|| StoreError::Corrupt(format!("body encoding of paste {}", meta.id)))
+}
+
+/// A row read to open a paste for sending: the metadata, the body if the
+/// database sent it, and the stored length and first bytes of the body.
+pub struct OpenRow {
+    pub meta: PasteMeta,
+    pub body: Option<Stored>,
+    pub encoding: Encoding,
+    pub stored_len: u64,
+    pub head: Vec<u8>,
+}
+
+impl OpenRow {
+    /// The row of [`META_COLUMNS`], a body or `NULL`, its encoding, its
+    /// stored length and its first bytes.
+    pub fn from_row(row: &Row) -> Result<Self, StoreError> {
+        let (meta, body) = withheld_from_row(row)?;
+        let encoding = encoding_from_row(row, &meta)?;
+        Ok(Self {
+            body,
+            encoding,
+            stored_len: u64::try_from(row.get::<_, i32>(18)).unwrap_or(0),
+            head: row.get(19),
+            meta,
+        })
+    }
 }
 
 pub fn visibility_text(v: Visibility) -> &'static str {

@@ -129,7 +129,7 @@ async fn cold_bodies_are_read() {
         .unwrap();
     cache.cold.store(true, std::sync::atomic::Ordering::SeqCst);
     // On the runtime, the read is handed over rather than waited for.
-    let inline = store.inner.read_filling(&text, 50, false).unwrap();
+    let inline = store.inner.read_filling(&text, 50, false, false).unwrap();
     assert!(matches!(inline, Read::Cold));
     assert!(store.cached(&id(&text), 50).is_none());
     let got = store.get(&id(&text), 50).await.unwrap().unwrap();
