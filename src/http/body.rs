@@ -119,10 +119,10 @@ impl Deadline {
 
 /// The body's data, chunk by chunk, each held in `reservation` (if any)
 /// before it is handed on. The stream ends after its first error.
-pub fn chunks<'r, 'a: 'r>(
+pub fn chunks<'r>(
     body: Body,
     pace: Pace,
-    reservation: Option<&'r mut Reservation<'a>>,
+    reservation: Option<&'r mut Reservation>,
 ) -> impl Stream<Item = Result<Bytes, BodyError>> + Send + 'r {
     let reading = Some((body, reservation, Deadline::new(pace)));
     futures_util::stream::unfold(reading, |reading| async move {
@@ -156,7 +156,7 @@ pub async fn read_whole(
     body: Body,
     limit: u64,
     pace: Pace,
-    reservation: &mut Reservation<'_>,
+    reservation: &mut Reservation,
 ) -> Result<Bytes, BodyError> {
     let mut chunks = pin!(chunks(body, pace, Some(reservation)));
     // A body of one chunk (most small ones) is handed on without a copy.

@@ -1,19 +1,22 @@
-//! The bytes of request bodies held in memory while they arrive, bounded
-//! server-wide (`--max-inflight-bytes`) and per client
-//! (`--max-inflight-bytes-per-ip`, clients grouped as [`client_net`] says).
+//! Bytes held in memory for clients, bounded server-wide and per client
+//! (clients grouped as [`client_net`] says). The server keeps two such
+//! bounds: request bodies while they arrive (`--max-inflight-bytes`,
+//! `--max-inflight-bytes-per-ip`) and large pastes on their way out
+//! (`--max-response-bytes`, `--max-response-bytes-per-ip`, see `outbound`).
 //!
 //! A body reserves its bytes as they arrive, never what it declares: a
 //! connection that announces 16 MiB and sends nothing holds nothing, so idle
 //! uploads cannot lock others out. A client's share keeps one client (one
-//! IP, one IPv6 network) from taking the whole bound with many slow uploads.
+//! IP, one IPv6 network) from taking the whole bound with many slow uploads
+//! or stalled downloads.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::http::pipeline::client_net::client_net;
 
-/// The bytes of request bodies in memory, per client and in all.
+/// Bytes held in memory for clients, per client and in all.
 #[derive(Debug)]
 pub struct InflightBytes {
     /// The most bytes held at once, across all clients.
@@ -32,10 +35,10 @@ struct Held {
     clients: HashMap<IpAddr, u64>,
 }
 
-/// Why a body may not hold more bytes.
+/// Why a reservation may not hold more bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum InflightRefusal {
-    /// The client's own bodies in flight hold its whole share.
+    /// The client's own reservations hold its whole share.
     #[error(
         "your uploads in flight passed this server's limit of {} per client; \
          retry once they are done",
@@ -52,8 +55,8 @@ pub enum InflightRefusal {
 
 /// The bytes one body holds, given back when dropped.
 #[derive(Debug)]
-pub struct Reservation<'a> {
-    counter: &'a InflightBytes,
+pub struct Reservation {
+    counter: Arc<InflightBytes>,
     client: IpAddr,
     bytes: u64,
 }
@@ -70,10 +73,11 @@ impl InflightBytes {
         }
     }
 
-    /// An empty reservation for a body from `ip`, to grow as its bytes arrive.
-    pub fn reservation(&self, ip: IpAddr) -> Reservation<'_> {
+    /// An empty reservation for a body from or to `ip`, to grow as its
+    /// bytes arrive.
+    pub fn reservation(self: &Arc<Self>, ip: IpAddr) -> Reservation {
         Reservation {
-            counter: self,
+            counter: Arc::clone(self),
             client: client_net(ip, self.ipv6_prefix),
             bytes: 0,
         }
@@ -92,13 +96,13 @@ impl InflightBytes {
     }
 }
 
-impl Reservation<'_> {
+impl Reservation {
     /// Holds `bytes` more, if the client's share and the server's bound have
     /// room. A body that is all its client holds may pass the share, and one
     /// that is all the server holds may pass the bound, so a paste the size
     /// limits allow can always be sent, one at a time.
     pub fn grow(&mut self, bytes: u64) -> Result<(), InflightRefusal> {
-        let counter = self.counter;
+        let counter = Arc::clone(&self.counter);
         let mut held = counter.lock();
         let mine = held.clients.get(&self.client).copied().unwrap_or(0);
         let client_total = mine.saturating_add(bytes);
@@ -118,7 +122,7 @@ impl Reservation<'_> {
     }
 }
 
-impl Drop for Reservation<'_> {
+impl Drop for Reservation {
     fn drop(&mut self) {
         if self.bytes == 0 {
             return;
@@ -147,7 +151,7 @@ mod tests {
     /// refuses everyone.
     #[test]
     fn shares_and_bound() {
-        let counter = InflightBytes::new(100, 40, 64);
+        let counter = Arc::new(InflightBytes::new(100, 40, 64));
         let (a, b, c) = (ip("192.0.2.1"), ip("192.0.2.2"), ip("192.0.2.3"));
         let mut a1 = counter.reservation(a);
         let mut a2 = counter.reservation(a);
@@ -175,7 +179,7 @@ mod tests {
     /// pass the bound; an IPv6 network is one client.
     #[test]
     fn one_body_alone_may_pass_the_limits() {
-        let counter = InflightBytes::new(100, 40, 64);
+        let counter = Arc::new(InflightBytes::new(100, 40, 64));
         let mut big = counter.reservation(ip("2001:db8::1"));
         big.grow(150).unwrap();
         let mut neighbour = counter.reservation(ip("2001:db8::2"));

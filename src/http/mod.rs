@@ -29,7 +29,6 @@ pub mod state;
 pub use body::Pace;
 use handlers::{admin, create, delete, list, meta, my, ops, read, session};
 pub use inflight::InflightBytes;
-pub use outbound::OutboundBytes;
 pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{Peer, ProxyConfig, ProxyHeaders};

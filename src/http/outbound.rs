@@ -1,26 +1,25 @@
 //! Large pastes on their way out: the response body that sends a stored
 //! body a chunk at a time ([`Streamed`]), and the bound on the bytes such
-//! responses hold in memory ([`OutboundBytes`]), across the server and per
-//! client.
+//! responses hold in memory ([`reservation_bytes`]), across the server and
+//! per client.
 //!
 //! A response waits for its client. A streamed one holds the chunk it is
 //! reading, what the connection has queued for the socket (hyper's write
 //! buffer, [`CONNECTION_BUFFER`], and one more chunk), a decoder's window if it
 //! decodes a compressed body, and, for a body that came from a database row,
 //! that row's bytes. Each response reserves that much before it starts
-//! ([`reservation_bytes`]); a reservation past the client's share is refused
+//! ([`reservation_bytes`]) from the server's bound on bytes responses hold
+//! (an [`InflightBytes`]); a reservation past the client's share is refused
 //! with `429`, one past the server's bound with `503`, both with
 //! `Retry-After`. Every chunk handed to the connection holds the reservation,
 //! so it is given back only when the connection has written (or dropped) the
 //! last of them. The send timeout (`server::send_timeout`) bounds how long
 //! a client that reads nothing keeps its share.
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -30,6 +29,7 @@ use hyper::body::{Frame, SizeHint};
 use tokio::task::JoinHandle;
 
 use crate::http::errors::ApiError;
+use crate::http::inflight::{InflightBytes, InflightRefusal, Reservation};
 use crate::store::{BodyReader, StoredBody};
 
 /// The most bytes of a body read at once: one chunk.
@@ -50,21 +50,6 @@ pub fn reservation_bytes(body: &StoredBody, decodes: bool) -> u64 {
     STREAM_WINDOW + body.resident_bytes() + decoder
 }
 
-/// The bytes held by responses of large pastes, bounded in total and per client.
-#[derive(Debug)]
-pub struct OutboundBytes {
-    max: u64,
-    per_client: u64,
-    held: Mutex<Held>,
-}
-
-#[derive(Debug, Default)]
-struct Held {
-    total: u64,
-    /// Bytes per client key; a client holding nothing has no entry.
-    clients: HashMap<IpAddr, u64>,
-}
-
 /// Why a response was not started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Refused {
@@ -74,6 +59,28 @@ pub enum Refused {
     /// The server holds its bound already.
     #[error("the server is sending too many large pastes at once; retry in a moment")]
     Server,
+}
+
+impl From<InflightRefusal> for Refused {
+    fn from(refusal: InflightRefusal) -> Self {
+        match refusal {
+            InflightRefusal::OverShare { .. } => Self::Client,
+            InflightRefusal::Busy => Self::Server,
+        }
+    }
+}
+
+/// Reserves `bytes` of `bound` for a response to `client`. A reservation
+/// larger than a bound is admitted while nothing else is held under it, so
+/// that any paste can be sent, one at a time.
+pub fn reserve(
+    bound: &Arc<InflightBytes>,
+    client: std::net::IpAddr,
+    bytes: u64,
+) -> Result<Reservation, Refused> {
+    let mut hold = bound.reservation(client);
+    hold.grow(bytes)?;
+    Ok(hold)
 }
 
 /// When a refused client may try again.
@@ -92,71 +99,6 @@ impl IntoResponse for Refused {
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_SECS));
         response
-    }
-}
-
-/// A reservation of [`OutboundBytes`], given back when dropped.
-#[derive(Debug)]
-pub struct Reservation {
-    bound: Arc<OutboundBytes>,
-    client: IpAddr,
-    bytes: u64,
-}
-
-impl OutboundBytes {
-    /// At most `max` bytes in all, `per_client` of them for one client.
-    pub fn new(max: u64, per_client: u64) -> Self {
-        Self {
-            max,
-            per_client,
-            held: Mutex::new(Held::default()),
-        }
-    }
-
-    /// Reserves `bytes` for a response to `client` (its rate-limit key).
-    /// A reservation larger than a bound is admitted while nothing else is
-    /// held under it, so that any paste can be sent, one at a time.
-    pub fn reserve(self: &Arc<Self>, client: IpAddr, bytes: u64) -> Result<Reservation, Refused> {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        let mine = held.clients.get(&client).copied().unwrap_or(0);
-        if mine > 0 && mine.saturating_add(bytes) > self.per_client {
-            return Err(Refused::Client);
-        }
-        if held.total > 0 && held.total.saturating_add(bytes) > self.max {
-            return Err(Refused::Server);
-        }
-        held.total += bytes;
-        held.clients.insert(client, mine + bytes);
-        Ok(Reservation {
-            bound: self.clone(),
-            client,
-            bytes,
-        })
-    }
-
-    /// Bytes reserved now.
-    pub fn held(&self) -> u64 {
-        self.held
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .total
-    }
-}
-
-impl Drop for Reservation {
-    fn drop(&mut self) {
-        let mut held = self
-            .bound
-            .held
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        held.total = held.total.saturating_sub(self.bytes);
-        if let Some(mine) = held.clients.get_mut(&self.client) {
-            *mine = mine.saturating_sub(self.bytes);
-            if *mine == 0 {
-                held.clients.remove(&self.client);
-            }
-        }
     }
 }
 
@@ -269,28 +211,29 @@ impl hyper::body::Body for Streamed {
 
 #[cfg(test)]
 mod tests {
+    use std::net::IpAddr;
+
     use super::*;
 
     fn ip(last: u8) -> IpAddr {
         IpAddr::from([10, 0, 0, last])
     }
 
-    /// Each client gets its share and the server its bound; what is
-    /// dropped is given back; one reservation larger than a bound is
+    /// A client over its share is refused as `Client` (429), a server over
+    /// its bound as `Server` (503); one reservation larger than a bound is
     /// admitted alone.
     #[test]
-    fn bounds_clients_and_the_server() {
-        let bound = Arc::new(OutboundBytes::new(1000, 400));
-        let a = bound.reserve(ip(1), 300).unwrap();
-        assert_eq!(bound.reserve(ip(1), 200).unwrap_err(), Refused::Client);
-        let b = bound.reserve(ip(2), 400).unwrap();
-        let c = bound.reserve(ip(3), 300).unwrap();
-        assert_eq!(bound.reserve(ip(4), 1).unwrap_err(), Refused::Server);
+    fn refusals_say_whose_bound_is_held() {
+        let bound = Arc::new(InflightBytes::new(1000, 400, 64));
+        let a = reserve(&bound, ip(1), 300).unwrap();
+        assert_eq!(reserve(&bound, ip(1), 200).unwrap_err(), Refused::Client);
+        let b = reserve(&bound, ip(2), 400).unwrap();
+        let c = reserve(&bound, ip(3), 300).unwrap();
+        assert_eq!(reserve(&bound, ip(4), 1).unwrap_err(), Refused::Server);
         drop((a, b, c));
-        assert_eq!(bound.held(), 0);
-        let huge = bound.reserve(ip(1), 5000).unwrap();
-        assert_eq!(bound.reserve(ip(2), 1).unwrap_err(), Refused::Server);
+        let huge = reserve(&bound, ip(1), 5000).unwrap();
+        assert_eq!(reserve(&bound, ip(2), 1).unwrap_err(), Refused::Server);
         drop(huge);
-        assert!(bound.reserve(ip(2), 1).is_ok());
+        assert!(reserve(&bound, ip(2), 1).is_ok());
     }
 }

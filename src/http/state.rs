@@ -9,7 +9,6 @@ use axum::http::HeaderValue;
 
 use super::body::Pace;
 use super::inflight::InflightBytes;
-use super::outbound::OutboundBytes;
 use super::pipeline::caller::AuthConfig;
 use super::pipeline::forwarded::Origin;
 use super::pipeline::ratelimit::RateLimits;
@@ -62,9 +61,9 @@ pub struct AppState {
     /// What the last readiness check found, for `/readyz`.
     pub readiness: Readiness,
     /// The bytes of request bodies being received, bounded.
-    pub inflight: InflightBytes,
+    pub inflight: Arc<InflightBytes>,
     /// The bytes held for large pastes being sent, bounded.
-    pub outbound: Arc<OutboundBytes>,
+    pub outbound: Arc<InflightBytes>,
     /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
     pub hsts: Option<HeaderValue>,
 }

@@ -31,8 +31,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{
-    App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, OutboundBytes, Peer,
-    ProxyConfig, RateLimits, Readiness,
+    App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, Peer, ProxyConfig,
+    RateLimits, Readiness,
     handlers::{openapi, ops},
     make_app,
 };
@@ -214,14 +214,15 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         metrics,
         metrics_on_main: config.metrics_public,
         readiness: Readiness::default(),
-        inflight: InflightBytes::new(
+        inflight: Arc::new(InflightBytes::new(
             config.limits.max_inflight_bytes,
             config.limits.max_inflight_bytes_per_ip,
             config.ipv6_prefix,
-        ),
-        outbound: Arc::new(OutboundBytes::new(
+        )),
+        outbound: Arc::new(InflightBytes::new(
             config.limits.max_response_bytes,
             config.limits.max_response_bytes_per_ip,
+            config.ipv6_prefix,
         )),
         hsts: tls.as_ref().and(config.hsts).and_then(hsts_header),
     });

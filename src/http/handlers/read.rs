@@ -27,7 +27,7 @@ use crate::core::envelope::Proof;
 use crate::core::paste::{self, PasteMeta, ProofStanding};
 use crate::core::{PasteId, Visibility};
 use crate::http::errors::ApiError;
-use crate::http::outbound::{Streamed, reservation_bytes};
+use crate::http::outbound::{self, Streamed, reservation_bytes};
 use crate::http::pipeline::auth;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
@@ -501,9 +501,8 @@ async fn streamed_response(
         Selection::Stream => (false, None),
         Selection::Body { start, end, part } => (has_stream, Some((start, end, part))),
     };
-    let client = state.rate_limits.bucket_of(read.origin.client);
     let bytes = reservation_bytes(&stored, decodes);
-    let hold = match state.outbound.reserve(client, bytes) {
+    let hold = match outbound::reserve(&state.outbound, read.origin.client, bytes) {
         Ok(hold) => hold,
         Err(refused) => return Ok(refused.into_response()),
     };

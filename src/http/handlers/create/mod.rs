@@ -100,7 +100,7 @@ async fn read_upload(
     headers: &HeaderMap,
     body: Body,
     limit: u64,
-    reservation: &mut Reservation<'_>,
+    reservation: &mut Reservation,
 ) -> Result<Upload, UploadError> {
     let options = CreateOptions::from_query(query)?;
     let pace = state.limits.body_pace;

@@ -80,7 +80,7 @@ pub async fn read(
     body: Body,
     limit: u64,
     pace: Pace,
-    reservation: &mut Reservation<'_>,
+    reservation: &mut Reservation,
 ) -> Result<Upload, UploadError> {
     check_encoding(headers)?;
     let boundary = multipart_boundary(headers)?;
@@ -311,7 +311,7 @@ mod fuzz {
             if let Ok(value) = HeaderValue::from_str(&content_type) {
                 headers.insert(header::CONTENT_TYPE, value);
             }
-            let inflight = InflightBytes::new(u64::MAX, u64::MAX, 64);
+            let inflight = std::sync::Arc::new(InflightBytes::new(u64::MAX, u64::MAX, 64));
             let mut reservation = inflight.reservation([127, 0, 0, 1].into());
             let read = RUNTIME.block_on(read(
                 CreateOptions::default(),
