@@ -262,7 +262,7 @@ impl Store for PostgresStore {
     }
 
     async fn open(&self, id: &PasteId, now: UnixTime) -> Result<Option<Opened>, StoreError> {
-        self.open_paste(id, now).await
+        self.within(self.open_paste(id, now)).await
     }
 
     async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {

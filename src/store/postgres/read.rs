@@ -7,6 +7,7 @@ use bytes::Bytes;
 use tokio_postgres::Row;
 
 use super::cache::Ticket;
+use super::deadline::{self, Lease};
 use super::errors::pool_error;
 use super::rows::{BODY_COLUMNS, META_COLUMNS, OpenRow, meta_from_row, stored_from_row, to_i64};
 use super::{PostgresStore, db_error};
@@ -97,19 +98,20 @@ impl PostgresStore {
 
     /// Fetches paste `id`'s stored body (a large one, whose row was read
     /// without it): `None` if the row is gone.
+    /// The fetch runs under the store's deadline, like every operation.
     fn fetch_body(&self, id: &str) -> Fetch {
-        let pool = self.pool.clone();
+        let (pool, timeout) = (self.pool.clone(), self.timeout);
         let id = id.to_owned();
         Box::new(move || {
-            Box::pin(async move {
-                let client = pool.get().await.map_err(pool_error)?;
+            Box::pin(deadline::within(timeout, async move {
+                let client = pool.get().await.map(Lease::new).map_err(pool_error)?;
                 let stmt = client
                     .prepare_cached("SELECT body FROM pastes WHERE id = $1")
                     .await
                     .map_err(db_error)?;
                 let row = client.query_opt(&stmt, &[&id]).await.map_err(db_error)?;
                 Ok(row.map(|row| Bytes::from(row.get::<_, Vec<u8>>(0))))
-            })
+            }))
         })
     }
 
