@@ -119,7 +119,7 @@ pub fn decoder_bytes(head: &[u8], size: u64) -> u64 {
 
 impl StoredBody {
     /// A body stored in `file` (positioned at its start): `len` bytes of
-    /// `encoding`, whose decoder takes `decoder` bytes ([`decoder_bytes`]).
+    /// `encoding`, whose decoder takes `decoder` bytes (`decoder_bytes`).
     pub fn file(file: File, len: u64, encoding: Encoding, decoder: u64) -> Self {
         Self {
             source: Source::File(file),

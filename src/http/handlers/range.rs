@@ -23,7 +23,7 @@ const MAX_RANGES: NonZeroUsize = NonZeroUsize::new(64).expect("64 is not zero");
 
 /// Interprets a `Range` header in time linear in its length. Overlapping and
 /// adjacent ranges are merged; what merges into one range is served as `206`.
-/// A malformed header, one with more than [`MAX_RANGES`] ranges, or one
+/// A malformed header, one with more than `MAX_RANGES` ranges, or one
 /// naming several separate pieces gets the whole body, as RFC 9110 allows;
 /// one whose ranges all start past the end is unsatisfiable.
 pub fn single_range(header: &str, size: u64) -> RangeOutcome {
