@@ -1,9 +1,11 @@
-//! [`MeteredStore`]: a [`Store`] wrapper that times every operation and
-//! counts paste lifecycle events, so neither the handlers nor the backends
-//! need to know about metrics, and every backend is measured the same way.
+//! [`MeteredStore`]: a decorator around a [`Store`] that times every
+//! operation and counts paste lifecycle events, so neither the handlers nor
+//! the backends need to know about metrics, and every backend is measured
+//! the same way.
 //!
-//! It forwards every method of the trait explicitly (none has a default
-//! body), so a capability of the store it wraps cannot be lost here.
+//! It implements each of the store's traits by calling the same method of
+//! the store it wraps, every method explicitly (a default body would hide a
+//! capability of the wrapped store).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,14 +13,14 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 
-use super::{
-    ListPage, ListQuery, NewBody, Opened, Paste, PutLimits, RateStore, ScanPage, Store, StoreError,
-    SweepReport, Taken, Usage,
-};
+use super::{Metrics, StoreOp};
 use crate::core::envelope::Proof;
 use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::metrics::{CacheStats, Metrics, StoreOp};
+use crate::store::{
+    AccountStore, CacheStats, ListPage, ListQuery, Maintenance, NewBody, Opened, Paste, PasteStore,
+    PutLimits, RateStore, ScanPage, Store, StoreError, SweepReport, Taken, Usage,
+};
 
 /// Delegates to a store, recording into [`Metrics`].
 pub struct MeteredStore {
@@ -54,7 +56,7 @@ impl MeteredStore {
 }
 
 #[async_trait]
-impl Store for MeteredStore {
+impl PasteStore for MeteredStore {
     async fn put(
         &self,
         meta: PasteMeta,
@@ -160,7 +162,10 @@ impl Store for MeteredStore {
         }
         result
     }
+}
 
+#[async_trait]
+impl Maintenance for MeteredStore {
     async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
         let result = self
             .timed(StoreOp::Sweep, self.inner.sweep(now, limit))
@@ -195,6 +200,23 @@ impl Store for MeteredStore {
         self.timed(StoreOp::Ping, self.inner.ping()).await
     }
 
+    async fn scan(
+        &self,
+        from: Option<&str>,
+        limit: usize,
+        now: UnixTime,
+    ) -> Result<ScanPage, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.scan(from, limit, now))
+            .await
+    }
+
+    async fn close(&self) -> Result<(), StoreError> {
+        self.inner.close().await
+    }
+}
+
+#[async_trait]
+impl AccountStore for MeteredStore {
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
         self.timed(StoreOp::Admin, self.inner.create_tenant(tenant))
             .await
@@ -254,23 +276,11 @@ impl Store for MeteredStore {
         self.timed(StoreOp::Admin, self.inner.delete_session(hash))
             .await
     }
+}
 
-    async fn scan(
-        &self,
-        from: Option<&str>,
-        limit: usize,
-        now: UnixTime,
-    ) -> Result<ScanPage, StoreError> {
-        self.timed(StoreOp::Admin, self.inner.scan(from, limit, now))
-            .await
-    }
-
+impl Store for MeteredStore {
     /// Not timed: a rate check is part of admitting a request, not a store operation.
     fn shared_rates(&self) -> Option<&dyn RateStore> {
         self.inner.shared_rates()
-    }
-
-    async fn close(&self) -> Result<(), StoreError> {
-        self.inner.close().await
     }
 }

@@ -34,10 +34,13 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 mod histogram;
+mod metered_store;
 
+use crate::store::CacheStats;
 use crate::tls::TlsStats;
 pub use histogram::LatencyHistogram;
 use histogram::{REQUEST_BUCKETS, STORE_BUCKETS};
+pub use metered_store::MeteredStore;
 
 /// The content type of the text exposition format `GET /metrics` answers with.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -117,25 +120,6 @@ impl TlsSeries {
         }
         self.expiry.set(self.stats.cert_not_after().unwrap_or(0));
     }
-}
-
-/// What a store's own cache reports at every scrape (PostgreSQL's, kept
-/// coherent by notifications).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CacheStats {
-    /// Pastes cached.
-    pub pastes: u64,
-    /// Tokens cached.
-    pub tokens: u64,
-    /// Tenants cached.
-    pub tenants: u64,
-    /// Invalidations received from other instances (and this one).
-    pub invalidations: u64,
-    /// Times the listener started listening and emptied the cache.
-    pub listens: u64,
-    /// Whether the cache may be served now, or will be at the next read
-    /// (its listener waits for one, its last ping answered in time).
-    pub trusted: bool,
 }
 
 /// The series of [`CacheStats`], copied from the store at every scrape.

@@ -36,8 +36,8 @@ use crate::http::{
     handlers::{openapi, ops},
     make_app,
 };
-use crate::metrics::Metrics;
-use crate::store::{self, Location, MeteredStore, OpenOptions, Store};
+use crate::metrics::{MeteredStore, Metrics};
+use crate::store::{self, Location, OpenOptions, Store};
 use crate::tls::conn::TlsConnections;
 use crate::tls::{Tls, TlsConfig};
 use conn_limit::ConnLimit;
@@ -156,7 +156,7 @@ fn raise_open_files_limit() {
 }
 
 /// Runs `snip serve` until SIGINT or SIGTERM, or until the store breaks
-/// ([`Store::broken`]): then it stops the same way and returns the error,
+/// ([`store::Maintenance::broken`]): then it stops the same way and returns the error,
 /// so that snip exits non-zero and its supervisor starts it again.
 pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     raise_open_files_limit();

@@ -1,5 +1,5 @@
-//! A paste opened for sending ([`crate::store::Store::open`]): its metadata,
-//! and its body either in memory (small bodies, the hot cache's), or as
+//! A paste opened for sending ([`crate::store::PasteStore::open`]): its metadata,
+//! and its body either in memory (small bodies, the paste cache's), or as
 //! stored, to be read a chunk at a time while it is sent, or withheld.
 //!
 //! A large body is never read whole to answer a read: a response holds one
@@ -34,7 +34,7 @@ pub struct Opened {
 /// The body of an [`Opened`] paste.
 #[derive(Debug)]
 pub enum OpenedBody {
-    /// In memory, as [`crate::store::Store::get`] reads it.
+    /// In memory, as [`crate::store::PasteStore::get`] reads it.
     Loaded {
         /// The body.
         body: Bytes,

@@ -42,7 +42,7 @@ const ENTRY_FIXED: u64 = 512;
 type Entry = (Arc<PasteMeta>, Bytes, Option<Bytes>);
 
 /// Decoded pastes by ID, bounded by their total size.
-pub struct HotCache {
+pub struct PasteCache {
     pastes: Cache<String, Entry, BySize>,
 }
 
@@ -66,7 +66,7 @@ fn text_bytes(meta: &PasteMeta) -> usize {
         .sum()
 }
 
-impl HotCache {
+impl PasteCache {
     /// A cache holding up to about `bytes` of pastes.
     pub fn new(bytes: u64) -> Self {
         // quick_cache sizes its tables from an item count; assume small pastes.
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn fills_evicts_and_skips_burn_and_large_pastes() {
-        let cache = HotCache::new(1 << 20);
+        let cache = PasteCache::new(1 << 20);
         cache.fill(&paste("a", false, 10));
         cache.fill(&paste("burn", true, 10));
         cache.fill(&paste("large", false, 64 << 10));
@@ -172,7 +172,7 @@ mod tests {
     /// buffer, which its size accounting would not see.
     #[test]
     fn does_not_keep_the_buffer_a_body_was_sliced_from() {
-        let cache = HotCache::new(1 << 20);
+        let cache = PasteCache::new(1 << 20);
         let block = Bytes::from(vec![b'x'; 4096]);
         let mut sliced = paste("a", false, 16);
         sliced.body = block.slice(100..116);
@@ -201,7 +201,7 @@ mod tests {
             BySize.weight(&"z".to_owned(), &entry),
             1300 + 1 + (1 + 25 + 7) + ENTRY_FIXED
         );
-        let cache = HotCache::new(1 << 20);
+        let cache = PasteCache::new(1 << 20);
         cache.fill(&compressed);
         let hit = cache.get("z").unwrap();
         assert_eq!(
@@ -212,7 +212,7 @@ mod tests {
 
     #[test]
     fn stays_within_its_size() {
-        let cache = HotCache::new(64 << 10);
+        let cache = PasteCache::new(64 << 10);
         for i in 0..1000 {
             cache.fill(&paste(&format!("p{i}"), false, 1024));
         }

@@ -28,9 +28,9 @@ use bytes::Bytes;
 use crate::core::PasteMeta;
 use crate::store::{Paste, StoreError};
 
-pub mod dictionary;
+pub mod zstd_dictionary;
 
-pub use dictionary::{Dictionary, Samples};
+pub use zstd_dictionary::{Dictionary, Samples};
 
 /// Bodies shorter than this are stored as they are.
 pub const MIN_BYTES: usize = 256;
@@ -142,7 +142,7 @@ impl Stored {
     }
 }
 
-/// A new paste's body on its way into a store ([`crate::store::Store::put`]):
+/// A new paste's body on its way into a store ([`crate::store::PasteStore::put`]):
 /// either the body, which the store keeps compressed if that is worth it, or
 /// the form it is to be stored in already (a restore keeps the stream it read).
 ///
@@ -458,8 +458,8 @@ mod tests {
     /// body, and any body of a store without one, stays a standalone stream.
     #[test]
     fn small_bodies_use_the_dictionary() {
-        let dictionary = dictionary::tests::trained();
-        let body = Bytes::from(dictionary::tests::log_bodies(1, 2048).remove(0));
+        let dictionary = zstd_dictionary::tests::trained();
+        let body = Bytes::from(zstd_dictionary::tests::log_bodies(1, 2048).remove(0));
         let stored = NewBody::new(body.clone()).into_stored_with(&meta(false), Some(&dictionary));
         assert_eq!(stored.encoding, Encoding::ZstdDictionary);
         assert_eq!(stored.compressed(), None);

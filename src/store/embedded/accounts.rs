@@ -1,6 +1,7 @@
-//! Tenants, tokens and browser sessions in the embedded store.
+//! Tenants, tokens and browser sessions in the embedded store: the
+//! write-through [`Accounts`] and [`AccountStore`] on top of it.
 //!
-//! Both are few and read on every authenticated request, so they live in
+//! Tenants and tokens are few and read on every authenticated request, so they live in
 //! memory (loaded at open) and are written through to two keyspaces
 //! (`tenants`: name → JSON, `tokens`: hash → JSON). Only one process opens the
 //! data dir, so the in-memory copy is authoritative: a revocation or a quota
@@ -20,15 +21,17 @@
 use std::collections::HashMap;
 use std::sync::RwLock;
 
+use async_trait::async_trait;
 use fjall::{Database, Keyspace, KeyspaceCreateOptions};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::super::StoreError;
+use super::EmbeddedStore;
 use super::space::Space;
 use crate::core::UnixTime;
 use crate::core::paste;
 use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
+use crate::store::{AccountStore, StoreError};
 
 /// The in-memory, write-through view of tenants and tokens.
 pub struct Accounts {
@@ -321,5 +324,82 @@ impl Held<'_> {
         } else {
             Err(StoreError::AuthorityGone)
         }
+    }
+}
+
+/// Each change is written through to fjall, noted if fjall is poisoned,
+/// and durable as configured before it is acknowledged.
+#[async_trait]
+impl AccountStore for EmbeddedStore {
+    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        self.noted(self.inner.accounts.create_tenant(tenant))?;
+        self.durable().await
+    }
+
+    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        self.noted(self.inner.accounts.update_tenant(tenant))?;
+        self.durable().await
+    }
+
+    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
+        Ok(self.inner.accounts.tenant(name))
+    }
+
+    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
+        Ok(self.inner.accounts.tenants())
+    }
+
+    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
+        let deleted = self.noted(
+            self.inner
+                .accounts
+                .delete_tenant(name, || self.inner.owner_usage(name).pastes),
+        )?;
+        self.durable().await?;
+        Ok(deleted)
+    }
+
+    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
+        self.noted(self.inner.accounts.create_token(record))?;
+        self.durable().await
+    }
+
+    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
+        Ok(self.inner.accounts.token(hash))
+    }
+
+    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+        let revoked = self.noted(self.inner.accounts.revoke_token(id))?;
+        self.durable().await?;
+        Ok(revoked)
+    }
+
+    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
+        Ok(self.inner.accounts.tokens(tenant))
+    }
+
+    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
+        self.noted(self.inner.accounts.create_session(&record))?;
+        // A stored session is work for the sweeper (`purge_sessions`).
+        self.inner.wrote();
+        self.durable().await
+    }
+
+    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
+        self.inner.accounts.session(hash)
+    }
+
+    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
+        let deleted = self.noted(self.inner.accounts.delete_session(hash))?;
+        self.durable().await?;
+        Ok(deleted)
+    }
+
+    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
+        let purged = self.noted(self.inner.accounts.purge_sessions(now))?;
+        if purged > 0 {
+            self.durable().await?;
+        }
+        Ok(purged)
     }
 }

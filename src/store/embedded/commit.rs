@@ -14,7 +14,7 @@ use super::{EmbeddedStore, Inner, known_ids, meta_codec, space};
 use crate::core::PasteMeta;
 use crate::core::tenant::Authority;
 use crate::store::codec::{NewBody, Stored};
-use crate::store::{BackendError, Encoding, PutLimits, StoreError, create_with_free_id};
+use crate::store::{BackendError, Encoding, PutLimits, StoreError};
 
 /// A paste on its way into the store: encoded, its bytes reserved.
 pub(super) struct Staged {
@@ -319,54 +319,11 @@ impl Inner {
 }
 
 impl EmbeddedStore {
-    /// Stores a paste under a new numbered ID (see `sequence`) and returns
-    /// the ID.
-    pub(super) async fn create_paste(
-        &self,
-        meta: PasteMeta,
-        body: NewBody,
-        limits: PutLimits,
-        random_len: usize,
-    ) -> Result<String, StoreError> {
-        // A numbered ID is taken only by a paste from elsewhere (restored)
-        // that happens to have it: about one in 31^12 / pastes.
-        create_with_free_id(
-            || {
-                let (mut meta, body) = (meta.clone(), body.clone());
-                async move {
-                    let (number, id) = self.next_id(random_len).await?;
-                    meta.id = id.to_string();
-                    let id = meta.id.clone();
-                    self.put_paste(meta, Some(number), body, limits)
-                        .await
-                        .map(|()| id)
-                }
-            },
-            "four numbered paste IDs in a row were taken",
-        )
-        .await
-    }
-
-    /// Stores a paste under the ID `meta` names, which the store did not
-    /// number: from then on every new ID is checked against it.
-    pub(super) async fn put_given(
-        &self,
-        meta: PasteMeta,
-        body: NewBody,
-        limits: PutLimits,
-    ) -> Result<(), StoreError> {
-        if self.inner.sequence.numbered_only() {
-            self.blocking(|inner| {
-                inner.space.check(space::ENTRY_BYTES)?;
-                inner.sequence.mark_foreign()
-            })
-            .await?;
-        }
-        self.put_paste(meta, None, body, limits).await
-    }
-
     /// The next number and its ID, reserving more numbers first if needed.
-    async fn next_id(&self, random_len: usize) -> Result<(u64, crate::core::PasteId), StoreError> {
+    pub(super) async fn next_id(
+        &self,
+        random_len: usize,
+    ) -> Result<(u64, crate::core::PasteId), StoreError> {
         let number = match self.inner.sequence.take() {
             Ok(number) => number,
             Err(number) => {
@@ -391,7 +348,7 @@ impl EmbeddedStore {
     /// kept in the form given if the caller made it), a large body's file
     /// written (on a blocking thread, which compresses it too), then the
     /// paste joins the next group commit.
-    async fn put_paste(
+    pub(super) async fn write_new(
         &self,
         meta: PasteMeta,
         number: Option<u64>,

@@ -22,7 +22,7 @@ use crate::store::{StoreError, lock};
 const FILE: &str = "zstd-dictionary";
 
 /// The store's dictionary, or the samples it is being learned from.
-pub(super) struct StoreDictionary {
+pub(super) struct DictionaryFile {
     dictionary: OnceLock<Dictionary>,
     /// Whether samples are still wanted: read by every create, so that
     /// the lock below is taken only while gathering.
@@ -31,7 +31,7 @@ pub(super) struct StoreDictionary {
     dir: PathBuf,
 }
 
-impl StoreDictionary {
+impl DictionaryFile {
     /// The dictionary saved in `dir`, if there is one; a damaged one is
     /// [`StoreError::Corrupt`], because bodies cannot be read without it.
     pub(super) fn open(dir: &Path) -> Result<Self, StoreError> {
@@ -124,14 +124,14 @@ impl StoreDictionary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::codec::dictionary::{SAMPLES, tests::log_bodies};
+    use crate::store::codec::zstd_dictionary::{SAMPLES, tests::log_bodies};
 
     /// Samples are handed out once; the dictionary learned from them is
     /// saved and read back by the next open; a damaged file is refused.
     #[test]
     fn a_learned_dictionary_is_saved_and_opened_again() {
         let dir = tempfile::tempdir().unwrap();
-        let store = StoreDictionary::open(dir.path()).unwrap();
+        let store = DictionaryFile::open(dir.path()).unwrap();
         assert!(store.get().is_none());
         let bodies = log_bodies(SAMPLES + 1, 1500);
         let handed: Vec<Samples> = bodies.iter().filter_map(|b| store.offer(b)).collect();
@@ -140,14 +140,14 @@ mod tests {
         let id = store.get().unwrap().id();
         assert!(store.offer(&bodies[0]).is_none());
 
-        let again = StoreDictionary::open(dir.path()).unwrap();
+        let again = DictionaryFile::open(dir.path()).unwrap();
         assert_eq!(again.get().map(Dictionary::id), Some(id));
         assert!(again.offer(&bodies[0]).is_none());
         assert!(!dir.path().join(format!("{FILE}.partial")).exists());
 
         std::fs::write(dir.path().join(FILE), b"not a dictionary").unwrap();
         assert!(matches!(
-            StoreDictionary::open(dir.path()),
+            DictionaryFile::open(dir.path()),
             Err(StoreError::Corrupt(_))
         ));
     }
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn a_failed_training_leaves_no_dictionary() {
         let dir = tempfile::tempdir().unwrap();
-        let store = StoreDictionary::open(dir.path()).unwrap();
+        let store = DictionaryFile::open(dir.path()).unwrap();
         let samples = (0..SAMPLES).find_map(|_| store.offer(b"")).unwrap();
         store.learn(samples);
         assert!(store.get().is_none());

@@ -29,31 +29,30 @@
 //! same reason. Slow work (sweeping, compaction, fsync, body files) runs on
 //! blocking threads too.
 //!
-//! This module holds the store's state and its [`Store`] implementation,
-//! which hands each operation to the file of its concern: `open` (and the
-//! data dir's `format`), `read`, `commit`, `remove`, `usage`, `listing`,
-//! `sweep`; `keys` lays out the index keys; `counters` persists the counts.
+//! This module holds the store's state. Each trait of [`Store`] is
+//! implemented in the file of its concern: `pastes` ([`PasteStore`]) over
+//! the steps of `read`, `commit`, `remove`, `usage` and `listing`;
+//! `accounts` ([`AccountStore`]); `maintenance` ([`Maintenance`]) over
+//! `sweep`, `listing`'s scan and `open`'s readiness check. `open` (and the
+//! data dir's `format`) opens the store; `keys` lays out the index keys;
+//! `counters` persists the counts.
 //! Storage formats live in `meta_codec`, `body_log` and `body_files`;
 //! `sequence` numbers new IDs; `known_ids`, and the store-wide `combiner`
-//! and `hot`, are the machinery of the write and read paths; `journal` keeps fjall's journal short.
+//! and `paste_cache`, are the machinery of the write and read paths;
+//! `journal` keeps fjall's journal short.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use async_trait::async_trait;
 use fjall::{Database, Keyspace};
 
 use super::group_commit::GroupCommit;
-use super::{
-    BackendError, ListPage, ListQuery, NewBody, Opened, Paste, PutLimits, RateStore, ScanPage,
-    Store, StoreError, SweepReport, Taken, Usage,
-};
-use super::{combiner, hot, lock};
-use crate::core::envelope::Proof;
-use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
-use crate::core::{PasteId, PasteMeta, UnixTime};
+#[cfg(doc)]
+use super::{AccountStore, Maintenance, PasteStore};
+use super::{BackendError, RateStore, Store, StoreError, Usage};
+use super::{combiner, lock, paste_cache};
 use crate::idle::Activity;
 
 mod accounts;
@@ -61,14 +60,16 @@ mod body_files;
 mod body_log;
 mod commit;
 mod counters;
-mod dictionary;
+mod dictionary_file;
 mod format;
 mod journal;
 mod keys;
 mod known_ids;
 mod listing;
+mod maintenance;
 mod meta_codec;
 mod open;
+mod pastes;
 mod read;
 mod remove;
 mod sequence;
@@ -82,9 +83,9 @@ use body_log::BodyLog;
 use combiner::Combiner;
 use commit::Staged;
 use counters::Counters;
-use dictionary::StoreDictionary;
-use hot::HotCache;
+use dictionary_file::DictionaryFile;
 use known_ids::KnownIds;
+use paste_cache::PasteCache;
 
 /// fjall's errors are backend failures, the engine's error kept as the
 /// cause, except a full disk, and a store poisoned: fjall refuses every
@@ -125,7 +126,7 @@ pub struct EmbeddedOptions {
     /// Refuse new pastes once this many body bytes are stored.
     pub max_bytes: Option<u64>,
     /// Memory for caches, in bytes: three quarters for fjall's block cache,
-    /// a quarter for decoded pastes that were read (`hot`).
+    /// a quarter for decoded pastes that were read (`paste_cache`).
     pub cache_bytes: u64,
 }
 
@@ -167,7 +168,7 @@ struct Inner {
     /// The free-space check before writes that make pastes exist.
     space: space::Space,
     /// Decoded pastes recently read.
-    hot: HotCache,
+    paste_cache: PasteCache,
     /// The numbers behind new IDs, which need no search when they are all
     /// the store holds.
     sequence: sequence::Sequence,
@@ -177,14 +178,14 @@ struct Inner {
     /// New pastes waiting to be committed together.
     combiner: Combiner<Staged>,
     /// The zstd dictionary of small bodies, or the samples it is learned from.
-    dictionary: StoreDictionary,
+    dictionary: DictionaryFile,
     /// Flushes the keyspaces that would keep old journal files.
     journal: journal::JournalBound,
     /// Noted by every write that may give the sweeper work, taken by each
     /// sweep; a settled sweeper waits for the next.
     writes: Activity,
     /// Why fjall refuses writes until the store is opened again, once an
-    /// operation has met [`StoreError::Poisoned`]; [`Store::broken`] waits
+    /// operation has met [`StoreError::Poisoned`]; [`Maintenance::broken`] waits
     /// for it.
     poisoned: tokio::sync::watch::Sender<Option<String>>,
     path: PathBuf,
@@ -240,208 +241,16 @@ impl Inner {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
         #[cfg(test)]
-        self.lock_waits.fetch_add(1, Ordering::SeqCst);
+        self.lock_waits
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         lock(&self.stripes[(hash % LOCK_STRIPES as u64) as usize])
     }
 }
 
-/// Each operation lives with its concern (`read`, `commit`, `remove`,
-/// `listing`, `usage`, `sweep`, `open`); tenants and tokens are `accounts`.
-#[async_trait]
+/// One process per data directory: rate limits stay in process.
 impl Store for EmbeddedStore {
-    async fn put(
-        &self,
-        meta: PasteMeta,
-        body: NewBody,
-        limits: PutLimits,
-    ) -> Result<(), StoreError> {
-        self.noted(self.put_given(meta, body, limits).await)
-    }
-
-    async fn create(
-        &self,
-        meta: PasteMeta,
-        body: NewBody,
-        limits: PutLimits,
-        random_len: usize,
-    ) -> Result<String, StoreError> {
-        self.noted(self.create_paste(meta, body, limits, random_len).await)
-    }
-
-    async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        self.get_paste(id, now).await
-    }
-
-    fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
-        self.cached_paste(id, now)
-    }
-
-    async fn open(&self, id: &PasteId, now: UnixTime) -> Result<Option<Opened>, StoreError> {
-        self.open_paste(id, now).await
-    }
-
-    async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
-        self.live_meta(id, now)
-    }
-
-    async fn take(
-        &self,
-        id: &PasteId,
-        proof: Option<&Proof>,
-        now: UnixTime,
-    ) -> Result<Taken, StoreError> {
-        self.noted(self.take_paste(id, proof, now).await)
-    }
-
-    async fn list(
-        &self,
-        owner: &str,
-        query: &ListQuery,
-        now: UnixTime,
-    ) -> Result<ListPage, StoreError> {
-        // Up to MAX_LIST_SCAN index entries and their metadata: off the
-        // async workers, which other requests need.
-        let (owner, query) = (owner.to_owned(), query.clone());
-        self.blocking(move |inner| inner.list(&owner, &query, now))
-            .await
-    }
-
-    async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError> {
-        Ok(self.inner.owner_usage(owner))
-    }
-
-    async fn delete(
-        &self,
-        id: &PasteId,
-        authority: Option<&Authority>,
-    ) -> Result<bool, StoreError> {
-        self.noted(self.delete_paste(id, authority).await)
-    }
-
-    async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
-        self.noted(self.sweep_expired(now, limit).await)
-    }
-
-    async fn sweep_work(&self) {
-        self.inner.writes.next().await;
-    }
-
-    fn used_bytes(&self) -> u64 {
-        self.inner.used.load(Ordering::Relaxed)
-    }
-
-    fn stored_pastes(&self) -> u64 {
-        self.inner.pastes.load(Ordering::Relaxed)
-    }
-
-    async fn scan(
-        &self,
-        from: Option<&str>,
-        limit: usize,
-        now: UnixTime,
-    ) -> Result<ScanPage, StoreError> {
-        self.inner.scan(from, limit, now)
-    }
-
-    fn cache_stats(&self) -> Option<crate::metrics::CacheStats> {
-        None
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        self.noted(self.ping_store().await)
-    }
-
-    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        self.noted(self.inner.accounts.create_tenant(tenant))?;
-        self.durable().await
-    }
-
-    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        self.noted(self.inner.accounts.update_tenant(tenant))?;
-        self.durable().await
-    }
-
-    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
-        Ok(self.inner.accounts.tenant(name))
-    }
-
-    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
-        Ok(self.inner.accounts.tenants())
-    }
-
-    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
-        let deleted = self.noted(
-            self.inner
-                .accounts
-                .delete_tenant(name, || self.inner.owner_usage(name).pastes),
-        )?;
-        self.durable().await?;
-        Ok(deleted)
-    }
-
-    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
-        self.noted(self.inner.accounts.create_token(record))?;
-        self.durable().await
-    }
-
-    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
-        Ok(self.inner.accounts.token(hash))
-    }
-
-    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
-        let revoked = self.noted(self.inner.accounts.revoke_token(id))?;
-        self.durable().await?;
-        Ok(revoked)
-    }
-
-    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
-        Ok(self.inner.accounts.tokens(tenant))
-    }
-
-    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
-        self.noted(self.inner.accounts.create_session(&record))?;
-        self.inner.wrote();
-        self.durable().await
-    }
-
-    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
-        self.inner.accounts.session(hash)
-    }
-
-    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
-        let purged = self.noted(self.inner.accounts.purge_sessions(now))?;
-        if purged > 0 {
-            self.durable().await?;
-        }
-        Ok(purged)
-    }
-
-    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
-        let deleted = self.noted(self.inner.accounts.delete_session(hash))?;
-        self.durable().await?;
-        Ok(deleted)
-    }
-
-    async fn broken(&self) -> StoreError {
-        let mut poisoned = self.inner.poisoned.subscribe();
-        let reason = poisoned
-            .wait_for(Option::is_some)
-            .await
-            .map(|reason| reason.clone().unwrap_or_default());
-        match reason {
-            Ok(reason) => StoreError::Poisoned(BackendError::new(reason)),
-            // The sender lives as long as the store.
-            Err(_) => std::future::pending().await,
-        }
-    }
-
     fn shared_rates(&self) -> Option<&dyn RateStore> {
-        // One process per data directory: rate limits stay in process.
         None
-    }
-
-    async fn close(&self) -> Result<(), StoreError> {
-        self.close_store().await
     }
 }
 

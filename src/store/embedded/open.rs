@@ -16,10 +16,10 @@ use super::body_files::{self, BodyFiles};
 use super::body_log::{BodyLog, Kernel, PageCache};
 use super::combiner::Combiner;
 use super::counters::{Counters, Counts};
-use super::dictionary::StoreDictionary;
-use super::hot::HotCache;
+use super::dictionary_file::DictionaryFile;
 use super::journal::JournalBound;
 use super::known_ids::{self, KnownIds};
+use super::paste_cache::PasteCache;
 use super::sequence::Sequence;
 use super::space::Space;
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
@@ -140,7 +140,7 @@ impl EmbeddedStore {
         let journal = JournalBound::new(&db)?;
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
-        let dictionary = StoreDictionary::open(dir)?;
+        let dictionary = DictionaryFile::open(dir)?;
         let sequence = Sequence::open(&db, counted.clone(), meta.is_empty()?)?;
         let numbered_only = sequence.numbered_only();
         let (counters, known, todo) =
@@ -163,7 +163,7 @@ impl EmbeddedStore {
             log,
             files,
             space,
-            hot: HotCache::new(options.cache_bytes / 4),
+            paste_cache: PasteCache::new(options.cache_bytes / 4),
             sequence,
             known: Arc::new(known),
             combiner: Combiner::default(),
@@ -342,7 +342,7 @@ impl Inner {
     /// Saves the filter of stored IDs with a new random marker, stored in
     /// `counters` while no batch commits: the file is valid until the next
     /// batch that stores a new ID removes the marker.
-    fn save_known_ids(&self) -> Result<(), StoreError> {
+    pub(super) fn save_known_ids(&self) -> Result<(), StoreError> {
         self.space.check_change()?;
         let path = self.path.join(known_ids::FILE_NAME);
         self.counters.while_still(|| {
@@ -350,37 +350,5 @@ impl Inner {
                 .map_err(|e| StoreError::backend_caused("no randomness for the ID filter", e))?;
             Ok(self.known.save(&path, marker)?.then_some(marker))
         })
-    }
-}
-
-impl EmbeddedStore {
-    /// Checks the store on a blocking thread (see [`Inner::ping`]).
-    pub(super) async fn ping_store(&self) -> Result<(), StoreError> {
-        let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || inner.ping())
-            .await
-            .map_err(|e| StoreError::backend_caused("ping task failed", e))?
-    }
-
-    /// Makes every write durable: the body log first, then fjall's journal;
-    /// and saves the filter of stored IDs for the next open.
-    pub(super) async fn close_store(&self) -> Result<(), StoreError> {
-        let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || {
-            inner.log.sync()?;
-            // A store that numbered every ID it holds has no filter to save.
-            let saved = match inner.sequence.numbered_only() {
-                true => Ok(()),
-                false => inner.save_known_ids(),
-            };
-            if let Err(e) = saved {
-                // Not fatal: the next open builds the filter from a scan.
-                tracing::warn!(error = %e, "cannot save the filter of stored IDs");
-            }
-            Ok::<_, StoreError>(inner.db.persist(PersistMode::SyncAll)?)
-        })
-        .await
-        .map_err(|e| StoreError::backend_caused("close task failed", e))??;
-        Ok(())
     }
 }

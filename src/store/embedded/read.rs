@@ -1,12 +1,10 @@
 //! Reading pastes: metadata from fjall, bodies from the body log or their
-//! file, and the hot cache filled on the way.
+//! file, and the paste cache filled on the way.
 //!
 //! fjall reads are made inline on the async runtime: they are memory-speed in
 //! the common case (memtable or block cache). A body is read inline only if
 //! the OS has it in memory; otherwise on a blocking thread ([`Read::Cold`]),
 //! as is a large body to decompress (`codec`).
-
-use std::sync::Arc;
 
 use bytes::Bytes;
 
@@ -16,7 +14,7 @@ use super::keys::MetaKey;
 use super::{EmbeddedStore, Inner, meta_codec};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::store::codec::{self, Stored};
-use crate::store::{Encoding, Opened, OpenedBody, Paste, StoreError};
+use crate::store::{Encoding, Paste, StoreError};
 
 /// What [`Inner::read_filling`] found.
 pub(super) enum Read {
@@ -123,7 +121,7 @@ impl Inner {
             .transpose()
     }
 
-    /// A small paste read under its ID's lock and kept in the hot cache; the
+    /// A small paste read under its ID's lock and kept in the paste cache; the
     /// lock orders the fill against removals, which evict.
     ///
     /// With `wait` false (on the async runtime), a body in the body log that
@@ -161,7 +159,7 @@ impl Inner {
             _ => self.read_body(meta, at)?,
         };
         if let Some(paste) = &paste {
-            self.hot.fill(paste);
+            self.paste_cache.fill(paste);
         }
         Ok(Read::Done(paste))
     }
@@ -199,85 +197,14 @@ fn stored_as(bytes: Vec<u8>, encoding: Encoding) -> Stored {
 }
 
 impl EmbeddedStore {
-    /// A live paste: from the hot cache, else read inline if that needs no
-    /// disk read, else on a blocking thread.
-    pub(super) async fn get_paste(
+    /// A paste read on a blocking thread, waiting for the disk.
+    pub(super) async fn read_cold(
         &self,
         id: &PasteId,
         now: UnixTime,
     ) -> Result<Option<Paste>, StoreError> {
-        if let Some(paste) = self.inner.hot.get(id.as_str()) {
-            return Ok(Some(paste).filter(|p| !p.meta.is_expired(now)));
-        }
-        match self.inner.read_filling(id.as_str(), now, false, false)? {
-            Read::Done(paste) => Ok(paste),
-            Read::FileBacked(meta) => {
-                self.blocking(move |inner| inner.read_body(*meta, None))
-                    .await
-            }
-            Read::Cold | Read::Withheld(_) => self.read_cold(id, now).await,
-        }
-    }
-
-    /// A paste read on a blocking thread, waiting for the disk.
-    async fn read_cold(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
         let id = id.as_str().to_owned();
         self.blocking(move |inner| inner.read_waiting(&id, now))
             .await
-    }
-
-    /// A live paste opened for sending: as [`Self::get_paste`], but a body
-    /// file is opened rather than read, and a burn paste's body is not read.
-    pub(super) async fn open_paste(
-        &self,
-        id: &PasteId,
-        now: UnixTime,
-    ) -> Result<Option<Opened>, StoreError> {
-        if let Some(paste) = self.cached_paste(id, now) {
-            return Ok(Some(paste.into()));
-        }
-        let paste = match self.inner.read_filling(id.as_str(), now, false, true)? {
-            Read::Done(paste) => paste,
-            Read::Withheld(meta) => {
-                return Ok(Some(Opened {
-                    meta: Arc::new(*meta),
-                    body: OpenedBody::Withheld,
-                }));
-            }
-            Read::FileBacked(meta) => {
-                let size = meta.size;
-                let id = meta.id.clone();
-                let stored = self
-                    .blocking(move |inner| inner.files.open_body(&id, size))
-                    .await?;
-                return Ok(stored.map(|stored| Opened {
-                    meta: Arc::new(*meta),
-                    body: OpenedBody::Stored(stored),
-                }));
-            }
-            Read::Cold => self.read_cold(id, now).await?,
-        };
-        Ok(paste.map(Opened::from))
-    }
-
-    /// A live paste if the hot cache has it.
-    pub(super) fn cached_paste(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
-        self.inner
-            .hot
-            .get(id.as_str())
-            .filter(|p| !p.meta.is_expired(now))
-    }
-
-    /// A live paste's metadata, from the hot cache if it is there.
-    pub(super) fn live_meta(
-        &self,
-        id: &PasteId,
-        now: UnixTime,
-    ) -> Result<Option<PasteMeta>, StoreError> {
-        let meta = match self.inner.hot.meta(id.as_str()) {
-            Some(meta) => Some(meta),
-            None => self.inner.read_meta(id.as_str())?,
-        };
-        Ok(meta.filter(|m| !m.is_expired(now)))
     }
 }

@@ -1,17 +1,17 @@
 //! Removing pastes: one write batch takes out every entry of a paste, then
-//! its body's space is given back (body log or file) and the hot cache
+//! its body's space is given back (body log or file) and the paste cache
 //! forgets it. `take` (a burn reveal) checks the proof of key, reads and
 //! removes under one lock.
 
+use super::Inner;
 use super::body_files::is_file_backed;
 use super::counters::Change;
 use super::keys::{expiry_key, owner_key};
 use super::read::Entry;
-use super::{EmbeddedStore, Inner};
+use crate::core::UnixTime;
 use crate::core::envelope::Proof;
 use crate::core::paste::ProofStanding;
 use crate::core::tenant::Authority;
-use crate::core::{PasteId, UnixTime};
 use crate::store::{StoreError, Taken};
 
 impl Inner {
@@ -33,7 +33,7 @@ impl Inner {
         change.removed(meta, body_at.as_ref());
         self.counters.commit(batch, &change, || {})?;
         self.bound_journal();
-        self.hot.evict(&meta.id);
+        self.paste_cache.evict(&meta.id);
         self.release(meta);
         if let Some(at) = body_at {
             self.log.release(at);
@@ -95,55 +95,5 @@ impl Inner {
         self.remove(&entry)?;
         self.wrote();
         Ok(true)
-    }
-}
-
-impl EmbeddedStore {
-    /// Reads a live paste and removes it.
-    pub(super) async fn take_paste(
-        &self,
-        id: &PasteId,
-        proof: Option<&Proof>,
-        now: UnixTime,
-    ) -> Result<Taken, StoreError> {
-        // A cheap miss (or refusal) stays on the runtime thread; a take that
-        // will remove something goes to a blocking thread (it re-reads and
-        // re-checks the metadata under the ID's lock there), because its
-        // write batch can meet fjall's writer stall, like a create's.
-        match self.inner.read_live_entry(id.as_str(), now)? {
-            None => return Ok(Taken::Absent),
-            Some((meta, _)) if meta.proof_standing(proof) != ProofStanding::Admitted => {
-                return Ok(Taken::Refused);
-            }
-            Some(_) => {}
-        }
-        let id = id.as_str().to_owned();
-        let proof = proof.cloned();
-        let paste = self
-            .blocking(move |inner| inner.take(&id, proof.as_ref(), now))
-            .await?;
-        if let Taken::Paste(_) = paste {
-            // A revealed burn paste must not come back after a power loss.
-            self.durable().await?;
-        }
-        Ok(paste)
-    }
-
-    /// Removes a paste, live or expired (with `authority`, as [`Inner::delete`]).
-    pub(super) async fn delete_paste(
-        &self,
-        id: &PasteId,
-        authority: Option<&Authority>,
-    ) -> Result<bool, StoreError> {
-        // On a blocking thread, as `take_paste`.
-        let id = id.as_str().to_owned();
-        let authority = authority.copied();
-        let deleted = self
-            .blocking(move |inner| inner.delete(&id, authority.as_ref()))
-            .await?;
-        if deleted {
-            self.durable().await?;
-        }
-        Ok(deleted)
     }
 }

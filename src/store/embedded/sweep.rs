@@ -8,7 +8,7 @@ use super::body_log::Location;
 use super::counters::Change;
 use super::keys::expiry_key;
 use super::read::Entry;
-use super::{EmbeddedStore, Inner, meta_codec, space};
+use super::{Inner, meta_codec, space};
 use crate::core::UnixTime;
 use crate::store::{StoreError, SweepReport};
 
@@ -128,23 +128,5 @@ impl Inner {
             self.log.release(at);
         }
         Ok(())
-    }
-}
-
-impl EmbeddedStore {
-    /// Sweeps on a blocking thread; with `--sync`, the removals are durable before it returns.
-    pub(super) async fn sweep_expired(
-        &self,
-        now: UnixTime,
-        limit: usize,
-    ) -> Result<SweepReport, StoreError> {
-        let inner = self.inner.clone();
-        let report = tokio::task::spawn_blocking(move || inner.sweep(now, limit))
-            .await
-            .map_err(|e| StoreError::backend_caused("sweep task failed", e))??;
-        if report.removed > 0 {
-            self.durable().await?;
-        }
-        Ok(report)
     }
 }

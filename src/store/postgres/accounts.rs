@@ -1,21 +1,24 @@
 //! Tenants, tokens and browser sessions in PostgreSQL.
 //!
-//! Tokens and tenants are cached by each instance (`cache`); the statements
+//! Tokens and tenants are cached by each instance (`coherent_cache`); the statements
 //! that revoke a token, or change or delete a tenant, notify every instance
 //! in the same transaction (`notify`), so a revocation or a limit change
 //! made through any instance applies to the next request on all. Sessions
 //! are not cached: signing out deletes the row, and the next request through
 //! any instance finds it gone.
 
+use async_trait::async_trait;
 use deadpool_postgres::ClientWrapper;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::ToSql;
 
-use super::notify;
+use super::notify::{self, Invalidation};
 use super::rows::{to_i64, to_u64};
-use super::{StoreError, db_error};
+use super::{PostgresStore, db_error};
+use crate::core::UnixTime;
 use crate::core::tenant::{Rate, SessionRecord, Tenant, TokenRecord};
+use crate::store::{AccountStore, StoreError};
 
 const TENANT_COLUMNS: &str =
     "name, created_at, max_bytes, max_paste_bytes, rate_count, rate_per_secs, burst";
@@ -92,57 +95,8 @@ fn inserted(result: Result<u64, tokio_postgres::Error>) -> Result<(), StoreError
     }
 }
 
-pub async fn create_tenant(client: &ClientWrapper, tenant: &Tenant) -> Result<(), StoreError> {
-    let settings = settings(tenant);
-    let created_at = to_i64(tenant.created_at);
-    let mut params = tenant_params(tenant, &settings);
-    params.push(&created_at);
-    let inserted = client
-        .execute(
-            &format!(
-                "INSERT INTO tenants ({TENANT_COLUMNS})
-                 VALUES ($1, $7, $2, $3, $4::bigint::int, $5::bigint::int, $6::bigint::int)
-                 ON CONFLICT (name) DO NOTHING"
-            ),
-            &params,
-        )
-        .await
-        .map_err(db_error)?;
-    if inserted == 0 {
-        return Err(StoreError::TenantExists);
-    }
-    Ok(())
-}
-
-/// Replaces a tenant's settings and notifies `channel` when that commits.
-pub async fn update_tenant(
-    client: &ClientWrapper,
-    tenant: &Tenant,
-    channel: &str,
-) -> Result<(), StoreError> {
-    let settings = settings(tenant);
-    let mut params = tenant_params(tenant, &settings);
-    params.push(&channel);
-    let updated = client
-        .execute(
-            &format!(
-                "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
-                    rate_per_secs = $5::bigint::int, burst = $6::bigint::int
-                 WHERE name = $1
-                 RETURNING pg_notify($7, '{}' || name)",
-                notify::TENANT
-            ),
-            &params,
-        )
-        .await
-        .map_err(db_error)?;
-    if updated == 0 {
-        return Err(StoreError::NoSuchTenant);
-    }
-    Ok(())
-}
-
-pub async fn tenant(client: &ClientWrapper, name: &str) -> Result<Option<Tenant>, StoreError> {
+/// Reads a tenant from the database (a cache miss of [`AccountStore::tenant`]).
+async fn select_tenant(client: &ClientWrapper, name: &str) -> Result<Option<Tenant>, StoreError> {
     let stmt = client
         .prepare_cached(&format!(
             "SELECT {TENANT_COLUMNS} FROM tenants WHERE name = $1"
@@ -153,86 +107,8 @@ pub async fn tenant(client: &ClientWrapper, name: &str) -> Result<Option<Tenant>
     Ok(row.as_ref().map(tenant_from_row))
 }
 
-pub async fn tenants(client: &ClientWrapper) -> Result<Vec<Tenant>, StoreError> {
-    let rows = client
-        .query(
-            &format!("SELECT {TENANT_COLUMNS} FROM tenants ORDER BY name"),
-            &[],
-        )
-        .await
-        .map_err(db_error)?;
-    Ok(rows.iter().map(tenant_from_row).collect())
-}
-
-/// Deletes the tenant (its tokens go with it, `ON DELETE CASCADE`) unless
-/// it owns pastes, and notifies `channel` when that commits.
-pub async fn delete_tenant(
-    client: &mut ClientWrapper,
-    name: &str,
-    channel: &str,
-) -> Result<bool, StoreError> {
-    let tx = client.transaction().await.map_err(db_error)?;
-    // Lock the tenant row first, so a concurrent create_token waits for the verdict.
-    let exists = tx
-        .query_opt("SELECT 1 FROM tenants WHERE name = $1 FOR UPDATE", &[&name])
-        .await
-        .map_err(db_error)?
-        .is_some();
-    if !exists {
-        return Ok(false);
-    }
-    let pastes: i64 = tx
-        .query_one("SELECT count(*) FROM pastes WHERE owner = $1", &[&name])
-        .await
-        .map_err(db_error)?
-        .get(0);
-    if pastes > 0 {
-        return Err(StoreError::TenantNotEmpty(to_u64(pastes)));
-    }
-    tx.execute("DELETE FROM tenants WHERE name = $1", &[&name])
-        .await
-        .map_err(db_error)?;
-    tx.execute("DELETE FROM owner_usage WHERE owner = $1", &[&name])
-        .await
-        .map_err(db_error)?;
-    // A tenant re-created under this name starts with a full rate bucket.
-    tx.execute(
-        "DELETE FROM rate_buckets WHERE key = 'tenant:' || $1",
-        &[&name],
-    )
-    .await
-    .map_err(db_error)?;
-    tx.execute(
-        &format!(
-            "SELECT pg_notify($1, '{}' || $2::text)",
-            notify::TENANT_GONE
-        ),
-        &[&channel, &name],
-    )
-    .await
-    .map_err(db_error)?;
-    tx.commit().await.map_err(db_error)?;
-    Ok(true)
-}
-
-pub async fn create_token(client: &ClientWrapper, record: &TokenRecord) -> Result<(), StoreError> {
-    let result = client
-        .execute(
-            &format!("INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"),
-            &[
-                &record.id,
-                &record.hash.as_slice(),
-                &record.tenant,
-                &record.read_only,
-                &to_i64(record.created_at),
-                &record.expires_at.map(to_i64),
-            ],
-        )
-        .await;
-    inserted(result)
-}
-
-pub async fn token(
+/// Reads a token from the database (a cache miss of [`AccountStore::token`]).
+async fn select_token(
     client: &ClientWrapper,
     hash: &[u8; 32],
 ) -> Result<Option<TokenRecord>, StoreError> {
@@ -249,112 +125,309 @@ pub async fn token(
     row.as_ref().map(token_from_row).transpose()
 }
 
-/// Deletes a token by its public ID and notifies `channel` when that
-/// commits; the hash of the token it deleted, if any.
-pub async fn revoke_token(
-    client: &ClientWrapper,
-    id: &str,
-    channel: &str,
-) -> Result<Option<[u8; 32]>, StoreError> {
-    let row = client
-        .query_opt(
-            &format!(
-                "DELETE FROM tokens WHERE id = $1
-                 RETURNING hash, pg_notify($2, '{}' || encode(hash, 'hex'))",
-                notify::TOKEN
-            ),
-            &[&id, &channel],
-        )
+/// Every operation runs under the store's deadline (`deadline`); a change
+/// that other instances may have cached notifies them in its own statement
+/// or transaction, and this instance evicts it before it answers.
+#[async_trait]
+impl AccountStore for PostgresStore {
+    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let settings = settings(&tenant);
+            let created_at = to_i64(tenant.created_at);
+            let mut params = tenant_params(&tenant, &settings);
+            params.push(&created_at);
+            let inserted = client
+                .execute(
+                    &format!(
+                        "INSERT INTO tenants ({TENANT_COLUMNS})
+                         VALUES ($1, $7, $2, $3, $4::bigint::int, $5::bigint::int, $6::bigint::int)
+                         ON CONFLICT (name) DO NOTHING"
+                    ),
+                    &params,
+                )
+                .await
+                .map_err(db_error)?;
+            if inserted == 0 {
+                return Err(StoreError::TenantExists);
+            }
+            Ok(())
+        })
         .await
-        .map_err(db_error)?;
-    row.map(|row| {
-        row.get::<_, Vec<u8>>(0)
-            .try_into()
-            .map_err(|_| StoreError::Corrupt("a token hash is not 32 bytes".into()))
-    })
-    .transpose()
-}
+    }
 
-pub async fn tokens(client: &ClientWrapper, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
-    let rows = client
-        .query(
-            &format!(
-                "SELECT {TOKEN_COLUMNS} FROM tokens WHERE tenant = $1 ORDER BY created_at, id"
-            ),
-            &[&tenant],
-        )
-        .await
-        .map_err(db_error)?;
-    rows.iter().map(token_from_row).collect()
-}
+    /// Notifies every instance when the change commits.
+    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let settings = settings(&tenant);
+            let mut params = tenant_params(&tenant, &settings);
+            params.push(&self.channel);
+            let updated = client
+                .execute(
+                    &format!(
+                        "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
+                            rate_per_secs = $5::bigint::int, burst = $6::bigint::int
+                         WHERE name = $1
+                         RETURNING pg_notify($7, '{}' || name)",
+                        notify::TENANT
+                    ),
+                    &params,
+                )
+                .await
+                .map_err(db_error)?;
+            if updated == 0 {
+                return Err(StoreError::NoSuchTenant);
+            }
+            Ok(())
+        })
+        .await?;
+        self.cache.invalidate(&Invalidation::Tenant(tenant.name));
+        Ok(())
+    }
 
-/// Stores a session; a token revoked meanwhile makes the reference fail, and
-/// the session is refused as if its token were unknown.
-pub async fn create_session(
-    client: &ClientWrapper,
-    record: &SessionRecord,
-) -> Result<(), StoreError> {
-    let result = client
-        .execute(
-            "INSERT INTO sessions (hash, token_hash, created_at, expires_at)
-             VALUES ($1, $2, $3, $4)",
-            &[
-                &record.hash.as_slice(),
-                &record.token_hash.as_slice(),
-                &to_i64(record.created_at),
-                &to_i64(record.expires_at),
-            ],
-        )
-        .await;
-    inserted(result)
-}
+    /// From the cache, else read and cached.
+    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
+        self.within(self.read_through(
+            self.cache.tenant(name),
+            || self.cache.tenant_ticket(name),
+            async { select_tenant(&*self.client().await?, name).await },
+            |ticket, tenant| self.cache.fill_tenant(ticket, tenant),
+        ))
+        .await
+    }
 
-pub async fn session(
-    client: &ClientWrapper,
-    hash: &[u8; 32],
-) -> Result<Option<SessionRecord>, StoreError> {
-    let stmt = client
-        .prepare_cached(
-            "SELECT hash, token_hash, created_at, expires_at FROM sessions WHERE hash = $1",
-        )
+    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    &format!("SELECT {TENANT_COLUMNS} FROM tenants ORDER BY name"),
+                    &[],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(rows.iter().map(tenant_from_row).collect())
+        })
         .await
-        .map_err(db_error)?;
-    let Some(row) = client
-        .query_opt(&stmt, &[&hash.as_slice()])
-        .await
-        .map_err(db_error)?
-    else {
-        return Ok(None);
-    };
-    let bytes = |i: usize| -> Result<[u8; 32], StoreError> {
-        row.get::<_, Vec<u8>>(i)
-            .try_into()
-            .map_err(|_| StoreError::Corrupt("a session hash is not 32 bytes".into()))
-    };
-    Ok(Some(SessionRecord {
-        hash: bytes(0)?,
-        token_hash: bytes(1)?,
-        created_at: to_u64(row.get(2)),
-        expires_at: to_u64(row.get(3)),
-    }))
-}
+    }
 
-pub async fn delete_session(client: &ClientWrapper, hash: &[u8; 32]) -> Result<bool, StoreError> {
-    let deleted = client
-        .execute("DELETE FROM sessions WHERE hash = $1", &[&hash.as_slice()])
-        .await
-        .map_err(db_error)?;
-    Ok(deleted > 0)
-}
+    /// Its tokens go with it (`ON DELETE CASCADE`); notifies every instance
+    /// when that commits.
+    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
+        let deleted = self
+            .within(async {
+                let mut client = self.client().await?;
+                let tx = client.transaction().await.map_err(db_error)?;
+                // Lock the tenant row first, so a concurrent create_token waits for the verdict.
+                let exists = tx
+                    .query_opt("SELECT 1 FROM tenants WHERE name = $1 FOR UPDATE", &[&name])
+                    .await
+                    .map_err(db_error)?
+                    .is_some();
+                if !exists {
+                    return Ok(false);
+                }
+                let pastes: i64 = tx
+                    .query_one("SELECT count(*) FROM pastes WHERE owner = $1", &[&name])
+                    .await
+                    .map_err(db_error)?
+                    .get(0);
+                if pastes > 0 {
+                    return Err(StoreError::TenantNotEmpty(to_u64(pastes)));
+                }
+                tx.execute("DELETE FROM tenants WHERE name = $1", &[&name])
+                    .await
+                    .map_err(db_error)?;
+                tx.execute("DELETE FROM owner_usage WHERE owner = $1", &[&name])
+                    .await
+                    .map_err(db_error)?;
+                // A tenant re-created under this name starts with a full rate bucket.
+                tx.execute(
+                    "DELETE FROM rate_buckets WHERE key = 'tenant:' || $1",
+                    &[&name],
+                )
+                .await
+                .map_err(db_error)?;
+                tx.execute(
+                    &format!(
+                        "SELECT pg_notify($1, '{}' || $2::text)",
+                        notify::TENANT_GONE
+                    ),
+                    &[&self.channel, &name],
+                )
+                .await
+                .map_err(db_error)?;
+                tx.commit().await.map_err(db_error)?;
+                Ok(true)
+            })
+            .await?;
+        if deleted {
+            self.cache
+                .invalidate(&Invalidation::TenantGone(name.to_owned()));
+        }
+        Ok(deleted)
+    }
 
-/// Deletes expired sessions (those of revoked tokens went with them).
-pub async fn purge_sessions(client: &ClientWrapper, now: u64) -> Result<usize, StoreError> {
-    let deleted = client
-        .execute(
-            "DELETE FROM sessions WHERE expires_at <= $1",
-            &[&to_i64(now)],
-        )
+    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let result = client
+                .execute(
+                    &format!(
+                        "INSERT INTO tokens ({TOKEN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"
+                    ),
+                    &[
+                        &record.id,
+                        &record.hash.as_slice(),
+                        &record.tenant,
+                        &record.read_only,
+                        &to_i64(record.created_at),
+                        &record.expires_at.map(to_i64),
+                    ],
+                )
+                .await;
+            inserted(result)
+        })
         .await
-        .map_err(db_error)?;
-    Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+    }
+
+    /// From the cache, else read and cached.
+    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
+        self.within(self.read_through(
+            self.cache.token(hash),
+            || self.cache.token_ticket(hash),
+            async { select_token(&*self.client().await?, hash).await },
+            |ticket, record| self.cache.fill_token(ticket, record),
+        ))
+        .await
+    }
+
+    /// Notifies every instance when the delete commits.
+    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+        let revoked: Option<[u8; 32]> = self
+            .within(async {
+                let client = self.client().await?;
+                let row = client
+                    .query_opt(
+                        &format!(
+                            "DELETE FROM tokens WHERE id = $1
+                             RETURNING hash, pg_notify($2, '{}' || encode(hash, 'hex'))",
+                            notify::TOKEN
+                        ),
+                        &[&id, &self.channel],
+                    )
+                    .await
+                    .map_err(db_error)?;
+                row.map(|row| {
+                    row.get::<_, Vec<u8>>(0)
+                        .try_into()
+                        .map_err(|_| StoreError::Corrupt("a token hash is not 32 bytes".into()))
+                })
+                .transpose()
+            })
+            .await?;
+        if let Some(hash) = revoked {
+            self.cache.invalidate(&Invalidation::Token(hash));
+        }
+        Ok(revoked.is_some())
+    }
+
+    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT {TOKEN_COLUMNS} FROM tokens WHERE tenant = $1 ORDER BY created_at, id"
+                    ),
+                    &[&tenant],
+                )
+                .await
+                .map_err(db_error)?;
+            rows.iter().map(token_from_row).collect()
+        })
+        .await
+    }
+
+    /// A token revoked meanwhile makes the reference fail, and the session
+    /// is refused as if its token were unknown.
+    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let result = client
+                .execute(
+                    "INSERT INTO sessions (hash, token_hash, created_at, expires_at)
+                     VALUES ($1, $2, $3, $4)",
+                    &[
+                        &record.hash.as_slice(),
+                        &record.token_hash.as_slice(),
+                        &to_i64(record.created_at),
+                        &to_i64(record.expires_at),
+                    ],
+                )
+                .await;
+            inserted(result)
+        })
+        .await
+    }
+
+    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let stmt = client
+                .prepare_cached(
+                    "SELECT hash, token_hash, created_at, expires_at FROM sessions WHERE hash = $1",
+                )
+                .await
+                .map_err(db_error)?;
+            let Some(row) = client
+                .query_opt(&stmt, &[&hash.as_slice()])
+                .await
+                .map_err(db_error)?
+            else {
+                return Ok(None);
+            };
+            let bytes = |i: usize| -> Result<[u8; 32], StoreError> {
+                row.get::<_, Vec<u8>>(i)
+                    .try_into()
+                    .map_err(|_| StoreError::Corrupt("a session hash is not 32 bytes".into()))
+            };
+            Ok(Some(SessionRecord {
+                hash: bytes(0)?,
+                token_hash: bytes(1)?,
+                created_at: to_u64(row.get(2)),
+                expires_at: to_u64(row.get(3)),
+            }))
+        })
+        .await
+    }
+
+    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let deleted = client
+                .execute("DELETE FROM sessions WHERE hash = $1", &[&hash.as_slice()])
+                .await
+                .map_err(db_error)?;
+            Ok(deleted > 0)
+        })
+        .await
+    }
+
+    /// Expired sessions; those of revoked tokens went with them.
+    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let deleted = client
+                .execute(
+                    "DELETE FROM sessions WHERE expires_at <= $1",
+                    &[&to_i64(now)],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
+        })
+        .await
+    }
 }

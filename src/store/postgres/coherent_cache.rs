@@ -1,5 +1,5 @@
 //! What a PostgreSQL instance keeps in memory: pastes it has read (the
-//! shared [`HotCache`]), and the tokens and tenants every authenticated
+//! shared [`PasteCache`]), and the tokens and tenants every authenticated
 //! request looks up, kept coherent across instances by notifications
 //! (`listener`, `notify`).
 //!
@@ -29,7 +29,7 @@
 //!
 //! The listener pings only while something reads the cache: every lookup
 //! notes that it read, and a listener that has found no read for a while
-//! (`listener::PARK_AFTER`) waits on [`PgCache::until_read`] instead of
+//! (`listener::PARK_AFTER`) waits on [`CoherentCache::until_read`] instead of
 //! pinging. The trust then lapses on its own; the first read after the
 //! pause misses (reading through to the database) and wakes the listener,
 //! whose next timely ping vouches again. So an idle instance sends nothing
@@ -45,9 +45,8 @@ use super::notify::Invalidation;
 use crate::core::tenant::{Tenant, TokenRecord};
 use crate::core::{PasteId, UnixTime};
 use crate::idle::Activity;
-use crate::metrics::CacheStats;
-use crate::store::hot::HotCache;
-use crate::store::{Paste, lock};
+use crate::store::paste_cache::PasteCache;
+use crate::store::{CacheStats, Paste, lock};
 
 /// Generation counters; more stripes, fewer fills refused for an eviction
 /// of an unrelated key.
@@ -71,8 +70,8 @@ pub struct Ticket {
 }
 
 /// The instance's cache; see the module documentation.
-pub struct PgCache {
-    pastes: HotCache,
+pub struct CoherentCache {
+    pastes: PasteCache,
     tokens: Cache<[u8; 32], TokenRecord>,
     tenants: Cache<String, Tenant>,
     generations: Box<[Mutex<u64>]>,
@@ -106,11 +105,11 @@ fn stripe(kind: Kind, key: &[u8]) -> usize {
     (hash % STRIPES as u64) as usize
 }
 
-impl PgCache {
+impl CoherentCache {
     /// A cache holding about `bytes` of pastes, untrusted until the listener says otherwise.
     pub fn new(bytes: u64) -> Self {
         Self {
-            pastes: HotCache::new(bytes),
+            pastes: PasteCache::new(bytes),
             tokens: Cache::new(ACCOUNTS),
             tenants: Cache::new(ACCOUNTS),
             generations: (0..STRIPES).map(|_| Mutex::new(0)).collect(),
@@ -351,14 +350,14 @@ mod tests {
         PasteId::generate(12).unwrap()
     }
 
-    fn trusted_cache() -> PgCache {
-        let cache = PgCache::new(1 << 20);
+    fn trusted_cache() -> CoherentCache {
+        let cache = CoherentCache::new(1 << 20);
         cache.restart(Instant::now() + TRUST);
         cache
     }
 
     /// Lets the trust lapse, as time passing without a timely ping would.
-    fn lapse(cache: &PgCache) {
+    fn lapse(cache: &CoherentCache) {
         let now = cache.millis(Instant::now());
         cache.trusted_until.store(now, Ordering::Release);
     }

@@ -4,41 +4,16 @@
 //! rolls back no other.
 
 use super::authority;
-use super::batch::Pending;
 use super::rows::{key_check_columns, to_i64, visibility_text};
 use super::{PostgresStore, db_error};
 use crate::core::{PasteMeta, paste};
-use crate::store::codec::{NewBody, Stored};
+use crate::store::codec::Stored;
 use crate::store::{PutLimits, StoreError};
 
 impl PostgresStore {
-    /// Stores a new paste: its body compressed if that is worth it
-    /// (`codec`), then inserted with the others of its group (`batch`), or
-    /// alone with its owner's quota ([`Self::insert`]).
-    pub(super) async fn put_paste(
-        &self,
-        meta: PasteMeta,
-        body: NewBody,
-        limits: PutLimits,
-    ) -> Result<(), StoreError> {
-        self.totals.reserve(meta.size)?;
-        let body = body.into_stored_off_runtime(&meta, None).await;
-        if meta.owner.is_none() {
-            // The inserter counts the paste, or gives its bytes back.
-            return self
-                .combiner
-                .submit(Pending { meta, body }, &self.inserter)
-                .await;
-        }
-        self.insert(&meta, &body, limits)
-            .await
-            .inspect(|()| self.totals.created())
-            .inspect_err(|_| self.totals.release(meta.size))
-    }
-
     /// Inserts a paste with an owner, with its body as stored, and reserves
     /// its quota in the same transaction.
-    async fn insert(
+    pub(super) async fn insert(
         &self,
         meta: &PasteMeta,
         body: &Stored,

@@ -9,11 +9,11 @@
 //! `pg_stat_activity`.
 //!
 //! Once connected, it runs `LISTEN`, then empties the cache and trusts it
-//! (`PgCache::restart`): every change committed from then on is heard, and
+//! (`CoherentCache::restart`): every change committed from then on is heard, and
 //! everything cached before is gone. It pings every [`PING_EVERY`], and
 //! stops once the cache has gone unread for [`PARK_AFTER`], until the next
 //! read (`cache`). Each ping answered within [`PING_TIMEOUT`] extends the
-//! trust to [`TRUST`](super::cache::TRUST) after it was sent. A slower ping extends nothing,
+//! trust to [`TRUST`](super::coherent_cache::TRUST) after it was sent. A slower ping extends nothing,
 //! so the trust lapses on its own, but the connection is kept: it lost no
 //! notification, and emptying the cache and reconnecting on a busy machine
 //! would only send every read to the database at once. A late answer does
@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use super::cache::{PgCache, TRUST};
+use super::coherent_cache::{CoherentCache, TRUST};
 use super::notify::Invalidation;
 
 /// How often the connection is pinged.
@@ -69,7 +69,7 @@ pub struct Listener {
     /// The deployment's channel (`notify::channel`).
     pub channel: String,
     /// The cache it keeps coherent.
-    pub cache: Arc<PgCache>,
+    pub cache: Arc<CoherentCache>,
 }
 
 impl Listener {

@@ -26,9 +26,14 @@
 //! and the pool replaces dead connections by itself once the database is back.
 //!
 //! Each instance caches the pastes it reads and the tokens and tenants its
-//! requests look up (`cache`), kept coherent by notifications that the
+//! requests look up (`coherent_cache`), kept coherent by notifications that the
 //! statements changing them send (`notify`) and one listening connection
 //! receives (`listener`).
+//!
+//! Each trait of [`Store`] is implemented in the file of its concern:
+//! `pastes` (over the steps of `insert`, `batch`, `read`, `remove` and
+//! `listing`), `accounts`, `maintenance`; this module holds the connection
+//! pool and opening.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,41 +44,33 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
 use super::combiner::Combiner;
-use super::{
-    GcraOutcome, ListPage, ListQuery, Opened, Paste, PutLimits, RateStore, ScanPage, Store,
-    StoreError, SweepReport, Taken, Usage,
-};
-use crate::core::envelope::Proof;
-use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
-use crate::core::{PasteId, PasteMeta, UnixTime};
-use crate::metrics::CacheStats;
-use crate::store::codec::NewBody;
+use super::{GcraOutcome, RateStore, Store, StoreError};
 
 mod accounts;
 mod authority;
 mod batch;
-mod cache;
+mod coherent_cache;
 mod deadline;
 mod errors;
 mod insert;
 mod listener;
 mod listing;
+mod maintenance;
 mod notify;
+mod pastes;
 mod rate;
 mod read;
 mod remove;
 mod rows;
 pub mod schema;
-mod sweep;
 mod totals;
 
 use batch::{Inserter, Pending};
-use cache::PgCache;
+use coherent_cache::CoherentCache;
 use deadline::{Lease, within};
 pub(crate) use errors::db_error;
 use errors::pool_error;
 use listener::Listener;
-use notify::Invalidation;
 use rows::to_u64;
 use totals::Totals;
 
@@ -104,7 +101,7 @@ pub struct PostgresStore {
     combiner: Combiner<Pending>,
     inserter: Arc<Inserter>,
     /// Pastes, tokens and tenants read, kept coherent by `listener`.
-    cache: Arc<PgCache>,
+    cache: Arc<CoherentCache>,
     /// The channel changes are notified on (`notify::channel`).
     channel: String,
     /// The listener's task, stopped by `close`.
@@ -166,7 +163,7 @@ impl PostgresStore {
             .runtime(Runtime::Tokio1)
             .build()
             .map_err(|e| StoreError::backend_caused("cannot build the connection pool", e))?;
-        let cache = Arc::new(PgCache::new(options.cache_bytes));
+        let cache = Arc::new(CoherentCache::new(options.cache_bytes));
         let channel = notify::channel(options.schema.as_deref());
         let listener = Listener {
             config: Listener::config_from(&config),
@@ -243,203 +240,10 @@ impl Drop for PostgresStore {
     }
 }
 
-/// Each operation lives with its concern (`insert`, `read`, `remove`,
-/// `listing`, `sweep`); tenants, tokens and sessions are `accounts`, rate
-/// buckets `rate`.
-#[async_trait]
+/// Rate buckets are shared by every instance on the database (`rate`).
 impl Store for PostgresStore {
-    async fn put(
-        &self,
-        meta: PasteMeta,
-        body: NewBody,
-        limits: PutLimits,
-    ) -> Result<(), StoreError> {
-        self.within(self.put_paste(meta, body, limits)).await
-    }
-
-    async fn get(&self, id: &PasteId, now: UnixTime) -> Result<Option<Paste>, StoreError> {
-        self.within(self.get_paste(id, now)).await
-    }
-
-    async fn open(&self, id: &PasteId, now: UnixTime) -> Result<Option<Opened>, StoreError> {
-        self.within(self.open_paste(id, now)).await
-    }
-
-    async fn meta(&self, id: &PasteId, now: UnixTime) -> Result<Option<PasteMeta>, StoreError> {
-        self.within(self.live_meta(id, now)).await
-    }
-
-    async fn take(
-        &self,
-        id: &PasteId,
-        proof: Option<&Proof>,
-        now: UnixTime,
-    ) -> Result<Taken, StoreError> {
-        self.within(self.take_paste(id, proof, now)).await
-    }
-
-    async fn list(
-        &self,
-        owner: &str,
-        query: &ListQuery,
-        now: UnixTime,
-    ) -> Result<ListPage, StoreError> {
-        self.within(self.list_pastes(owner, query, now)).await
-    }
-
-    async fn owner_usage(&self, owner: &str) -> Result<Usage, StoreError> {
-        self.within(self.usage_of(owner)).await
-    }
-
-    async fn delete(
-        &self,
-        id: &PasteId,
-        authority: Option<&Authority>,
-    ) -> Result<bool, StoreError> {
-        self.within(self.delete_paste(id, authority)).await
-    }
-
-    async fn sweep(&self, now: UnixTime, limit: usize) -> Result<SweepReport, StoreError> {
-        self.within(self.sweep_expired(now, limit)).await
-    }
-
-    fn used_bytes(&self) -> u64 {
-        self.totals.used.load(Ordering::Relaxed)
-    }
-
-    fn stored_pastes(&self) -> u64 {
-        self.totals.pastes.load(Ordering::Relaxed)
-    }
-
-    async fn scan(
-        &self,
-        from: Option<&str>,
-        limit: usize,
-        now: UnixTime,
-    ) -> Result<ScanPage, StoreError> {
-        self.within(self.scan_pastes(from, limit, now)).await
-    }
-
-    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        self.within(async { accounts::create_tenant(&*self.client().await?, &tenant).await })
-            .await
-    }
-
-    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError> {
-        self.within(async {
-            accounts::update_tenant(&*self.client().await?, &tenant, &self.channel).await
-        })
-        .await?;
-        self.cache.invalidate(&Invalidation::Tenant(tenant.name));
-        Ok(())
-    }
-
-    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError> {
-        self.within(self.read_through(
-            self.cache.tenant(name),
-            || self.cache.tenant_ticket(name),
-            async { accounts::tenant(&*self.client().await?, name).await },
-            |ticket, tenant| self.cache.fill_tenant(ticket, tenant),
-        ))
-        .await
-    }
-
-    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError> {
-        self.within(async { accounts::tenants(&*self.client().await?).await })
-            .await
-    }
-
-    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
-        let deleted = self
-            .within(async {
-                accounts::delete_tenant(&mut *self.client().await?, name, &self.channel).await
-            })
-            .await?;
-        if deleted {
-            self.cache
-                .invalidate(&Invalidation::TenantGone(name.to_owned()));
-        }
-        Ok(deleted)
-    }
-
-    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
-        self.within(async { accounts::create_token(&*self.client().await?, &record).await })
-            .await
-    }
-
-    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError> {
-        self.within(self.read_through(
-            self.cache.token(hash),
-            || self.cache.token_ticket(hash),
-            async { accounts::token(&*self.client().await?, hash).await },
-            |ticket, record| self.cache.fill_token(ticket, record),
-        ))
-        .await
-    }
-
-    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
-        let revoked = self
-            .within(async {
-                accounts::revoke_token(&*self.client().await?, id, &self.channel).await
-            })
-            .await?;
-        if let Some(hash) = revoked {
-            self.cache.invalidate(&Invalidation::Token(hash));
-        }
-        Ok(revoked.is_some())
-    }
-
-    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError> {
-        self.within(async { accounts::tokens(&*self.client().await?, tenant).await })
-            .await
-    }
-
-    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
-        self.within(async { accounts::create_session(&*self.client().await?, &record).await })
-            .await
-    }
-
-    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
-        self.within(async { accounts::session(&*self.client().await?, hash).await })
-            .await
-    }
-
-    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {
-        self.within(async { accounts::purge_sessions(&*self.client().await?, now).await })
-            .await
-    }
-
-    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {
-        self.within(async { accounts::delete_session(&*self.client().await?, hash).await })
-            .await
-    }
-
-    fn cached(&self, id: &PasteId, now: UnixTime) -> Option<Paste> {
-        self.cache.paste(id, now)
-    }
-
-    fn cache_stats(&self) -> Option<CacheStats> {
-        Some(self.cache.stats())
-    }
-
     fn shared_rates(&self) -> Option<&dyn RateStore> {
         Some(self)
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        self.within(async {
-            let client = self.client().await?;
-            client.simple_query("SELECT 1").await.map_err(db_error)?;
-            Ok(())
-        })
-        .await
-    }
-
-    async fn close(&self) -> Result<(), StoreError> {
-        // Every acknowledged write is committed; only the connections remain.
-        self.listening.abort();
-        self.pool.close();
-        Ok(())
     }
 }
 

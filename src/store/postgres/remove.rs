@@ -7,82 +7,20 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::notify::{self, Invalidation};
-use super::rows::{BODY_COLUMNS, META_COLUMNS, meta_from_row, stored_from_row, to_i64, to_u64};
-use super::{PostgresStore, authority, db_error};
+use super::rows::{BODY_COLUMNS, META_COLUMNS, stored_from_row, to_i64, to_u64};
+use super::{PostgresStore, db_error};
 use crate::core::envelope::Proof;
-use crate::core::tenant::Authority;
-use crate::core::{PasteId, UnixTime, paste};
+use crate::core::{PasteId, UnixTime};
 use crate::store::codec;
-use crate::store::{Paste, StoreError, Taken};
+use crate::store::{Paste, StoreError};
 
 impl PostgresStore {
-    /// Takes a live paste ([`Self::reveal`]), or says why not.
-    pub(super) async fn take_paste(
-        &self,
-        id: &PasteId,
-        proof: Option<&Proof>,
-        now: UnixTime,
-    ) -> Result<Taken, StoreError> {
-        if let Some(paste) = self.reveal(id, proof, now).await? {
-            return Ok(Taken::Paste(paste));
-        }
-        // Not taken: refused if a live paste with a key check is still there.
-        let still_there = self
-            .read_live(id, now, "", meta_from_row)
-            .await?
-            .is_some_and(|meta| meta.key_check.is_some());
-        Ok(if still_there {
-            Taken::Refused
-        } else {
-            Taken::Absent
-        })
-    }
-
-    /// Deletes a paste; `false` if there was none. With `authority`, in a
-    /// transaction that first locks the rows that authorise it for the
-    /// paste's owner (`authority`), or refuses.
-    pub(super) async fn delete_paste(
-        &self,
-        id: &PasteId,
-        authority: Option<&Authority>,
-    ) -> Result<bool, StoreError> {
-        let mut client = self.client().await?;
-        let Some(authority) = authority else {
-            let row = self
-                .delete_returning(&*client, id, "true", "owner, size", &[])
-                .await?;
-            if let Some(row) = &row {
-                self.removed(id, row);
-            }
-            return Ok(row.is_some());
-        };
-        let tx = client.transaction().await.map_err(db_error)?;
-        let owner: Option<Option<String>> = tx
-            .query_opt("SELECT owner FROM pastes WHERE id = $1", &[&id.as_str()])
-            .await
-            .map_err(db_error)?
-            .map(|row| row.get(0));
-        let Some(owner) = owner else {
-            return Ok(false);
-        };
-        let owner = owner.ok_or(StoreError::AuthorityGone)?;
-        authority::lock_for(&tx, &owner, Some(authority), paste::now()).await?;
-        let row = self
-            .delete_returning(&tx, id, "owner = $2", "owner, size", &[&owner])
-            .await?;
-        tx.commit().await.map_err(db_error)?;
-        if let Some(row) = &row {
-            self.removed(id, row);
-        }
-        Ok(row.is_some())
-    }
-
     /// Deletes paste `id` if `filter` holds (`$1` is the ID; the filter's
     /// own parameters follow) and returns its row; gives its bytes back to
     /// its owner and notifies every instance in the same statement. Runs on
     /// `client`, a connection or a transaction; once the delete has
     /// committed, the caller calls [`Self::removed`].
-    async fn delete_returning(
+    pub(super) async fn delete_returning(
         &self,
         client: &impl GenericClient,
         id: &PasteId,
@@ -109,7 +47,7 @@ impl PostgresStore {
 
     /// After the delete of paste `id` (its `row`, which has its `size`)
     /// committed: evicts it here, before the caller answers, and counts it.
-    fn removed(&self, id: &PasteId, row: &Row) {
+    pub(super) fn removed(&self, id: &PasteId, row: &Row) {
         self.cache
             .invalidate(&Invalidation::Paste(id.as_str().to_owned()));
         self.totals.removed(to_u64(row.get("size")));
@@ -120,7 +58,7 @@ impl PostgresStore {
     /// stored stream is damaged answers [`StoreError::Corrupt`] and stays.
     /// The delete locks the row until the commit or rollback, so of
     /// concurrent takers exactly one gets it. `None` if nothing was taken.
-    async fn reveal(
+    pub(super) async fn reveal(
         &self,
         id: &PasteId,
         proof: Option<&Proof>,

@@ -36,7 +36,7 @@
 //! until the kernel throttled the writer. The written pages stay cached: they
 //! are clean, so the kernel drops them cheaply when memory runs short, and
 //! until then a random read of an older body is a memory copy, not a disk
-//! read (they are the OS's page cache, not snip's resident memory). The hot
+//! read (they are the OS's page cache, not snip's resident memory). The paste
 //! cache keeps decoded pastes that are read often; [`BodyLog::read_cached`]
 //! lets async callers avoid waiting for a disk read when the kernel has
 //! evicted a body.

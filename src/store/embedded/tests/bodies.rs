@@ -107,7 +107,7 @@ async fn small_bodies_are_in_the_body_log() {
 }
 
 /// A body the OS must read from disk is read on a blocking thread, and then
-/// served from the hot cache. The page cache is a stand-in that calls every
+/// served from the paste cache. The page cache is a stand-in that calls every
 /// read cold, so the test does not depend on what the kernel keeps.
 #[tokio::test]
 async fn cold_bodies_are_read() {
@@ -138,7 +138,7 @@ async fn cold_bodies_are_read() {
 }
 
 /// Text is stored compressed, in the body log and in body files, and reads
-/// back as itself with its compressed form beside it (from the hot cache
+/// back as itself with its compressed form beside it (from the paste cache
 /// too, and after reopening); an encrypted body is stored as it is.
 #[tokio::test]
 async fn text_is_stored_compressed() {
@@ -204,7 +204,7 @@ async fn text_is_stored_compressed() {
 /// holds standalone streams, which another store restores.
 #[tokio::test]
 async fn small_text_is_compressed_with_a_learned_dictionary() {
-    use crate::store::codec::dictionary::{SAMPLES, tests::log_bodies};
+    use crate::store::codec::zstd_dictionary::{SAMPLES, tests::log_bodies};
     let tmp = tempfile::tempdir().unwrap();
     let store = open(tmp.path());
     let bodies = log_bodies(SAMPLES + 1, 2048);
@@ -253,7 +253,7 @@ async fn small_text_is_compressed_with_a_learned_dictionary() {
         let (small, large) = (small.clone(), large.clone());
         let (small_body, large_body) = (small_body.clone(), large_body.clone());
         async move {
-            store.inner.hot.evict(&small);
+            store.inner.paste_cache.evict(&small);
             for _ in 0..2 {
                 let paste = store.get(&id(&small), 50).await.unwrap().unwrap();
                 assert_eq!((paste.body, paste.compressed), (small_body.clone(), None));
@@ -318,7 +318,7 @@ async fn compaction_keeps_the_encoding() {
     let (before, after) = (before.unwrap(), after.unwrap());
     assert_ne!(before.segment, after.segment, "the body moved");
     assert_eq!((after.encoding, after.len), (Encoding::Zstd, before.len));
-    store.inner.hot.evict(&kept);
+    store.inner.paste_cache.evict(&kept);
     assert_eq!(
         store.get(&id(&kept), 200).await.unwrap().unwrap().body,
         body

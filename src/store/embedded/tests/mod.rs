@@ -9,7 +9,10 @@ mod settling;
 
 use super::*;
 use crate::core::paste::Visibility;
-use crate::store::Encoding;
+use crate::core::{PasteId, PasteMeta};
+use crate::store::{
+    AccountStore, Encoding, ListQuery, Maintenance, NewBody, PasteStore, PutLimits, Taken,
+};
 use body_files::FILE_BODY_BYTES;
 use bytes::Bytes;
 use read::Read;

@@ -1,0 +1,54 @@
+//! The accounts' side of a store: [`AccountStore`], tenants, their tokens,
+//! and the browser sessions signed in with a token.
+
+use async_trait::async_trait;
+
+use super::StoreError;
+use crate::core::UnixTime;
+use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
+
+/// Tenants, tokens and browser sessions.
+#[async_trait]
+pub trait AccountStore: Send + Sync + 'static {
+    /// Creates a tenant; [`StoreError::TenantExists`] if the name is taken.
+    async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError>;
+
+    /// Replaces a tenant's settings; [`StoreError::NoSuchTenant`] if it does not exist.
+    async fn update_tenant(&self, tenant: Tenant) -> Result<(), StoreError>;
+
+    /// Reads a tenant.
+    async fn tenant(&self, name: &str) -> Result<Option<Tenant>, StoreError>;
+
+    /// All tenants, by name.
+    async fn tenants(&self) -> Result<Vec<Tenant>, StoreError>;
+
+    /// Deletes a tenant and its tokens; refuses ([`StoreError::TenantNotEmpty`])
+    /// while it owns pastes. `false` if there was none.
+    async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError>;
+
+    /// Stores a new token of an existing tenant.
+    async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError>;
+
+    /// Finds a token by the hash of its secret (the per-request authentication lookup).
+    async fn token(&self, hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError>;
+
+    /// Revokes a token by its public ID; `false` if there was none.
+    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError>;
+
+    /// The tokens of a tenant.
+    async fn tokens(&self, tenant: &str) -> Result<Vec<TokenRecord>, StoreError>;
+
+    /// Stores a new browser session.
+    async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError>;
+
+    /// Finds a session by the hash of its cookie value (expired ones included:
+    /// the caller checks expiry and its token).
+    async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError>;
+
+    /// Deletes a session (sign-out); `false` if there was none.
+    async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError>;
+
+    /// Deletes the sessions expired at `now` and those whose token is gone
+    /// (they are refused anyway; this gives the space back); how many.
+    async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError>;
+}
