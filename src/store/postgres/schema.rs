@@ -1,6 +1,7 @@
 //! The PostgreSQL schema and its versioned migrations.
 //!
-//! Migrations are numbered and applied in order, each in the same transaction
+//! Migrations are the numbered `.sql` files of `migrations/`, compiled in,
+//! and applied in order, each in the same transaction
 //! that records it in `snip_migrations`. The whole run holds a transaction-level
 //! advisory lock, so when several instances start at once one migrates and the
 //! others wait, then find nothing left to do. A database migrated by a newer
@@ -13,80 +14,21 @@ use super::{StoreError, db_error};
 /// Advisory lock key: "snip" in ASCII, so it does not collide with other applications' keys.
 const MIGRATION_LOCK: i64 = 0x736e_6970;
 
-/// The migrations, in order; the version of each is its position plus one.
-/// Never edit one that has shipped: add a new one.
-const MIGRATIONS: &[&str] = &[
-    // 1: pastes, per-owner usage, tenants, tokens, shared rate buckets.
-    "CREATE TABLE pastes (
-        id                text PRIMARY KEY,
-        created_at        bigint NOT NULL,
-        expires_at        bigint,
-        burn              boolean NOT NULL,
-        encrypted         boolean NOT NULL,
-        lang              text,
-        name              text,
-        content_type      text NOT NULL,
-        size              bigint NOT NULL,
-        delete_token_hash bytea NOT NULL,
-        owner             text,
-        visibility        text NOT NULL,
-        redirect          text,
-        body              bytea NOT NULL
-     );
-     -- Bodies are often already compressed or encrypted; pglz would mostly
-     -- burn CPU on them, so TOAST stores them out of line, uncompressed.
-     ALTER TABLE pastes ALTER COLUMN body SET STORAGE EXTERNAL;
-     CREATE INDEX pastes_expiry ON pastes (expires_at) WHERE expires_at IS NOT NULL;
-     CREATE INDEX pastes_owner ON pastes (owner, created_at DESC, id) WHERE owner IS NOT NULL;
-     CREATE TABLE owner_usage (
-        owner  text PRIMARY KEY,
-        bytes  bigint NOT NULL,
-        pastes bigint NOT NULL
-     );
-     CREATE TABLE tenants (
-        name            text PRIMARY KEY,
-        created_at      bigint NOT NULL,
-        max_bytes       bigint,
-        max_paste_bytes bigint,
-        rate_count      integer,
-        rate_per_secs   integer,
-        burst           integer
-     );
-     CREATE TABLE tokens (
-        hash       bytea PRIMARY KEY,
-        id         text NOT NULL UNIQUE,
-        tenant     text NOT NULL REFERENCES tenants (name) ON DELETE CASCADE,
-        read_only  boolean NOT NULL,
-        created_at bigint NOT NULL,
-        expires_at bigint
-     );
-     CREATE INDEX tokens_tenant ON tokens (tenant);
-     CREATE TABLE rate_buckets (
-        key     text PRIMARY KEY,
-        tat     bigint NOT NULL,
-        allowed boolean NOT NULL
-     );",
-    // 2: proof of key (docs/envelope.md): the verifier and the public
-    // key-derivation parameters; NULL for pastes without one.
-    "ALTER TABLE pastes
-        ADD COLUMN proof_verifier   bytea,
-        ADD COLUMN proof_iterations integer,
-        ADD COLUMN proof_salt       bytea;",
-    // 3: browser sessions; revoking a token (or deleting its tenant) deletes them.
-    "CREATE TABLE sessions (
-        hash       bytea PRIMARY KEY,
-        token_hash bytea NOT NULL REFERENCES tokens (hash) ON DELETE CASCADE,
-        created_at bigint NOT NULL,
-        expires_at bigint NOT NULL
-     );
-     CREATE INDEX sessions_token ON sessions (token_hash);",
-    // 4: bodies compressed at rest (`codec`): how `body` encodes the paste's
-    // body. Rows written before hold the body itself. `body` keeps
-    // `STORAGE EXTERNAL`: snip compresses what is worth it, so PostgreSQL
-    // need not try again.
-    "ALTER TABLE pastes
-        ADD COLUMN body_encoding text NOT NULL DEFAULT 'identity'
-            CHECK (body_encoding IN ('identity', 'zstd'));",
+/// A migration's file in `migrations/`, by name without `.sql`, with its SQL.
+macro_rules! migration {
+    ($name:literal) => {
+        ($name, include_str!(concat!("migrations/", $name, ".sql")))
+    };
+}
+
+/// The migrations, in order: each file's name starts with its version,
+/// which is its position here plus one. Never edit one that has shipped:
+/// add a new file, and list it here.
+const MIGRATIONS: &[(&str, &str)] = &[
+    migration!("0001_pastes_accounts_rates"),
+    migration!("0002_proof_of_key"),
+    migration!("0003_sessions"),
+    migration!("0004_body_encoding"),
 ];
 
 /// The schema version this binary writes.
@@ -122,7 +64,7 @@ pub async fn migrate(client: &mut ClientWrapper, schema: Option<&str>) -> Result
             "the database schema is at version {current}, newer than this snip knows ({VERSION}); upgrade snip"
         )));
     }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+    for (index, (_, sql)) in MIGRATIONS.iter().enumerate().skip(current as usize) {
         let version = index as i64 + 1;
         tx.batch_execute(sql).await.map_err(db_error)?;
         tx.execute(
@@ -150,5 +92,33 @@ pub fn validate_schema(name: &str) -> Result<(), String> {
         Err(format!(
             "{name:?} is not a schema name: 1 to 63 characters of a-z, 0-9 and _, not starting with a digit"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every file of `migrations/` is listed, in the order of the numbers
+    /// its name starts with, and each number is the version it is recorded as.
+    #[test]
+    fn migrations_are_the_numbered_files_in_order() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/postgres/migrations");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        let listed: Vec<String> = MIGRATIONS
+            .iter()
+            .map(|(name, _)| format!("{name}.sql"))
+            .collect();
+        assert_eq!(files, listed);
+        for (index, (name, sql)) in MIGRATIONS.iter().enumerate() {
+            let number: i64 = name[..4].parse().unwrap();
+            assert_eq!(number, index as i64 + 1, "{name}");
+            assert!(!sql.trim().is_empty(), "{name}");
+        }
     }
 }
