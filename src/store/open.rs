@@ -56,23 +56,34 @@ impl std::str::FromStr for Location {
     }
 }
 
-/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`.
-fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
+/// The URL without its secrets, for logs and errors:
+/// `postgres://user:secret@host/db?password=secret` →
+/// `postgres://user:***@host/db?password=***`. A URL that does not parse
+/// is not shown at all: where its password is cannot be told.
+fn redact(text: &str) -> String {
+    const HIDDEN: &str = "***";
+    let Ok(mut url) = url::Url::parse(text) else {
+        return "(a PostgreSQL URL that does not parse)".to_owned();
     };
-    let (authority, tail) = rest.split_once('/').map_or((rest, ""), |(a, t)| (a, t));
-    let Some((userinfo, host)) = authority.rsplit_once('@') else {
-        return url.to_owned();
-    };
-    let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-    let password = if userinfo.contains(':') { ":***" } else { "" };
-    let tail = if rest.contains('/') {
-        format!("/{tail}")
-    } else {
-        String::new()
-    };
-    format!("{scheme}://{user}{password}@{host}{tail}")
+    if url.password().is_some() {
+        // Fails only for a URL without a host, which has no password either.
+        let _ = url.set_password(Some(HIDDEN));
+    }
+    if url.query_pairs().any(|(key, _)| key == "password") {
+        let pairs: Vec<(String, String)> = url
+            .query_pairs()
+            .map(|(key, value)| {
+                let value = if key == "password" {
+                    HIDDEN.into()
+                } else {
+                    value.into_owned()
+                };
+                (key.into_owned(), value)
+            })
+            .collect();
+        url.query_pairs_mut().clear().extend_pairs(pairs);
+    }
+    url.to_string()
 }
 
 /// Settings for whichever backend [`open`] picks.
@@ -156,6 +167,19 @@ mod tests {
         assert_eq!(
             Location::parse("postgres://snip@db/snip").describe(),
             "postgres://snip@db/snip"
+        );
+        assert_eq!(
+            Location::parse("postgresql://db/snip?user=snip&password=hunter2").describe(),
+            "postgresql://db/snip?user=snip&password=***"
+        );
+        assert_eq!(
+            Location::parse("postgres://snip:p%40ss@db").describe(),
+            "postgres://snip:***@db"
+        );
+        assert!(
+            !Location::parse("postgres://snip:hunter2@[db")
+                .describe()
+                .contains("hunter2")
         );
     }
 }
