@@ -25,14 +25,16 @@
 //!   finishing), the handlers, one module per feature ([`http::handlers`]), and
 //!   rendering ([`http::render`]: pages, assets, negotiation, error answers);
 //!   every failure is one [`http::errors::ApiError`].
-//! - [`store`]: the [`store::Store`] trait every backend implements,
-//!   [`store::open`] choosing one from `--store`, the embedded fjall backend
-//!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL
-//!   backend for several instances ([`store::postgres`]), backup/restore
-//!   ([`store::transfer`]) in the `.snipdump` format ([`store::dump`]), and
-//!   [`store::MeteredStore`], which reports every operation into `metrics`.
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
-//!   lock-free recording.
+//!   lock-free recording, and [`metrics::MeteredStore`], the decorator that
+//!   times every store operation and counts paste events.
+//! - [`store`]: the store's traits, one per concern ([`store::PasteStore`],
+//!   [`store::AccountStore`], [`store::Maintenance`]; [`store::Store`] is
+//!   their union), [`store::open`] choosing a backend from `--store`, the
+//!   embedded fjall backend ([`store::embedded`]) with group commit for
+//!   `--sync`, the PostgreSQL backend for several instances
+//!   ([`store::postgres`]), and backup/restore ([`store::transfer`]) in the
+//!   `.snipdump` format ([`store::dump`]).
 //! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
 //!   HTTP/2 by ALPN, the plain-HTTP redirect.
 //! - [`logging`]: the `tracing` subscriber and the hand-formatted request
