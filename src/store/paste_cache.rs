@@ -8,7 +8,7 @@
 //! The cache itself knows nothing of coherence: each backend evicts what it
 //! removes and makes sure a fill cannot resurrect a paste removed meanwhile
 //! (the embedded store under the ID's lock, PostgreSQL with generations, see
-//! `postgres::cache`). Entries are never trusted for expiry: readers check
+//! `postgres::coherent_cache`). Entries are never trusted for expiry: readers check
 //! `expires_at` against the clock on every hit, as on every store read.
 //!
 //! Burn pastes are never cached (they are read once, by a reveal), nor are

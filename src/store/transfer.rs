@@ -1,5 +1,5 @@
-//! Backup, restore and migration, through the [`Store`] trait only, so they
-//! work between any two backends.
+//! Backup, restore and migration, through the store's traits only
+//! ([`Store`]), so they work between any two backends.
 //!
 //! A backup walks a serving store: tenants and their tokens first, then the
 //! live pastes in ID order, each read whole (so every paste in the dump is

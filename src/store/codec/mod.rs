@@ -17,7 +17,7 @@
 //! is [`StoreError::Corrupt`], like a checksum failure.
 //!
 //! A store may also keep a [`Dictionary`] trained on its own small bodies
-//! (`dictionary`); small bodies are then compressed with it, and such
+//! (`zstd_dictionary`); small bodies are then compressed with it, and such
 //! streams are decompressed before they are sent.
 
 use std::cell::RefCell;

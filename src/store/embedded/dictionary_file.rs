@@ -1,4 +1,4 @@
-//! The store's zstd dictionary (`codec::dictionary`): read from the data
+//! The store's zstd dictionary (`codec::zstd_dictionary`): read from the data
 //! dir at open, or learned from the first compressible bodies the store
 //! takes and saved before any body is compressed with it.
 //!

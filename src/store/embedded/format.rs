@@ -18,7 +18,7 @@ pub const FILE_NAME: &str = "FORMAT";
 /// The format this snip writes: `postcard` metadata in fjall, bodies in
 /// the body log or in body files, each body file with a checksum trailer,
 /// bodies stored compressed where that saves space, small ones with the
-/// store's zstd dictionary once it has learned one (`dictionary`), each
+/// store's zstd dictionary once it has learned one (`dictionary_file`), each
 /// record and body file saying how its body is encoded (`codec`), and the
 /// counts of what is stored persisted in fjall (`counters`).
 pub const CURRENT: u32 = 4;

@@ -10,7 +10,7 @@
 //! Bodies are appended to segment files (`body_log`); bodies of 64 KiB or
 //! more are files of their own (`body_files`). Small text bodies are
 //! compressed with a zstd dictionary learned from the store's first ones
-//! (`dictionary`).
+//! (`dictionary_file`).
 //!
 //! A paste's entries are written and removed in one atomic write batch; new
 //! pastes that arrive together share one (`combiner`).

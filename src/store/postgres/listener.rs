@@ -12,7 +12,7 @@
 //! (`CoherentCache::restart`): every change committed from then on is heard, and
 //! everything cached before is gone. It pings every [`PING_EVERY`], and
 //! stops once the cache has gone unread for [`PARK_AFTER`], until the next
-//! read (`cache`). Each ping answered within [`PING_TIMEOUT`] extends the
+//! read (`coherent_cache`). Each ping answered within [`PING_TIMEOUT`] extends the
 //! trust to [`TRUST`](super::coherent_cache::TRUST) after it was sent. A slower ping extends nothing,
 //! so the trust lapses on its own, but the connection is kept: it lost no
 //! notification, and emptying the cache and reconnecting on a busy machine

@@ -1,4 +1,4 @@
-//! The notifications that keep the instances' caches coherent (`cache`):
+//! The notifications that keep the instances' caches coherent (`coherent_cache`):
 //! the channel a deployment uses, and what a payload names.
 //!
 //! A payload is one letter for the kind of change, then its key: `p` and a
