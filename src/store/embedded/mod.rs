@@ -1,7 +1,8 @@
 //! The default backend: an embedded fjall (LSM-tree) database in the data dir.
 //!
 //! Keyspaces:
-//! - `meta`:   paste number or ID (`keys`) → [`PasteMeta`] and where its body is (`meta_codec`);
+//! - `meta`:   paste number or ID (`keys`) → [`PasteMeta`] and where its
+//!   body is (`meta_codec`);
 //! - `expiry`: `expires_at (u64 BE) ‖ ID` → empty, an index the sweeper scans in order;
 //! - `owners`: `owner ‖ 0x00 ‖ !created_at (u64 BE) ‖ ID` → empty, a tenant's pastes newest first;
 //! - `counters`: the counts of what is stored (`counters`);
@@ -40,6 +41,11 @@
 //! `sequence` numbers new IDs; `known_ids`, and the store-wide `combiner`
 //! and `paste_cache`, are the machinery of the write and read paths;
 //! `journal` keeps fjall's journal short.
+//!
+//! [`PasteMeta`]: crate::core::PasteMeta
+//! [`PasteStore`]: crate::store::PasteStore
+//! [`AccountStore`]: crate::store::AccountStore
+//! [`Maintenance`]: crate::store::Maintenance
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,8 +55,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use fjall::{Database, Keyspace};
 
 use super::group_commit::GroupCommit;
-#[cfg(doc)]
-use super::{AccountStore, Maintenance, PasteStore};
 use super::{BackendError, RateStore, Store, StoreError, Usage};
 use super::{combiner, lock, paste_cache};
 use crate::idle::Activity;
