@@ -5,14 +5,14 @@
 //! Modules are listed from the top of the import graph down; each imports
 //! only modules below it.
 //!
-//! - [`config`]: flags, environment variables and the TOML file, parsed by
-//!   clap ([`config::serve`], [`config::tls`]; completions and the man page
-//!   from the same definitions, [`config::generate`]) and mapped onto the settings
+//! - [`command_line`]: flags, environment variables and the TOML file, parsed by
+//!   clap ([`command_line::serve`], [`command_line::tls`]; completions and the man page
+//!   from the same definitions, [`command_line::generate`]) and mapped onto the settings
 //!   each layer owns: [`server::ServerConfig`], [`tls::TlsConfig`],
 //!   [`logging::LogFormat`], the `http` limits.
-//! - [`cli`]: the `snip put/get/delete/list/shorten` client, `snip admin`, and
+//! - [`client`]: the `snip put/get/delete/list/shorten` client, `snip admin`, and
 //!   `snip backup/restore/migrate` with the store flags they share with
-//!   `serve` ([`cli::store_args`]).
+//!   `serve` ([`client::store_args`]).
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown;
 //!   beside it what happens to a connection before HTTP: the PROXY protocol
 //!   header ([`server::proxy_protocol`]), the per-client connection limit
@@ -51,8 +51,8 @@
 //! the global allocator it installs (mimalloc).
 
 pub mod allocator;
-pub mod cli;
-pub mod config;
+pub mod client;
+pub mod command_line;
 pub mod core;
 pub mod http;
 pub mod idle;

@@ -1,5 +1,5 @@
 //! The flags that name a store and how to reach it, shared by `snip serve`
-//! (through `config`) and by `snip backup`, `restore` and `migrate`.
+//! (through `command_line`) and by `snip backup`, `restore` and `migrate`.
 
 use std::path::Path;
 use std::time::Duration;

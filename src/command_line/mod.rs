@@ -1,7 +1,7 @@
 //! The command line: flags, environment variables and the TOML file, parsed
 //! by clap, and mapped onto the settings each layer owns ([`serve`] for the
 //! server and its layers, [`tls`] for HTTPS). The subcommands' own flags are
-//! the client's ([`crate::cli`]).
+//! the client's ([`crate::client`]).
 //!
 //! Every `serve` option can be given, from lowest to highest precedence, as its
 //! default, in a TOML file (`--config`, keys named like the long flags:
@@ -49,28 +49,28 @@ pub enum Command {
     Serve(Box<ServeArgs>),
     /// Create a paste from files or standard input and print its URL
     /// (with --encrypt, the URL and its #key).
-    Put(crate::cli::PutArgs),
+    Put(crate::client::PutArgs),
     /// Print a paste's bytes, decrypted with the link's #key if it is encrypted
     /// (revealing, and so destroying, a burn paste).
-    Get(crate::cli::GetArgs),
+    Get(crate::client::GetArgs),
     /// Delete a paste with its delete token (or the tenant's API token).
-    Delete(crate::cli::DeleteArgs),
+    Delete(crate::client::DeleteArgs),
     /// List the tenant's pastes, newest first (needs SNIP_TOKEN).
-    List(crate::cli::ListArgs),
+    List(crate::client::ListArgs),
     /// Make a short link that redirects to a URL and print it.
-    Shorten(crate::cli::ShortenArgs),
+    Shorten(crate::client::ShortenArgs),
     /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
-    Admin(crate::cli::admin::AdminArgs),
+    Admin(crate::client::admin::AdminArgs),
     /// Write a checksummed dump of every live paste, tenant and token, from a
     /// running server (admin API) or directly from a store.
-    Backup(crate::cli::backup::BackupArgs),
+    Backup(crate::client::backup::BackupArgs),
     /// Load a dump into a store (all or nothing; the dump is checked first).
-    Restore(crate::cli::backup::RestoreArgs),
+    Restore(crate::client::backup::RestoreArgs),
     /// Copy every live paste, tenant and token from one store to another.
-    Migrate(crate::cli::backup::MigrateArgs),
+    Migrate(crate::client::backup::MigrateArgs),
     /// Show the client's effective settings (server, token, put's defaults)
     /// and where each came from: flag, SNIP_* variable, config file or default.
-    Config(crate::cli::settings::ConfigArgs),
+    Config(crate::client::settings::ConfigArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or
     /// powershell (e.g. `snip completions bash > ~/.local/share/bash-completion/completions/snip`).
     Completions(generate::CompletionsArgs),

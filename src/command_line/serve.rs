@@ -10,7 +10,7 @@ use ipnet::IpNet;
 
 use super::ConfigError;
 use super::tls::TlsArgs;
-use crate::cli::StoreArgs;
+use crate::client::StoreArgs;
 use crate::core::paste::{MAX_PASTE_BYTES, hash_token};
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
