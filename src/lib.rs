@@ -53,6 +53,7 @@
 pub mod allocator;
 pub mod client;
 pub mod command_line;
+pub mod config_file;
 pub mod core;
 pub mod http;
 pub mod idle;

@@ -52,6 +52,7 @@ impl StoreArgs {
     }
 }
 
-fn parse_schema(input: &str) -> Result<String, String> {
+/// A PostgreSQL schema name snip accepts.
+pub fn parse_schema(input: &str) -> Result<String, String> {
     validate_schema(input).map(|()| input.to_owned())
 }

@@ -1,26 +1,29 @@
-//! The command line: flags, environment variables and the TOML file, parsed
-//! by clap, and mapped onto the settings each layer owns ([`serve`] for the
-//! server and its layers, [`tls`] for HTTPS). The subcommands' own flags are
-//! the client's ([`crate::client`]).
+//! The command line: flags and environment variables parsed by clap, the
+//! TOML file of `serve` ([`file`]), and their mapping onto the settings each
+//! layer owns ([`serve`] for the server and its layers, [`tls`] for HTTPS).
+//! The subcommands' own flags are the client's ([`crate::client`]).
 //!
 //! Every `serve` option can be given, from lowest to highest precedence, as its
 //! default, in a TOML file (`--config`, keys named like the long flags:
 //! `max-paste-size = "8MiB"`), as an environment variable (`SNIP_MAX_PASTE_SIZE`),
-//! or as a flag. The TOML layer is applied by turning each key into a flag
-//! placed before the real arguments (later flags win), skipping keys whose
-//! environment variable is set, so clap stays the single parser and `--help`
-//! the single reference.
+//! or as a flag. clap parses flags and variables and says where each value
+//! came from; the file, read by serde into typed fields, fills in the options
+//! clap took from their defaults. `--help` stays the single reference.
 //!
 //! This is the top of the module graph: it imports the layers, and none of
 //! them imports it.
 
+pub mod file;
 pub mod generate;
 pub mod serve;
 pub mod tls;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::config_file::{self, ConfigFileError};
+use file::ServeFile;
 
 pub use serve::ServeArgs;
 pub use tls::TlsArgs;
@@ -79,49 +82,18 @@ pub enum Command {
 }
 
 /// Why the command line or the config file does not make a configuration.
-/// Each message names the file; print it with its sources (`{:#}` of an
-/// `anyhow::Error`) to see clap's complaint.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The config file cannot be read.
-    #[error("cannot read config file {}: {error}", path.display())]
-    Read {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    /// The config file is not TOML.
-    #[error("config file {} is not valid TOML: {error}", path.display())]
-    Toml {
-        path: PathBuf,
-        error: toml::de::Error,
-    },
-    /// The config file names another config file.
-    #[error("config file {}: 'config' cannot be set inside a config file", path.display())]
-    NestedConfig { path: PathBuf },
-    /// A key that is no option of `snip serve`.
-    #[error(
-        "config file {}: unknown key '{key}' (the keys are the long options of `snip serve --help`, without the --)",
-        path.display()
-    )]
-    UnknownKey { path: PathBuf, key: String },
-    /// A value that is not a boolean, string or integer.
-    #[error("config file {}: {key} has an unsupported value {value}", path.display())]
-    UnsupportedValue {
-        path: PathBuf,
-        key: String,
-        value: toml::Value,
-    },
-    /// The file's settings, with the command line, are refused by clap (the
-    /// source, which a caller prints after this).
-    #[error("in config file {}", path.display())]
-    InFile {
-        path: PathBuf,
-        #[source]
-        error: clap::Error,
-    },
+    /// The config file cannot be read, or a key or value in it is refused
+    /// (the message names the file, the line and the key).
+    #[error(transparent)]
+    File(#[from] ConfigFileError),
     /// The command line is refused by clap.
     #[error(transparent)]
     Clap(#[from] clap::Error),
+    /// TLS options that do not go together (checked after the file filled in its own).
+    #[error("{0}")]
+    Tls(&'static str),
     /// `--proxy-protocol` without anyone allowed to send the header.
     #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
     ProxyProtocolWithoutTrustedProxy,
@@ -136,101 +108,31 @@ pub enum ConfigError {
     AdminTokenFile { path: PathBuf, error: String },
 }
 
-/// Parses the command line, applying the TOML file named by `--config`.
+/// Parses the command line (exiting with clap's message on a bad one, or
+/// after `--help`), then fills in from the TOML file named by `--config`
+/// what no flag or environment variable set.
 pub fn parse() -> Result<Cli, ConfigError> {
-    let args: Vec<String> = std::env::args().collect();
-    let first = Cli::parse_from(&args);
-    let config = match &first.command {
-        Some(Command::Serve(serve)) => serve.config.clone(),
-        None => first.serve.config.clone(),
-        Some(_) => None,
+    let matches = Cli::command().get_matches();
+    from_matches(&matches)
+}
+
+/// [`parse`] of parsed arguments.
+fn from_matches(matches: &ArgMatches) -> Result<Cli, ConfigError> {
+    let mut cli = Cli::from_arg_matches(matches)?;
+    let (serve, serve_matches) = match &mut cli.command {
+        None => (&mut cli.serve, matches),
+        Some(Command::Serve(serve)) => match matches.subcommand_matches("serve") {
+            Some(serve_matches) => (serve.as_mut(), serve_matches),
+            None => return Ok(cli),
+        },
+        Some(_) => return Ok(cli),
     };
-    let Some(path) = config else {
-        return Ok(first);
-    };
-    let merged = with_file_flags(&args, flags_from_toml(&path)?);
-    let matches = Cli::command()
-        .try_get_matches_from(merged)
-        .map_err(|error| ConfigError::InFile { path, error })?;
-    Ok(Cli::from_arg_matches(&matches)?)
-}
-
-/// The command line with the config file's flags placed before the real
-/// arguments (after `serve`, if given), so that the real ones win.
-fn with_file_flags(args: &[String], file_flags: Vec<String>) -> Vec<String> {
-    let mut merged: Vec<String> = args.iter().take(1).cloned().collect();
-    let rest = args.get(1..).unwrap_or_default();
-    match rest.first().map(String::as_str) {
-        Some("serve") => {
-            merged.push("serve".into());
-            merged.extend(file_flags);
-            merged.extend(rest[1..].iter().cloned());
-        }
-        _ => {
-            merged.extend(file_flags);
-            merged.extend(rest.iter().cloned());
-        }
+    if let Some(path) = &serve.config {
+        let file: ServeFile = config_file::load(path)?;
+        file.fill_in(serve, serve_matches);
     }
-    merged
-}
-
-/// Turns `key = value` lines into `--key=value` flags, skipping keys set in the environment.
-fn flags_from_toml(path: &Path) -> Result<Vec<String>, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
-        path: path.to_owned(),
-        error,
-    })?;
-    flags_from_text(path, &text)
-}
-
-/// [`flags_from_toml`] of the file's `text`.
-fn flags_from_text(path: &Path, text: &str) -> Result<Vec<String>, ConfigError> {
-    let table: toml::Table = text.parse().map_err(|error| ConfigError::Toml {
-        path: path.to_owned(),
-        error,
-    })?;
-    let mut flags = Vec::new();
-    for (key, value) in table {
-        let key = key.replace('_', "-");
-        if key == "config" {
-            return Err(ConfigError::NestedConfig {
-                path: path.to_owned(),
-            });
-        }
-        // Checked here, not left to clap, whose complaint would name a flag
-        // the user never typed and not the file.
-        if !is_serve_option(&key) {
-            return Err(ConfigError::UnknownKey {
-                path: path.to_owned(),
-                key,
-            });
-        }
-        let env = format!("SNIP_{}", key.to_ascii_uppercase().replace('-', "_"));
-        if std::env::var_os(&env).is_some() {
-            continue;
-        }
-        match value {
-            toml::Value::Boolean(true) => flags.push(format!("--{key}")),
-            toml::Value::Boolean(false) => {}
-            toml::Value::String(s) => flags.push(format!("--{key}={s}")),
-            toml::Value::Integer(i) => flags.push(format!("--{key}={i}")),
-            value => {
-                return Err(ConfigError::UnsupportedValue {
-                    path: path.to_owned(),
-                    key,
-                    value,
-                });
-            }
-        }
-    }
-    Ok(flags)
-}
-
-/// Whether `key` is the long name of an option of `snip serve`.
-fn is_serve_option(key: &str) -> bool {
-    Cli::command()
-        .get_arguments()
-        .any(|arg| arg.get_long() == Some(key))
+    serve.tls.check().map_err(ConfigError::Tls)?;
+    Ok(cli)
 }
 
 #[cfg(test)]
@@ -265,6 +167,41 @@ mod tests {
         ]));
     }
 
+    /// Every long option of `serve` is a key of its config file (a value of
+    /// the wrong kind, not an unknown key), except `config` itself.
+    #[test]
+    fn every_option_is_a_file_key() {
+        let path = std::path::Path::new("snip.toml");
+        for arg in Cli::command().get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if matches!(long, "help" | "version") {
+                continue;
+            }
+            // No option takes a table.
+            let text = format!("{long} = {{ a = 1 }}");
+            let refused = config_file::from_text::<ServeFile>(path, &text).unwrap_err();
+            let unknown = matches!(refused, ConfigFileError::UnknownKey { .. });
+            assert_eq!(unknown, long == "config", "{long}: {refused}");
+        }
+    }
+
+    /// The sample file, with every key uncommented, is a valid config file.
+    #[test]
+    fn the_sample_file_reads() {
+        let sample = include_str!("../../contrib/snip.toml");
+        let uncommented: String = sample
+            .lines()
+            .map(|line| match line.strip_prefix('#') {
+                Some(rest) if rest.starts_with(|c: char| c.is_ascii_lowercase()) => rest,
+                _ => line,
+            })
+            .flat_map(|line| [line, "\n"])
+            .collect();
+        let path = std::path::Path::new("contrib/snip.toml");
+        let file = config_file::from_text::<ServeFile>(path, &uncommented);
+        assert!(file.is_ok(), "{}", file.unwrap_err());
+    }
+
     /// `--max-paste-size` takes at most 1 GiB, the largest paste a backup
     /// carries, and says so when given more.
     #[test]
@@ -282,10 +219,12 @@ mod tests {
     }
 }
 
-/// Property tests of the config file: TOML, then its keys and values as
-/// flags for clap; `bench/fuzz` runs them long.
+/// Property tests of the config file: TOML, then its keys and values read
+/// into the typed file and filled into `serve`'s options; `bench/fuzz` runs them long.
 #[cfg(test)]
 mod fuzz {
+    use std::path::Path;
+
     use proptest::prelude::*;
 
     use super::*;
@@ -301,6 +240,8 @@ mod fuzz {
             Just("sync".to_owned()),
             Just("config".to_owned()),
             Just("store".to_owned()),
+            Just("trusted-proxy".to_owned()),
+            Just("acme-domain".to_owned()),
             "[a-z_-]{1,16}",
         ];
         let value = prop_oneof![
@@ -309,6 +250,7 @@ mod fuzz {
             Just("true".to_owned()),
             Just("false".to_owned()),
             "\\[[0-9, ]{0,10}\\]",
+            "\\[(\"[0-9a-f.:/]{0,12}\", ?){0,3}\\]",
             "\\{ ?[a-z]{0,4} ?= ?[0-9]{0,3} ?\\}",
             "[ -~]{0,12}",
         ];
@@ -321,15 +263,16 @@ mod fuzz {
     }
 
     proptest! {
-        /// Any file gives flags or a typed error naming the file, never a
-        /// panic; the flags it gives are parsed by clap or refused.
+        /// Any file gives typed settings or an error naming the file, never
+        /// a panic; the settings it gives fill in `serve`'s options.
         #[test]
         fn fuzz_config_files(text in config_text()) {
             let path = Path::new("/etc/snip.toml");
-            match flags_from_text(path, &text) {
-                Ok(flags) => {
-                    let args = ["snip".to_owned(), "serve".to_owned()].into_iter().chain(flags);
-                    let _ = Cli::command().try_get_matches_from(args);
+            match config_file::from_text::<ServeFile>(path, &text) {
+                Ok(file) => {
+                    let matches = Cli::command().try_get_matches_from(["snip"]).unwrap();
+                    let mut cli = Cli::from_arg_matches(&matches).unwrap();
+                    file.fill_in(&mut cli.serve, &matches);
                 }
                 Err(e) => prop_assert!(e.to_string().contains("/etc/snip.toml"), "{e}"),
             }
