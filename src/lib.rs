@@ -5,9 +5,10 @@
 //! Modules are listed from the top of the import graph down; each imports
 //! only modules below it.
 //!
-//! - [`command_line`]: flags, environment variables and the TOML file, parsed by
-//!   clap ([`command_line::serve`], [`command_line::tls`]; completions and the man page
-//!   from the same definitions, [`command_line::generate`]) and mapped onto the settings
+//! - [`command_line`]: flags and environment variables parsed by clap
+//!   ([`command_line::serve`], [`command_line::tls`]; completions and the man page
+//!   from the same definitions, [`command_line::generate`]), the TOML file of
+//!   `serve` filling in what they leave ([`command_line::serve_file`]), all mapped onto the settings
 //!   each layer owns: [`server::ServerConfig`], [`tls::TlsConfig`],
 //!   [`logging::LogFormat`], the `http` limits.
 //! - [`client`]: the `snip put/get/delete/list/shorten` client, `snip admin`, and
@@ -46,6 +47,9 @@
 //!   happen since I looked") on which background tasks (the per-IP
 //!   cleanup, PostgreSQL's listener pings, the embedded store's sweeper)
 //!   wait for requests instead of waking on a timer.
+//! - [`config_file`]: a TOML file read into a typed struct, with errors
+//!   naming the file, the line and the key: the server's `--config` file
+//!   and the client's `config.toml`.
 //!
 //! `main.rs` only parses the command line and dispatches; [`allocator`] is
 //! the global allocator it installs (mimalloc).

@@ -1,5 +1,5 @@
 //! The command line: flags and environment variables parsed by clap, the
-//! TOML file of `serve` ([`file`]), and their mapping onto the settings each
+//! TOML file of `serve` ([`serve_file`]), and their mapping onto the settings each
 //! layer owns ([`serve`] for the server and its layers, [`tls`] for HTTPS).
 //! The subcommands' own flags are the client's ([`crate::client`]).
 //!
@@ -13,9 +13,9 @@
 //! This is the top of the module graph: it imports the layers, and none of
 //! them imports it.
 
-pub mod file;
 pub mod generate;
 pub mod serve;
+pub mod serve_file;
 pub mod tls;
 
 use std::path::PathBuf;
@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::config_file::{self, ConfigFileError};
-use file::ServeFile;
+use serve_file::ServeFile;
 
 pub use serve::ServeArgs;
 pub use tls::TlsArgs;
