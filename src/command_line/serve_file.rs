@@ -158,17 +158,23 @@ impl ServeFile {
             )
         };
         macro_rules! fill {
-            ($slot:expr, $value:expr, $id:literal) => {
-                if let (Some(value), true) = ($value, unset($id)) {
+            ($slot:expr, Some($key:ident)) => {
+                if let (Some(value), true) = ($key, unset(stringify!($key))) {
+                    $slot = Some(value);
+                }
+            };
+            ($slot:expr, $key:ident) => {
+                if let (Some(value), true) = ($key, unset(stringify!($key))) {
                     $slot = value;
                 }
             };
         }
-        // Taken apart, so that a key left out below is an unused variable.
+        // Taken apart, so that a key left out below is an unused variable;
+        // each is named as its option's clap id (`store` is `location`).
         let Self {
             listen,
             data_dir,
-            store,
+            store: location,
             store_schema,
             store_pool_size,
             store_timeout,
@@ -216,107 +222,58 @@ impl ServeFile {
             hsts,
             redirect_http,
         } = self;
-        fill!(args.listen, listen, "listen");
-        fill!(args.data_dir, data_dir, "data_dir");
-        fill!(args.store.location, store.map(Some), "location");
-        fill!(
-            args.store.store_schema,
-            store_schema.map(Some),
-            "store_schema"
-        );
-        fill!(
-            args.store.store_pool_size,
-            store_pool_size,
-            "store_pool_size"
-        );
-        fill!(args.store.store_timeout, store_timeout, "store_timeout");
-        fill!(args.public_url, public_url.map(Some), "public_url");
-        fill!(args.max_paste_size, max_paste_size, "max_paste_size");
-        fill!(args.max_storage, max_storage.map(Some), "max_storage");
-        fill!(args.default_ttl, default_ttl, "default_ttl");
-        fill!(args.max_ttl, max_ttl, "max_ttl");
-        fill!(args.sync, sync, "sync");
-        fill!(args.id_length, id_length, "id_length");
-        fill!(args.sweep_interval, sweep_interval, "sweep_interval");
-        fill!(args.header_timeout, header_timeout, "header_timeout");
-        fill!(
-            args.max_inflight_bytes,
-            max_inflight_bytes.map(Some),
-            "max_inflight_bytes"
-        );
+        fill!(args.listen, listen);
+        fill!(args.data_dir, data_dir);
+        fill!(args.store.location, Some(location));
+        fill!(args.store.store_schema, Some(store_schema));
+        fill!(args.store.store_pool_size, store_pool_size);
+        fill!(args.store.store_timeout, store_timeout);
+        fill!(args.public_url, Some(public_url));
+        fill!(args.max_paste_size, max_paste_size);
+        fill!(args.max_storage, Some(max_storage));
+        fill!(args.default_ttl, default_ttl);
+        fill!(args.max_ttl, max_ttl);
+        fill!(args.sync, sync);
+        fill!(args.id_length, id_length);
+        fill!(args.sweep_interval, sweep_interval);
+        fill!(args.header_timeout, header_timeout);
+        fill!(args.max_inflight_bytes, Some(max_inflight_bytes));
         fill!(
             args.max_inflight_bytes_per_ip,
-            max_inflight_bytes_per_ip.map(Some),
-            "max_inflight_bytes_per_ip"
+            Some(max_inflight_bytes_per_ip)
         );
-        fill!(args.send_timeout, send_timeout, "send_timeout");
-        fill!(
-            args.max_response_bytes,
-            max_response_bytes,
-            "max_response_bytes"
-        );
-        fill!(
-            args.max_response_bytes_per_ip,
-            max_response_bytes_per_ip,
-            "max_response_bytes_per_ip"
-        );
-        fill!(args.body_timeout, body_timeout, "body_timeout");
-        fill!(
-            args.body_first_byte_timeout,
-            body_first_byte_timeout,
-            "body_first_byte_timeout"
-        );
-        fill!(args.body_min_rate, body_min_rate, "body_min_rate");
-        fill!(args.cache_size, cache_size, "cache_size");
-        fill!(args.anonymous, anonymous, "anonymous");
-        fill!(args.ip_rate, ip_rate, "ip_rate");
-        fill!(args.ip_burst, ip_burst.map(Some), "ip_burst");
-        fill!(args.ipv6_prefix, ipv6_prefix, "ipv6_prefix");
-        fill!(
-            args.max_connections_per_ip,
-            max_connections_per_ip,
-            "max_connections_per_ip"
-        );
-        fill!(args.tenant_rate, tenant_rate, "tenant_rate");
-        fill!(args.tenant_burst, tenant_burst.map(Some), "tenant_burst");
-        fill!(args.trusted_proxy, trusted_proxy, "trusted_proxy");
-        fill!(args.proxy_headers, proxy_headers, "proxy_headers");
-        fill!(args.proxy_protocol, proxy_protocol, "proxy_protocol");
-        fill!(args.admin_token, admin_token.map(Some), "admin_token");
-        fill!(
-            args.admin_token_file,
-            admin_token_file.map(Some),
-            "admin_token_file"
-        );
-        fill!(args.log, log, "log");
-        fill!(args.log_format, log_format, "log_format");
-        fill!(
-            args.metrics_listen,
-            metrics_listen.map(Some),
-            "metrics_listen"
-        );
-        fill!(args.metrics_public, metrics_public, "metrics_public");
-        fill!(args.tls.tls_cert, tls_cert.map(Some), "tls_cert");
-        fill!(args.tls.tls_key, tls_key.map(Some), "tls_key");
-        fill!(
-            args.tls.tls_reload_interval,
-            tls_reload_interval,
-            "tls_reload_interval"
-        );
-        fill!(args.tls.acme_domain, acme_domain, "acme_domain");
-        fill!(args.tls.acme_email, acme_email.map(Some), "acme_email");
-        fill!(args.tls.acme_directory, acme_directory, "acme_directory");
-        fill!(
-            args.tls.acme_ca_root,
-            acme_ca_root.map(Some),
-            "acme_ca_root"
-        );
-        fill!(args.tls.hsts, hsts, "hsts");
-        fill!(
-            args.tls.redirect_http,
-            redirect_http.map(Some),
-            "redirect_http"
-        );
+        fill!(args.send_timeout, send_timeout);
+        fill!(args.max_response_bytes, max_response_bytes);
+        fill!(args.max_response_bytes_per_ip, max_response_bytes_per_ip);
+        fill!(args.body_timeout, body_timeout);
+        fill!(args.body_first_byte_timeout, body_first_byte_timeout);
+        fill!(args.body_min_rate, body_min_rate);
+        fill!(args.cache_size, cache_size);
+        fill!(args.anonymous, anonymous);
+        fill!(args.ip_rate, ip_rate);
+        fill!(args.ip_burst, Some(ip_burst));
+        fill!(args.ipv6_prefix, ipv6_prefix);
+        fill!(args.max_connections_per_ip, max_connections_per_ip);
+        fill!(args.tenant_rate, tenant_rate);
+        fill!(args.tenant_burst, Some(tenant_burst));
+        fill!(args.trusted_proxy, trusted_proxy);
+        fill!(args.proxy_headers, proxy_headers);
+        fill!(args.proxy_protocol, proxy_protocol);
+        fill!(args.admin_token, Some(admin_token));
+        fill!(args.admin_token_file, Some(admin_token_file));
+        fill!(args.log, log);
+        fill!(args.log_format, log_format);
+        fill!(args.metrics_listen, Some(metrics_listen));
+        fill!(args.metrics_public, metrics_public);
+        fill!(args.tls.tls_cert, Some(tls_cert));
+        fill!(args.tls.tls_key, Some(tls_key));
+        fill!(args.tls.tls_reload_interval, tls_reload_interval);
+        fill!(args.tls.acme_domain, acme_domain);
+        fill!(args.tls.acme_email, Some(acme_email));
+        fill!(args.tls.acme_directory, acme_directory);
+        fill!(args.tls.acme_ca_root, Some(acme_ca_root));
+        fill!(args.tls.hsts, hsts);
+        fill!(args.tls.redirect_http, Some(redirect_http));
     }
 }
 
