@@ -33,6 +33,9 @@ pub enum ConfigFileError {
     /// One key written twice, once with `-` and once with `_`.
     #[error("{place}: '{key}' is given twice")]
     Repeated { place: Place, key: String },
+    /// The file as a whole does not make the settings (no one key to blame).
+    #[error("{place}: {message}")]
+    Invalid { place: Place, message: String },
     /// A key whose value is of the wrong type or refused by its parser.
     #[error("{place}: {key}: {message}")]
     Value {
@@ -122,7 +125,7 @@ pub fn from_text<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, Conf
                 key,
                 message,
             },
-            None => ConfigFileError::Syntax {
+            None => ConfigFileError::Invalid {
                 place: place(span),
                 message,
             },
