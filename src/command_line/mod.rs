@@ -185,7 +185,8 @@ mod tests {
         }
     }
 
-    /// The sample file, with every key uncommented, is a valid config file.
+    /// The sample file, with every key uncommented, is a valid config file
+    /// whose keys fill in `serve`'s options.
     #[test]
     fn the_sample_file_reads() {
         let sample = include_str!("../../contrib/snip.toml");
@@ -199,7 +200,17 @@ mod tests {
             .collect();
         let path = std::path::Path::new("contrib/snip.toml");
         let file = config_file::from_text::<ServeFile>(path, &uncommented);
-        assert!(file.is_ok(), "{}", file.unwrap_err());
+        let file = file.unwrap_or_else(|e| panic!("{e}"));
+        // Filling in checks (in debug builds) that each key names an option of `serve`.
+        let matches = Cli::command()
+            .try_get_matches_from(["snip", "serve"])
+            .unwrap();
+        let Some(Command::Serve(mut serve)) = Cli::from_arg_matches(&matches).unwrap().command
+        else {
+            panic!("not serve");
+        };
+        file.fill_in(&mut serve, matches.subcommand_matches("serve").unwrap());
+        assert_eq!(serve.trusted_proxy.len(), 2);
     }
 
     /// `--max-paste-size` takes at most 1 GiB, the largest paste a backup
