@@ -5,14 +5,15 @@
 //! Modules are listed from the top of the import graph down; each imports
 //! only modules below it.
 //!
-//! - [`config`]: flags, environment variables and the TOML file, parsed by
-//!   clap ([`config::serve`], [`config::tls`]; completions and the man page
-//!   from the same definitions, [`config::generate`]) and mapped onto the settings
+//! - [`command_line`]: flags and environment variables parsed by clap
+//!   ([`command_line::serve`], [`command_line::tls`]; completions and the man page
+//!   from the same definitions, [`command_line::generate`]), the TOML file of
+//!   `serve` filling in what they leave ([`command_line::serve_file`]), all mapped onto the settings
 //!   each layer owns: [`server::ServerConfig`], [`tls::TlsConfig`],
 //!   [`logging::LogFormat`], the `http` limits.
-//! - [`cli`]: the `snip put/get/delete/list/shorten` client, `snip admin`, and
+//! - [`client`]: the `snip put/get/delete/list/shorten` client, `snip admin`, and
 //!   `snip backup/restore/migrate` with the store flags they share with
-//!   `serve` ([`cli::store_args`]).
+//!   `serve` ([`client::store_args`]).
 //! - [`server`]: lifecycle: bind, accept with timeouts, graceful shutdown;
 //!   beside it what happens to a connection before HTTP: the PROXY protocol
 //!   header ([`server::proxy_protocol`]), the per-client connection limit
@@ -48,13 +49,17 @@
 //!   happen since I looked") on which background tasks (the per-IP
 //!   cleanup, PostgreSQL's listener pings, the embedded store's sweeper)
 //!   wait for requests instead of waking on a timer.
+//! - [`config_file`]: a TOML file read into a typed struct, with errors
+//!   naming the file, the line and the key: the server's `--config` file
+//!   and the client's `config.toml`.
 //!
 //! `main.rs` only parses the command line and dispatches; [`allocator`] is
 //! the global allocator it installs (mimalloc).
 
 pub mod allocator;
-pub mod cli;
-pub mod config;
+pub mod client;
+pub mod command_line;
+pub mod config_file;
 pub mod core;
 pub mod http;
 pub mod idle;

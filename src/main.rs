@@ -2,14 +2,14 @@
 
 use std::process::ExitCode;
 
-use snip::config::{self, Command};
+use snip::command_line::{self, Command};
 
 /// mimalloc, called through its plain functions where it can (see `allocator`).
 #[global_allocator]
 static ALLOCATOR: snip::allocator::Mimalloc = snip::allocator::Mimalloc;
 
 fn main() -> ExitCode {
-    let cli = match config::parse() {
+    let cli = match command_line::parse() {
         Ok(cli) => cli,
         Err(e) => {
             // Through anyhow, whose alternate form appends the causes like every other error snip prints.
@@ -41,30 +41,30 @@ fn main() -> ExitCode {
         match cli.command {
             None => serve(cli.serve).await,
             Some(Command::Serve(args)) => serve(*args).await,
-            Some(Command::Put(args)) => snip::cli::put(args).await,
-            Some(Command::Get(args)) => snip::cli::get(args).await,
-            Some(Command::Delete(args)) => snip::cli::delete(args).await,
-            Some(Command::List(args)) => snip::cli::user::list(args).await,
-            Some(Command::Shorten(args)) => snip::cli::user::shorten(args).await,
-            Some(Command::Admin(args)) => snip::cli::admin::run(args).await,
-            Some(Command::Backup(args)) => snip::cli::backup::backup(args).await,
-            Some(Command::Restore(args)) => snip::cli::backup::restore(args).await,
-            Some(Command::Migrate(args)) => snip::cli::backup::migrate(args).await,
-            Some(Command::Config(args)) => snip::cli::settings::show(&args),
-            Some(Command::Completions(args)) => config::generate::completions(&args),
-            Some(Command::Man) => config::generate::man(),
+            Some(Command::Put(args)) => snip::client::put(args).await,
+            Some(Command::Get(args)) => snip::client::get(args).await,
+            Some(Command::Delete(args)) => snip::client::delete(args).await,
+            Some(Command::List(args)) => snip::client::user::list(args).await,
+            Some(Command::Shorten(args)) => snip::client::user::shorten(args).await,
+            Some(Command::Admin(args)) => snip::client::admin::run(args).await,
+            Some(Command::Backup(args)) => snip::client::backup::backup(args).await,
+            Some(Command::Restore(args)) => snip::client::backup::restore(args).await,
+            Some(Command::Migrate(args)) => snip::client::backup::migrate(args).await,
+            Some(Command::Config(args)) => snip::client::settings::show(&args),
+            Some(Command::Completions(args)) => command_line::generate::completions(&args),
+            Some(Command::Man) => command_line::generate::man(),
         }
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("snip: {}", snip::cli::report::error_line(&e));
+            eprintln!("snip: {}", snip::client::report::error_line(&e));
             ExitCode::FAILURE
         }
     }
 }
 
-async fn serve(args: config::ServeArgs) -> anyhow::Result<()> {
+async fn serve(args: command_line::ServeArgs) -> anyhow::Result<()> {
     // Dropped after the server stops: writes out the last buffered lines.
     let _logs = snip::logging::init(&args.log, args.log_format)?;
     snip::server::serve(args.server_config()?).await

@@ -20,6 +20,7 @@ mod cli_encrypt;
 mod cli_hostile;
 mod cli_scripting;
 mod compression;
+mod config_file;
 mod corruption;
 mod deb;
 mod disk_full;

@@ -26,6 +26,8 @@ pub struct Server {
     /// Everything the server logged so far.
     logs: Arc<Mutex<Vec<String>>>,
     args: Vec<String>,
+    /// Environment variables set for it, beside the harness's own.
+    env: Vec<(String, String)>,
     /// The PostgreSQL schema of this server (and of those sharing it), if any.
     schema: Option<String>,
     /// Whether dropping this server drops its schema.
@@ -48,13 +50,29 @@ impl Server {
     /// Starts a server like [`Server::start_with`]; returns its logs if it
     /// exits instead (e.g. because a port it was given is taken).
     pub fn try_start_with(args: &[&str]) -> Result<Self, String> {
+        Self::try_start_with_env(args, &[])
+    }
+
+    /// Starts a server like [`Server::start_with`], with the environment
+    /// variables `env` set (kept for [`Server::restart`]).
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::try_start_with_env(args, env)
+            .unwrap_or_else(|logs| panic!("snip did not start; logs:\n{logs}"))
+    }
+
+    /// [`Server::try_start_with`] with the environment variables `env` set.
+    pub fn try_start_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<Self, String> {
+        let env = env
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect();
         let mut args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let schema = on_postgres().then(fresh_schema);
         if let Some(schema) = &schema {
             args.splice(0..0, store_args(schema));
         }
         let tmp = Arc::new(tempfile::tempdir().expect("temp dir"));
-        let mut server = match Self::try_spawn(&tmp.path().join("data"), args) {
+        let mut server = match Self::try_spawn(&tmp.path().join("data"), args, env) {
             Ok(server) => server,
             Err(logs) => {
                 if let Some(schema) = &schema {
@@ -104,14 +122,18 @@ impl Server {
 
     /// Starts the process; panics with its logs if it does not start.
     fn spawn(data_dir: &Path, args: Vec<String>) -> Self {
-        Self::try_spawn(data_dir, args)
+        Self::try_spawn(data_dir, args, Vec::new())
             .unwrap_or_else(|logs| panic!("snip did not start; logs:\n{logs}"))
     }
 
     /// Starts the process and waits for the line that says where it listens
     /// (it binds port 0, unless `args` say otherwise, so no other process can
     /// take its port first); returns its logs if it exits instead.
-    fn try_spawn(data_dir: &Path, args: Vec<String>) -> Result<Self, String> {
+    fn try_spawn(
+        data_dir: &Path,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    ) -> Result<Self, String> {
         let mut child = Command::new(env!("CARGO_BIN_EXE_snip"))
             .arg("serve")
             .arg("--listen=127.0.0.1:0")
@@ -124,6 +146,7 @@ impl Server {
             .args(&args)
             .env_remove("SNIP_CONFIG")
             .env("SNIP_LOG", "info")
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -158,6 +181,7 @@ impl Server {
             data_dir: data_dir.to_path_buf(),
             logs,
             args,
+            env,
             schema: None,
             owns_schema: false,
             _tmp: None,
@@ -219,7 +243,7 @@ impl Server {
     /// [`Server::restart`], returning the new process's logs if it exits
     /// instead of starting.
     pub fn try_restart(&mut self) -> Result<(), String> {
-        let mut next = Self::try_spawn(&self.data_dir, self.args.clone())?;
+        let mut next = Self::try_spawn(&self.data_dir, self.args.clone(), self.env.clone())?;
         next._tmp = self._tmp.take();
         next.schema = self.schema.clone();
         next.owns_schema = std::mem::take(&mut self.owns_schema);

@@ -1,5 +1,5 @@
 //! The flags that name a store and how to reach it, shared by `snip serve`
-//! (through `config`) and by `snip backup`, `restore` and `migrate`.
+//! (through `command_line`) and by `snip backup`, `restore` and `migrate`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -52,6 +52,7 @@ impl StoreArgs {
     }
 }
 
-fn parse_schema(input: &str) -> Result<String, String> {
+/// A PostgreSQL schema name snip accepts.
+pub fn parse_schema(input: &str) -> Result<String, String> {
     validate_schema(input).map(|()| input.to_owned())
 }

@@ -56,6 +56,29 @@ pub struct TlsArgs {
 }
 
 impl TlsArgs {
+    /// What clap's `requires` and group check on the command line, checked
+    /// again once the config file filled in its options.
+    pub fn check(&self) -> Result<(), &'static str> {
+        let files = self.tls_cert.is_some() || self.tls_key.is_some();
+        let acme = !self.acme_domain.is_empty();
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            return Err("--tls-cert and --tls-key go together: give both or neither");
+        }
+        if files && acme {
+            return Err("--tls-cert and --acme-domain both give certificates; give only one");
+        }
+        if acme != self.acme_email.is_some() {
+            return Err("--acme-domain and --acme-email go together: give both or neither");
+        }
+        if self.acme_ca_root.is_some() && !acme {
+            return Err("--acme-ca-root needs --acme-domain");
+        }
+        if self.redirect_http.is_some() && !files && !acme {
+            return Err("--redirect-http needs HTTPS: --tls-cert or --acme-domain");
+        }
+        Ok(())
+    }
+
     /// Where certificates come from, or `None` when snip serves plain HTTP;
     /// ACME's cache goes under `data_dir`.
     pub fn tls_config(&self, data_dir: &Path) -> Option<TlsConfig> {
@@ -83,12 +106,12 @@ impl TlsArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Interval(pub Option<Duration>);
 
-fn parse_interval(input: &str) -> Result<Interval, UnitError> {
+pub(super) fn parse_interval(input: &str) -> Result<Interval, UnitError> {
     units::unless(input, "off", parse_duration).map(Interval)
 }
 
 /// A DNS name an ACME CA can issue for: letters, digits, `-` and `.`, no wildcard.
-fn parse_domain(input: &str) -> Result<String, String> {
+pub(super) fn parse_domain(input: &str) -> Result<String, String> {
     let domain = input.trim().trim_end_matches('.').to_ascii_lowercase();
     let label_ok = |l: &str| {
         !l.is_empty()
@@ -108,7 +131,7 @@ fn parse_domain(input: &str) -> Result<String, String> {
     Ok(domain)
 }
 
-fn parse_email(input: &str) -> Result<String, String> {
+pub(super) fn parse_email(input: &str) -> Result<String, String> {
     match input.split_once('@') {
         Some((user, host))
             if !user.is_empty() && host.contains('.') && !input.contains(char::is_whitespace) =>

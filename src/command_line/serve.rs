@@ -10,7 +10,7 @@ use ipnet::IpNet;
 
 use super::ConfigError;
 use super::tls::TlsArgs;
-use crate::cli::StoreArgs;
+use crate::client::StoreArgs;
 use crate::core::paste::{MAX_PASTE_BYTES, hash_token};
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
@@ -142,7 +142,7 @@ pub struct ServeArgs {
     /// IPv6 clients whose addresses share this many leading bits share one
     /// --ip-rate bucket (64: a subscriber's network; 128: one per address).
     #[arg(long, env = "SNIP_IPV6_PREFIX", default_value_t = DEFAULT_IPV6_PREFIX,
-          value_parser = clap::value_parser!(u8).range(0..=128))]
+          value_parser = parse_ipv6_prefix)]
     pub ipv6_prefix: u8,
 
     /// Most connections one client IP may hold open at once (0: no limit);
@@ -325,7 +325,7 @@ fn read_secret(path: &Path) -> Result<Secret, ConfigError> {
 
 /// A paste size limit: at most [`MAX_PASTE_BYTES`], so that every paste a
 /// server accepts can be stored on either backend and backed up.
-fn parse_paste_size(input: &str) -> Result<u64, String> {
+pub(super) fn parse_paste_size(input: &str) -> Result<u64, String> {
     let size = parse_size(input).map_err(|e| e.to_string())?;
     if size > MAX_PASTE_BYTES {
         return Err(format!(
@@ -335,7 +335,7 @@ fn parse_paste_size(input: &str) -> Result<u64, String> {
     Ok(size)
 }
 
-fn parse_id_length(input: &str) -> Result<usize, String> {
+pub(super) fn parse_id_length(input: &str) -> Result<usize, String> {
     let range = id::MIN_RANDOM_LEN..=id::MAX_RANDOM_LEN;
     input
         .parse()
@@ -344,11 +344,20 @@ fn parse_id_length(input: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
 }
 
+/// An IPv6 prefix length, 0 to 128.
+pub(super) fn parse_ipv6_prefix(input: &str) -> Result<u8, String> {
+    input
+        .parse()
+        .ok()
+        .filter(|&bits| bits <= 128)
+        .ok_or_else(|| "must be a number from 0 to 128".to_owned())
+}
+
 /// A rate limit, or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateSetting(pub Option<Rate>);
 
-fn parse_rate(input: &str) -> Result<RateSetting, TenantError> {
+pub(super) fn parse_rate(input: &str) -> Result<RateSetting, TenantError> {
     units::unless(input, "off", Rate::parse).map(RateSetting)
 }
 

@@ -4,14 +4,16 @@
 //! the default. `snip config` prints them with their sources.
 //!
 //! The file holds `server`, `token-file`, `admin-token-file`, `ttl`, `burn`
-//! and `encrypt`; an
-//! unknown key is an error naming the file and the key, so a typo is not
-//! silently ignored.
+//! and `encrypt`. It is read like the server's (see [`crate::config_file`]):
+//! an unknown key or a wrong value is an error naming the file, the line and
+//! the key, so a typo is not silently ignored.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+use crate::config_file::{self, ConfigFileError};
 
 /// The server when nothing names one.
 pub const DEFAULT_SERVER: &str = "http://127.0.0.1:8000";
@@ -50,19 +52,11 @@ pub struct Setting<T> {
 /// Why the settings cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
-    /// The config file exists but cannot be read.
-    #[error("cannot read config file {}: {error}", path.display())]
-    Read {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    /// The config file is not TOML, or has an unknown key or a wrong type
-    /// (toml's message names the key and the line).
-    #[error("config file {}: {error}", path.display())]
-    Parse {
-        path: PathBuf,
-        error: toml::de::Error,
-    },
+    /// The config file exists but cannot be read, is not TOML, or has an
+    /// unknown key or a wrong value (the message names the file, the line
+    /// and the key).
+    #[error(transparent)]
+    File(#[from] ConfigFileError),
     /// A boolean environment variable with another value.
     #[error("{name}={value:?}: use true or false")]
     NotBool { name: &'static str, value: String },
@@ -94,32 +88,18 @@ impl ClientConfig {
     /// Reads the config file; a missing one sets nothing.
     pub fn load() -> Result<Self, SettingsError> {
         let path = config_path();
-        let text = match &path {
+        let file = match &path {
             None => None,
-            Some(path) => match std::fs::read_to_string(path) {
-                Ok(text) => Some(text),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(error) => {
-                    return Err(SettingsError::Read {
-                        path: path.clone(),
-                        error,
-                    });
-                }
+            Some(path) => match config_file::load::<FileSettings>(path) {
+                Ok(file) => Some(file),
+                Err(e) if e.is_missing() => None,
+                Err(e) => return Err(e.into()),
             },
         };
-        let file = match (&path, &text) {
-            (Some(path), Some(text)) => {
-                toml::from_str(text).map_err(|error| SettingsError::Parse {
-                    path: path.clone(),
-                    error,
-                })?
-            }
-            _ => FileSettings::default(),
-        };
         Ok(Self {
-            found: text.is_some(),
+            found: file.is_some(),
             path,
-            file,
+            file: file.unwrap_or_default(),
         })
     }
 

@@ -40,7 +40,7 @@ mod tests {
     /// the context and the refusal, without the client's layers.
     #[tokio::test]
     async fn a_refused_connection_is_one_cause() {
-        let refused = crate::cli::client()
+        let refused = crate::client::client()
             .unwrap()
             .get("http://127.0.0.1:9/")
             .send()

@@ -1,0 +1,292 @@
+//! The command line: flags and environment variables parsed by clap, the
+//! TOML file of `serve` ([`serve_file`]), and their mapping onto the settings each
+//! layer owns ([`serve`] for the server and its layers, [`tls`] for HTTPS).
+//! The subcommands' own flags are the client's ([`crate::client`]).
+//!
+//! Every `serve` option can be given, from lowest to highest precedence, as its
+//! default, in a TOML file (`--config`, keys named like the long flags:
+//! `max-paste-size = "8MiB"`), as an environment variable (`SNIP_MAX_PASTE_SIZE`),
+//! or as a flag. clap parses flags and variables and says where each value
+//! came from; the file, read by serde into typed fields, fills in the options
+//! clap took from their defaults. `--help` stays the single reference.
+//!
+//! This is the top of the module graph: it imports the layers, and none of
+//! them imports it.
+
+pub mod generate;
+pub mod serve;
+pub mod serve_file;
+pub mod tls;
+
+use std::path::PathBuf;
+
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+use crate::config_file::{self, ConfigFileError};
+use serve_file::ServeFile;
+
+pub use serve::ServeArgs;
+pub use tls::TlsArgs;
+
+/// snip: a simple, fast, self-hosted pastebin.
+#[derive(Debug, Parser)]
+#[command(
+    name = "snip",
+    version,
+    args_conflicts_with_subcommands = true,
+    args_override_self = true
+)]
+pub struct Cli {
+    /// What to do; without one, snip serves.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of `serve`, for when no subcommand is given.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server (the default).
+    Serve(Box<ServeArgs>),
+    /// Create a paste from files or standard input and print its URL
+    /// (with --encrypt, the URL and its #key).
+    Put(crate::client::PutArgs),
+    /// Print a paste's bytes, decrypted with the link's #key if it is encrypted
+    /// (revealing, and so destroying, a burn paste).
+    Get(crate::client::GetArgs),
+    /// Delete a paste with its delete token (or the tenant's API token).
+    Delete(crate::client::DeleteArgs),
+    /// List the tenant's pastes, newest first (needs SNIP_TOKEN).
+    List(crate::client::ListArgs),
+    /// Make a short link that redirects to a URL and print it.
+    Shorten(crate::client::ShortenArgs),
+    /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
+    Admin(crate::client::admin::AdminArgs),
+    /// Write a checksummed dump of every live paste, tenant and token, from a
+    /// running server (admin API) or directly from a store.
+    Backup(crate::client::backup::BackupArgs),
+    /// Load a dump into a store (all or nothing; the dump is checked first).
+    Restore(crate::client::backup::RestoreArgs),
+    /// Copy every live paste, tenant and token from one store to another.
+    Migrate(crate::client::backup::MigrateArgs),
+    /// Show the client's effective settings (server, token, put's defaults)
+    /// and where each came from: flag, SNIP_* variable, config file or default.
+    Config(crate::client::settings::ConfigArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or
+    /// powershell (e.g. `snip completions bash > ~/.local/share/bash-completion/completions/snip`).
+    Completions(generate::CompletionsArgs),
+    /// Print the man page (roff; e.g. `snip man > ~/.local/share/man/man1/snip.1`).
+    Man,
+}
+
+/// Why the command line or the config file does not make a configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The config file cannot be read, or a key or value in it is refused
+    /// (the message names the file, the line and the key).
+    #[error(transparent)]
+    File(#[from] ConfigFileError),
+    /// The command line is refused by clap.
+    #[error(transparent)]
+    Clap(#[from] clap::Error),
+    /// TLS options that do not go together (checked after the file filled in its own).
+    #[error("{0}")]
+    Tls(&'static str),
+    /// `--proxy-protocol` without anyone allowed to send the header.
+    #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
+    ProxyProtocolWithoutTrustedProxy,
+    /// Both ways of giving the admin token.
+    #[error(
+        "--admin-token and --admin-token-file (or SNIP_ADMIN_TOKEN and SNIP_ADMIN_TOKEN_FILE) \
+         both give the admin token; give only one"
+    )]
+    TwoAdminTokens,
+    /// The admin token file cannot be read or holds no usable token.
+    #[error("admin token file {}: {error}", path.display())]
+    AdminTokenFile { path: PathBuf, error: String },
+}
+
+/// Parses the command line (exiting with clap's message on a bad one, or
+/// after `--help`), then fills in from the TOML file named by `--config`
+/// what no flag or environment variable set.
+pub fn parse() -> Result<Cli, ConfigError> {
+    let matches = Cli::command().get_matches();
+    from_matches(&matches)
+}
+
+/// [`parse`] of parsed arguments.
+fn from_matches(matches: &ArgMatches) -> Result<Cli, ConfigError> {
+    let mut cli = Cli::from_arg_matches(matches)?;
+    let (serve, serve_matches) = match &mut cli.command {
+        None => (&mut cli.serve, matches),
+        Some(Command::Serve(serve)) => match matches.subcommand_matches("serve") {
+            Some(serve_matches) => (serve.as_mut(), serve_matches),
+            None => return Ok(cli),
+        },
+        Some(_) => return Ok(cli),
+    };
+    if let Some(path) = &serve.config {
+        let file: ServeFile = config_file::load(path)?;
+        file.fill_in(serve, serve_matches);
+    }
+    serve.tls.check().map_err(ConfigError::Tls)?;
+    Ok(cli)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The clap definition is internally consistent.
+    #[test]
+    fn cli_definition() {
+        Cli::command().debug_assert();
+    }
+
+    /// `/metrics` stays off the main listener unless asked for, and the flag
+    /// takes an explicit value too.
+    #[test]
+    fn metrics_are_not_public_by_default() {
+        let parse = |args: &[&str]| {
+            let matches = Cli::command().try_get_matches_from(args).unwrap();
+            Cli::from_arg_matches(&matches)
+                .unwrap()
+                .serve
+                .metrics_public
+        };
+        if std::env::var_os("SNIP_METRICS_PUBLIC").is_none() {
+            assert!(!parse(&["snip"]));
+        }
+        assert!(parse(&["snip", "--metrics-public"]));
+        assert!(!parse(&[
+            "snip",
+            "--metrics-public",
+            "--metrics-public=false"
+        ]));
+    }
+
+    /// Every long option of `serve` is a key of its config file (a value of
+    /// the wrong kind, not an unknown key), except `config` itself.
+    #[test]
+    fn every_option_is_a_file_key() {
+        let path = std::path::Path::new("snip.toml");
+        for arg in Cli::command().get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if matches!(long, "help" | "version") {
+                continue;
+            }
+            // No option takes a table.
+            let text = format!("{long} = {{ a = 1 }}");
+            let refused = config_file::from_text::<ServeFile>(path, &text).unwrap_err();
+            let unknown = matches!(refused, ConfigFileError::UnknownKey { .. });
+            assert_eq!(unknown, long == "config", "{long}: {refused}");
+        }
+    }
+
+    /// The sample file, with every key uncommented, is a valid config file
+    /// whose keys fill in `serve`'s options.
+    #[test]
+    fn the_sample_file_reads() {
+        let sample = include_str!("../../contrib/snip.toml");
+        let uncommented: String = sample
+            .lines()
+            .map(|line| match line.strip_prefix('#') {
+                Some(rest) if rest.starts_with(|c: char| c.is_ascii_lowercase()) => rest,
+                _ => line,
+            })
+            .flat_map(|line| [line, "\n"])
+            .collect();
+        let path = std::path::Path::new("contrib/snip.toml");
+        let file = config_file::from_text::<ServeFile>(path, &uncommented);
+        let file = file.unwrap_or_else(|e| panic!("{e}"));
+        // Filling in checks (in debug builds) that each key names an option of `serve`.
+        let matches = Cli::command()
+            .try_get_matches_from(["snip", "serve"])
+            .unwrap();
+        let Some(Command::Serve(mut serve)) = Cli::from_arg_matches(&matches).unwrap().command
+        else {
+            panic!("not serve");
+        };
+        file.fill_in(&mut serve, matches.subcommand_matches("serve").unwrap());
+        assert_eq!(serve.trusted_proxy.len(), 2);
+    }
+
+    /// `--max-paste-size` takes at most 1 GiB, the largest paste a backup
+    /// carries, and says so when given more.
+    #[test]
+    fn the_paste_size_limit_is_at_most_what_a_backup_carries() {
+        let parse = |size: &str| {
+            let args = ["snip", "serve", &format!("--max-paste-size={size}")];
+            Cli::command()
+                .try_get_matches_from(args)
+                .map_err(|e| e.to_string())
+        };
+        assert!(parse("1GiB").is_ok());
+        let refused = parse("1025MiB").unwrap_err();
+        assert!(refused.contains("at most 1073741824 bytes"), "{refused}");
+        assert!(parse("16XB").is_err());
+    }
+}
+
+/// Property tests of the config file: TOML, then its keys and values read
+/// into the typed file and filled into `serve`'s options; `bench/fuzz` runs them long.
+#[cfg(test)]
+mod fuzz {
+    use std::path::Path;
+
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// TOML-ish lines: real option names and made-up ones, with values of
+    /// every kind, and lines that are not TOML at all.
+    fn config_text() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            Just("listen".to_owned()),
+            Just("max-paste-size".to_owned()),
+            Just("max_storage".to_owned()),
+            Just("default-ttl".to_owned()),
+            Just("sync".to_owned()),
+            Just("config".to_owned()),
+            Just("store".to_owned()),
+            Just("trusted-proxy".to_owned()),
+            Just("acme-domain".to_owned()),
+            "[a-z_-]{1,16}",
+        ];
+        let value = prop_oneof![
+            "\"[ -~&&[^\"\\\\]]{0,20}\"",
+            "-?[0-9]{1,20}",
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            "\\[[0-9, ]{0,10}\\]",
+            "\\[(\"[0-9a-f.:/]{0,12}\", ?){0,3}\\]",
+            "\\{ ?[a-z]{0,4} ?= ?[0-9]{0,3} ?\\}",
+            "[ -~]{0,12}",
+        ];
+        let line = prop_oneof![
+            8 => (key, value).prop_map(|(k, v)| format!("{k} = {v}")),
+            1 => "\\[[a-z.]{0,10}\\]",
+            1 => "\\PC{0,30}",
+        ];
+        proptest::collection::vec(line, 0..8).prop_map(|lines| lines.join("\n"))
+    }
+
+    proptest! {
+        /// Any file gives typed settings or an error naming the file, never
+        /// a panic; the settings it gives fill in `serve`'s options.
+        #[test]
+        fn fuzz_config_files(text in config_text()) {
+            let path = Path::new("/etc/snip.toml");
+            match config_file::from_text::<ServeFile>(path, &text) {
+                Ok(file) => {
+                    let matches = Cli::command().try_get_matches_from(["snip"]).unwrap();
+                    let mut cli = Cli::from_arg_matches(&matches).unwrap();
+                    file.fill_in(&mut cli.serve, &matches);
+                }
+                Err(e) => prop_assert!(e.to_string().contains("/etc/snip.toml"), "{e}"),
+            }
+        }
+    }
+}
