@@ -24,7 +24,7 @@
 //!   past axum's router, origin, authentication, rate limits, response
 //!   finishing), the handlers, one module per feature ([`http::handlers`]), and
 //!   rendering ([`http::render`]: pages, assets, negotiation, error answers);
-//!   every failure is one [`http::errors::ApiError`].
+//!   every failure is one [`http::api_error::ApiError`].
 //! - [`store`]: the [`store::Store`] trait every backend implements,
 //!   [`store::open`] choosing one from `--store`, the embedded fjall backend
 //!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL

@@ -5,7 +5,7 @@
 //!    decided behind trusted proxies, and around the paste routes the caller
 //!    is authenticated and rate limited.
 //! 2. [`handlers`]: one module per feature, talking to storage only through
-//!    the [`crate::store::Store`] trait and failing with [`errors::ApiError`].
+//!    the [`crate::store::Store`] trait and failing with [`api_error::ApiError`].
 //! 3. [`render`]: pages, assets and content negotiation; on its way out
 //!    every answer has its error rendered for the client, gets the security
 //!    headers, and is counted and logged.
@@ -17,8 +17,8 @@
 use axum::Router;
 use axum::routing::{get, post};
 
+pub mod api_error;
 pub mod body;
-pub mod errors;
 pub mod handlers;
 pub mod inflight;
 pub mod outbound;

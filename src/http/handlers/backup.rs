@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::BytesMut;
 use tokio::io::AsyncReadExt;
 
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
 use crate::http::pipeline::auth::AdminCaller;
 use crate::http::state::SharedState;
 use crate::store::transfer;

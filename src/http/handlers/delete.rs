@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 
 use super::read::load_meta;
 use crate::core::api::DELETE_TOKEN_HEADER;
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
 use crate::http::pipeline::caller::Caller;
 use crate::http::state::SharedState;
 

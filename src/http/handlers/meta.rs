@@ -5,7 +5,7 @@ use axum::{Extension, Json};
 
 use super::read::load_meta;
 use crate::core::api::PasteInfo;
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
 use crate::http::pipeline::caller::Caller;
 use crate::http::state::SharedState;
 

@@ -5,7 +5,7 @@
 //! routes ([`ops`]) and the API description they serve ([`openapi`]).
 //!
 //! Handlers talk to storage only through the [`crate::store::Store`] trait
-//! and answer failures as [`super::errors::ApiError`]; they never look at
+//! and answer failures as [`super::api_error::ApiError`]; they never look at
 //! `Accept` for errors (the pipeline renders them).
 
 pub mod admin;

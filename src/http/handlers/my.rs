@@ -9,7 +9,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::session::{clear_cookie, is_secure};
 use crate::core::paste;
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
 use crate::http::pipeline::auth;
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::account;

@@ -20,8 +20,8 @@ use axum::response::{Html, IntoResponse, Response};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::SESSION_SECS;
 use crate::core::tenant::SessionRecord;
+use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::body;
-use crate::http::errors::ApiError;
 use crate::http::pipeline::auth::{self, Asked};
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::pipeline::ratelimit::Verdict;
@@ -72,7 +72,7 @@ pub async fn signin(
         return Err(refused("That token has expired."));
     }
     let (secret, session) = SessionRecord::generate(token_hash, paste::now())
-        .map_err(|_| ApiError::internal().into_response())?;
+        .map_err(|e| ApiError::internal_from("no randomness for a session", e).into_response())?;
     state
         .store
         .create_session(session)
@@ -136,7 +136,7 @@ async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<
     match state.rate_limits.check_ip_anywhere(client).await {
         Ok(Verdict::Limited { limit, retry_after }) => {
             state.metrics.rate_limited(Bucket::Ip);
-            Some(auth::limited(limit, retry_after))
+            Some(ApiError::rate_limited(limit, retry_after))
         }
         Ok(_) => None,
         Err(e) => Some(store_error(e)),
@@ -147,7 +147,7 @@ async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<
 fn form_too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
-        "too_large",
+        ErrorCode::TooLarge,
         "the sign-in form is too large",
     )
 }

@@ -37,7 +37,7 @@ use super::forwarded;
 use super::ratelimit::{Limit, Verdict};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::{Authority, Tenant};
-use crate::http::errors::ApiError;
+use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;
 use crate::store::StoreError;
@@ -146,9 +146,9 @@ where
                 Poll::Ready(Err(never)) => match never {},
                 Poll::Pending => Poll::Pending,
             },
-            State::Refused { response } => Poll::Ready(Ok(response
-                .take()
-                .unwrap_or_else(|| ApiError::internal().into_response()))),
+            State::Refused { response } => Poll::Ready(Ok(response.take().unwrap_or_else(|| {
+                ApiError::internal("a refusal was polled after it was answered").into_response()
+            }))),
             State::Waiting { future } => future.as_mut().poll(cx).map(Ok),
         }
     }
@@ -297,7 +297,7 @@ enum Refusal {
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
         match self {
-            Self::Limited { limit, retry_after } => limited(limit, retry_after),
+            Self::Limited { limit, retry_after } => ApiError::rate_limited(limit, retry_after),
             Self::Error(e) => e.into_response(),
         }
     }
@@ -340,7 +340,7 @@ pub async fn limit_pages(
     match state.rate_limits.check_ip_anywhere(client).await {
         Ok(Verdict::Limited { limit, retry_after }) => {
             state.metrics.rate_limited(Bucket::Ip);
-            limited(limit, retry_after)
+            ApiError::rate_limited(limit, retry_after)
         }
         Ok(verdict) => with_rate_headers(next.run(request).await, verdict),
         Err(e) => ApiError::from(e).into_response(),
@@ -354,17 +354,6 @@ pub fn with_rate_headers(mut response: Response, verdict: Verdict) -> Response {
         headers.insert("ratelimit-limit", HeaderValue::from(limit));
         headers.insert("ratelimit-remaining", HeaderValue::from(remaining));
     }
-    response
-}
-
-/// `429` with `Retry-After` (whole seconds, at least 1) and the bucket's size.
-pub fn limited(limit: u32, retry_after: Duration) -> Response {
-    let mut response = ApiError::rate_limited(retry_after).into_response();
-    let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
-    let headers = response.headers_mut();
-    headers.insert(header::RETRY_AFTER, HeaderValue::from(secs.max(1)));
-    headers.insert("ratelimit-limit", HeaderValue::from(limit));
-    headers.insert("ratelimit-remaining", HeaderValue::from(0));
     response
 }
 
@@ -603,7 +592,7 @@ impl FromRequestParts<SharedState> for AdminCaller {
                 .map_err(|e| ApiError::from(e).into_response())?;
             if let Verdict::Limited { limit, retry_after } = verdict {
                 state.metrics.rate_limited(Bucket::Ip);
-                return Err(limited(limit, retry_after));
+                return Err(ApiError::rate_limited(limit, retry_after));
             }
         }
         check_admin(state, &parts.headers)
@@ -627,7 +616,7 @@ fn check_admin(state: &SharedState, headers: &HeaderMap) -> Result<(), ApiError>
     let Some(expected) = &state.auth.admin_token_hash else {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "admin_disabled",
+            ErrorCode::AdminDisabled,
             "the admin API is disabled; start the server with --admin-token",
         ));
     };

@@ -4,7 +4,7 @@
 
 use super::forwarded::ProxyConfig;
 use crate::core::tenant::{Authority, Tenant};
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
 
 /// What anonymous (token-less) clients may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

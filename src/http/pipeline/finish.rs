@@ -2,7 +2,9 @@
 //! the way in it decides the request's [`forwarded::Origin`] (client IP,
 //! scheme, host); on the way out, errors are rendered for what the client
 //! accepts, then the security headers are added (a handler's own value, e.g.
-//! the raw CSP, wins), then the request's metrics and log line ([`super::observe`]).
+//! the raw CSP, wins), then an error's fault on the server's side is logged
+//! (the one place it is: [`crate::http::api_error::Fault`]), then the
+//! request's metrics and log line ([`super::observe`]).
 //! The hot routes use [`Exchange`] directly ([`super::hot`]); the router's
 //! routes get it from the [`Finish`] layer, which leaves the origin in the
 //! request's extensions.
@@ -25,6 +27,7 @@ use tower::Service;
 
 use super::forwarded;
 use super::observe::Probe;
+use crate::http::api_error::ApiError;
 use crate::http::render::error_answer;
 use crate::http::render::negotiate::{self, Accepts};
 use crate::http::state::SharedState;
@@ -112,9 +115,20 @@ impl Exchange {
         (Self { wants, probe }, origin)
     }
 
-    /// Finishes `response` (error rendering, security headers), records it
-    /// in the metrics and logs the request line.
+    /// Finishes `response` (error rendering, security headers), logs the
+    /// server's fault behind an error answer, if any, records the request in
+    /// the metrics and logs the request line.
     pub fn end(self, state: &SharedState, response: Response) -> Response {
+        if let Some(fault) = response
+            .extensions()
+            .get::<ApiError>()
+            .and_then(|error| error.fault.as_ref())
+        {
+            fault.log(
+                response.status(),
+                state.metrics.route_label(self.probe.route()),
+            );
+        }
         let mut response = finish(self.wants, response);
         if let Some(hsts) = &state.hsts {
             response

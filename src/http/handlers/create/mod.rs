@@ -20,8 +20,8 @@ use crate::core::api::{Created, DELETE_TOKEN_HEADER};
 use crate::core::envelope;
 use crate::core::paste::{self, KeyCheck, PasteMeta, Visibility};
 use crate::core::random::OsRandom;
+use crate::http::api_error::ApiError;
 use crate::http::body;
-use crate::http::errors::ApiError;
 use crate::http::inflight::Reservation;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::forwarded::Origin;
@@ -129,8 +129,9 @@ async fn store_paste(
         },
         authority: caller.authority().copied(),
     };
-    let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
-    let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;
+    let no_randomness = |e| ApiError::internal_from("no randomness for a delete token", e);
+    let mut random = OsRandom::new().map_err(no_randomness)?;
+    let token = paste::generate_token(&mut random).map_err(no_randomness)?;
     let now = paste::now();
     let key_check = options
         .verifier
