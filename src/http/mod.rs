@@ -19,22 +19,26 @@ use axum::routing::{get, post};
 
 pub mod api_error;
 pub mod body;
+pub mod client_net;
+pub mod context;
+pub mod credentials;
 pub mod handlers;
 pub mod inflight;
 pub mod outbound;
 pub mod pipeline;
+pub mod ratelimit;
 pub mod render;
 pub mod state;
 
 pub use body::Pace;
+pub use context::AnonymousPolicy;
 use handlers::{admin, create, delete, list, meta, my, ops, read, session};
 pub use inflight::InflightBytes;
-pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{Peer, ProxyConfig, ProxyHeaders};
 pub use pipeline::hot::{App, Connection};
-pub use pipeline::ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
-pub use state::{AppState, Limits, Readiness, SharedState};
+pub use ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
+pub use state::{AppState, AuthConfig, Limits, Readiness, SharedState};
 
 /// Builds the service: every route with its per-route middleware
 /// (authentication), the hot ones also reachable without the router.

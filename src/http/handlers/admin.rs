@@ -36,8 +36,8 @@ use crate::core::paste;
 use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::body;
-use crate::http::pipeline::auth::AdminCaller;
-use crate::http::pipeline::forwarded::Origin;
+use crate::http::context::Origin;
+use crate::http::credentials::AdminCaller;
 use crate::http::state::SharedState;
 
 /// The admin routes.

@@ -10,7 +10,7 @@ use bytes::BytesMut;
 use tokio::io::AsyncReadExt;
 
 use crate::http::api_error::ApiError;
-use crate::http::pipeline::auth::AdminCaller;
+use crate::http::credentials::AdminCaller;
 use crate::http::state::SharedState;
 use crate::store::transfer;
 

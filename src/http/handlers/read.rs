@@ -27,13 +27,13 @@ use crate::core::envelope::Proof;
 use crate::core::paste::{self, PasteMeta, ProofStanding};
 use crate::core::{PasteId, Visibility};
 use crate::http::api_error::ApiError;
+use crate::http::context::Caller;
+use crate::http::context::Origin;
+use crate::http::credentials;
 use crate::http::outbound::{self, Streamed, reservation_bytes};
-use crate::http::pipeline::auth;
-use crate::http::pipeline::caller::Caller;
-use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
-use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accept_encoding, accepts, vary_by_accept};
 use crate::http::render::pages::{self, Account};
+use crate::http::render::security_headers::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::state::SharedState;
 use crate::store::{Encoding, Opened, OpenedBody, StoredBody, Taken};
 
@@ -119,7 +119,7 @@ async fn refuse(state: &SharedState, read: &PasteRead, wrong: bool) -> ApiError 
     if !wrong {
         return ApiError::proof_required();
     }
-    auth::charge_wrong_guess(state, &read.caller, read.origin.client).await;
+    credentials::charge_wrong_guess(state, &read.caller, read.origin.client).await;
     ApiError::wrong_proof()
 }
 

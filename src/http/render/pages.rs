@@ -72,7 +72,7 @@ pub enum Account<'a> {
 
 impl<'a> Account<'a> {
     /// The header's account of a request by `caller`.
-    pub fn of(caller: &'a crate::http::pipeline::caller::Caller) -> Self {
+    pub fn of(caller: &'a crate::http::context::Caller) -> Self {
         caller.tenant_name().map_or(Self::SignedOut, Self::SignedIn)
     }
 }

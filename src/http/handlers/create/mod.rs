@@ -22,9 +22,9 @@ use crate::core::paste::{self, KeyCheck, PasteMeta, Visibility};
 use crate::core::random::OsRandom;
 use crate::http::api_error::ApiError;
 use crate::http::body;
+use crate::http::context::Caller;
+use crate::http::context::Origin;
 use crate::http::inflight::Reservation;
-use crate::http::pipeline::caller::Caller;
-use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts};
 use crate::http::state::SharedState;
 use crate::store::{NewBody, PutLimits};
@@ -64,7 +64,7 @@ pub async fn answer_create(
     headers: &HeaderMap,
     body: Body,
 ) -> Response {
-    if let Err(error) = caller.check_can_write(state.auth.anonymous) {
+    if let Err(error) = super::check_can_write(caller, state.auth.anonymous) {
         return body::closing(error);
     }
     let limit = paste_limit(state, caller);
