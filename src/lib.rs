@@ -21,10 +21,12 @@
 //!   task that deletes expired pastes ([`server::sweeper`]).
 //! - [`http`]: the API ([`http::make_app`], served by [`server::serve`]) in three
 //!   stages: the request pipeline ([`http::pipeline`]: the hot routes' shortcut
-//!   past axum's router, origin, authentication, rate limits, response
-//!   finishing), the handlers, one module per feature ([`http::handlers`]), and
-//!   rendering ([`http::render`]: pages, assets, negotiation, error answers);
-//!   every failure is one [`http::api_error::ApiError`].
+//!   past axum's router, origin, authentication, response finishing), the
+//!   handlers, one module per feature ([`http::handlers`]), and rendering
+//!   ([`http::render`]: pages, assets, negotiation, error answers); all three
+//!   read the request's context ([`http::context`]: origin, caller), and
+//!   every failure is one [`http::api_error::ApiError`] with an
+//!   [`core::ErrorCode`].
 //! - [`store`]: the [`store::Store`] trait every backend implements,
 //!   [`store::open`] choosing one from `--store`, the embedded fjall backend
 //!   ([`store::embedded`]) with group commit for `--sync`, the PostgreSQL

@@ -5,14 +5,19 @@
 //!    decided behind trusted proxies, and around the paste routes the caller
 //!    is authenticated and rate limited.
 //! 2. [`handlers`]: one module per feature, talking to storage only through
-//!    the [`crate::store::Store`] trait and failing with [`api_error::ApiError`].
+//!    the [`crate::store::Store`] trait.
 //! 3. [`render`]: pages, assets and content negotiation; on its way out
 //!    every answer has its error rendered for the client, gets the security
 //!    headers, and is counted and logged.
 //!
 //! [`make_app`] puts them together; [`state`] is what all of them can reach.
-//! Every route that reads a request body reads it through [`body`], within
-//! the in-flight bounds of [`inflight`].
+//! What the pipeline establishes about a request (its origin, its caller) is
+//! the request's [`context`], a leaf all three stages read; the credentials
+//! behind a caller are checked by [`credentials`], and request rates counted
+//! by [`ratelimit`], for the pipeline and handlers alike. Every failure is an
+//! [`api_error::ApiError`]. Every route that reads a request body reads it
+//! through [`body`], within the in-flight bounds of [`inflight`]; every
+//! per-client bound groups clients by [`client_net`].
 
 use axum::Router;
 use axum::routing::{get, post};
