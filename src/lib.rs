@@ -22,10 +22,12 @@
 //!   task that deletes expired pastes ([`server::sweeper`]).
 //! - [`http`]: the API ([`http::make_app`], served by [`server::serve`]) in three
 //!   stages: the request pipeline ([`http::pipeline`]: the hot routes' shortcut
-//!   past axum's router, origin, authentication, rate limits, response
-//!   finishing), the handlers, one module per feature ([`http::handlers`]), and
-//!   rendering ([`http::render`]: pages, assets, negotiation, error answers);
-//!   every failure is one [`http::errors::ApiError`].
+//!   past axum's router, origin, authentication, response finishing), the
+//!   handlers, one module per feature ([`http::handlers`]), and rendering
+//!   ([`http::render`]: pages, assets, negotiation, error answers); all three
+//!   read the request's context ([`http::context`]: origin, caller), and
+//!   every failure is one [`http::api_error::ApiError`] with an
+//!   [`core::ErrorCode`].
 //! - [`metrics`]: the Prometheus registry ([`metrics::Metrics`]) with
 //!   lock-free recording, and [`metrics::MeteredStore`], the decorator that
 //!   times every store operation and counts paste events.

@@ -10,6 +10,7 @@ use anyhow::{Context, anyhow, bail};
 use reqwest::StatusCode;
 
 use super::{PasteUrl, auth, check, download, password_from_env};
+use crate::core::ErrorCode;
 use crate::core::api::{ErrorBody, PasteInfo, ProofParams};
 use crate::core::envelope::{self, FinalKey, Key, MAX_ITERATIONS};
 
@@ -110,7 +111,7 @@ async fn read(
     if response.status() == StatusCode::FORBIDDEN {
         let text = response.text().await.unwrap_or_default();
         return match serde_json::from_str::<ErrorBody>(&text) {
-            Ok(body) if body.error.code == "wrong_proof" => Ok(None),
+            Ok(body) if body.error.code == ErrorCode::WrongProof => Ok(None),
             Ok(body) => bail!("server answered 403: {}", body.error.message),
             Err(_) => bail!("server answered 403: {}", text.trim()),
         };

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+use super::error_code::ErrorCode;
 use super::paste::{KeyCheck, PasteMeta, Visibility, rfc3339};
 use super::tenant::{Tenant, TokenRecord};
 
@@ -301,7 +302,7 @@ pub struct ErrorBody<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorDetail<'a> {
     /// A stable identifier clients can match on (`not_found`, `too_large`, …).
-    pub code: Cow<'a, str>,
+    pub code: ErrorCode,
     /// One human-readable line.
     pub message: Cow<'a, str>,
 }
@@ -349,7 +350,7 @@ mod tests {
     fn error_body() {
         let body = ErrorBody {
             error: ErrorDetail {
-                code: "not_found".into(),
+                code: ErrorCode::NotFound,
                 message: "no such paste".into(),
             },
         };

@@ -1,9 +1,10 @@
 //! The I/O-free core shared by the server and the CLI: IDs, the paste model,
-//! the end-to-end encryption envelope, the JSON of the HTTP API, and the
-//! parsers of sizes and durations.
+//! the end-to-end encryption envelope, the JSON of the HTTP API with its
+//! error codes, and the parsers of sizes and durations.
 
 pub mod api;
 pub mod envelope;
+pub mod error_code;
 pub mod hex;
 pub mod id;
 pub mod id_cipher;
@@ -12,5 +13,6 @@ pub mod random;
 pub mod tenant;
 pub mod units;
 
+pub use error_code::ErrorCode;
 pub use id::{IdError, PasteId};
 pub use paste::{PasteMeta, Ttl, UnixTime, Visibility};

@@ -16,7 +16,7 @@ use futures_util::{Stream, StreamExt};
 use http_body_util::BodyExt;
 use tokio::time::Instant;
 
-use super::errors::ApiError;
+use super::api_error::ApiError;
 use super::inflight::{InflightRefusal, Reservation};
 use crate::core::units::format_size;
 

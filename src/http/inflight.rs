@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-use crate::http::pipeline::client_net::client_net;
+use crate::http::client_net::client_net;
 
 /// Bytes held in memory for clients, per client and in all.
 #[derive(Debug)]

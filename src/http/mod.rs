@@ -5,36 +5,45 @@
 //!    decided behind trusted proxies, and around the paste routes the caller
 //!    is authenticated and rate limited.
 //! 2. [`handlers`]: one module per feature, talking to storage only through
-//!    the [`crate::store::Store`] trait and failing with [`errors::ApiError`].
+//!    the [`crate::store::Store`] trait.
 //! 3. [`render`]: pages, assets and content negotiation; on its way out
 //!    every answer has its error rendered for the client, gets the security
 //!    headers, and is counted and logged.
 //!
 //! [`make_app`] puts them together; [`state`] is what all of them can reach.
-//! Every route that reads a request body reads it through [`body`], within
-//! the in-flight bounds of [`inflight`].
+//! What the pipeline establishes about a request (its origin, its caller) is
+//! the request's [`context`], a leaf all three stages read; the credentials
+//! behind a caller are checked by [`credentials`], and request rates counted
+//! by [`ratelimit`], for the pipeline and handlers alike. Every failure is an
+//! [`api_error::ApiError`]. Every route that reads a request body reads it
+//! through [`body`], within the in-flight bounds of [`inflight`]; every
+//! per-client bound groups clients by [`client_net`].
 
 use axum::Router;
 use axum::routing::{get, post};
 
+pub mod api_error;
 pub mod body;
-pub mod errors;
+pub mod client_net;
+pub mod context;
+pub mod credentials;
 pub mod handlers;
 pub mod inflight;
 pub mod outbound;
 pub mod pipeline;
+pub mod ratelimit;
 pub mod render;
 pub mod state;
 
 pub use body::Pace;
+pub use context::AnonymousPolicy;
 use handlers::{admin, create, delete, list, meta, my, ops, read, session};
 pub use inflight::InflightBytes;
-pub use pipeline::caller::{AnonymousPolicy, AuthConfig};
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::forwarded::{Peer, ProxyConfig, ProxyHeaders};
 pub use pipeline::hot::{App, Connection};
-pub use pipeline::ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
-pub use state::{AppState, Limits, Readiness, SharedState};
+pub use ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
+pub use state::{AppState, AuthConfig, Limits, Readiness, SharedState};
 
 /// Builds the service: every route with its per-route middleware
 /// (authentication), the hot ones also reachable without the router.

@@ -28,7 +28,7 @@ use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 use tokio::task::JoinHandle;
 
-use crate::http::errors::ApiError;
+use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::inflight::{InflightBytes, InflightRefusal, Reservation};
 use crate::store::{BodyReader, StoredBody};
 
@@ -91,8 +91,8 @@ impl IntoResponse for Refused {
     /// both with `Retry-After`.
     fn into_response(self) -> Response {
         let (status, code) = match self {
-            Self::Client => (StatusCode::TOO_MANY_REQUESTS, "too_many_downloads"),
-            Self::Server => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
+            Self::Client => (StatusCode::TOO_MANY_REQUESTS, ErrorCode::TooManyDownloads),
+            Self::Server => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::Busy),
         };
         let mut response = ApiError::new(status, code, self.to_string()).into_response();
         response

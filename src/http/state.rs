@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 use axum::http::HeaderValue;
 
 use super::body::Pace;
+use super::context::{AnonymousPolicy, Origin};
 use super::inflight::InflightBytes;
-use super::pipeline::caller::AuthConfig;
-use super::pipeline::forwarded::Origin;
-use super::pipeline::ratelimit::RateLimits;
+use super::pipeline::forwarded::ProxyConfig;
+use super::ratelimit::RateLimits;
 use crate::core::Ttl;
 use crate::metrics::Metrics;
 use crate::store::{Store, StoreError};
@@ -37,6 +37,17 @@ pub struct Limits {
     pub max_response_bytes: u64,
     /// Most of [`Self::max_response_bytes`] one client may hold.
     pub max_response_bytes_per_ip: u64,
+}
+
+/// Authentication settings.
+#[derive(Debug, Clone, Default)]
+pub struct AuthConfig {
+    /// What anonymous clients may do.
+    pub anonymous: AnonymousPolicy,
+    /// Whose forwarding headers are believed, and which.
+    pub proxy: ProxyConfig,
+    /// SHA-256 of the admin token; `None` disables the admin API.
+    pub admin_token_hash: Option<[u8; 32]>,
 }
 
 /// What every handler can reach.

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use ipnet::IpNet;
 
-use crate::http::pipeline::client_net::client_net;
+use crate::http::client_net::client_net;
 
 /// Open connections per client, bounded.
 #[derive(Debug)]

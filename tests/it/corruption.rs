@@ -183,6 +183,45 @@ async fn damaged_bodies_are_refused_and_the_rest_is_served() {
     assert_no_panic(&server);
 }
 
+/// A request that meets a damaged body is logged once, by the layer that
+/// finishes its answer: one `ERROR` line naming what happened, the route and
+/// the store's own error; the client's answer names none of it.
+#[tokio::test]
+async fn a_damaged_body_is_logged_once() {
+    if skip_on_postgres("damage to the embedded store's files") {
+        return;
+    }
+    let mut server = Server::start();
+    let paste = store(&server, body("logged", 300)).await;
+    assert!(server.terminate(), "{}", server.log_text());
+    let (segment, at) = segment_of(&server.data_dir, &paste);
+    let mut bytes = std::fs::read(&segment).unwrap();
+    bytes[at + 100] ^= 0x04;
+    std::fs::write(&segment, bytes).unwrap();
+    server.restart();
+
+    assert_damaged(&server, &paste).await;
+    assert!(
+        server.wait_for_request_logs().await,
+        "{}",
+        server.log_text()
+    );
+    let lines = server.log_lines();
+    let errors: Vec<&String> = lines.iter().filter(|l| l.contains("ERROR")).collect();
+    assert_eq!(errors.len(), 1, "{}", server.log_text());
+    let line = errors[0];
+    for named in [
+        "stored data is damaged",
+        "status=500",
+        "/raw/{id}",
+        "stored data is corrupt",
+    ] {
+        assert!(line.contains(named), "{named:?} missing: {line}");
+    }
+    let (_, answer) = server.text(&format!("/raw/{}", paste.id)).await;
+    assert!(!answer.contains("stored data is corrupt"), "{answer}");
+}
+
 /// The newest journal of the metadata store and where its written part
 /// ends (journals are preallocated with zeros).
 fn journal_tail(data_dir: &Path) -> (PathBuf, usize) {

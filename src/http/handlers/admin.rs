@@ -34,10 +34,10 @@ use crate::core::api::{
 };
 use crate::core::paste;
 use crate::core::tenant::{self, Rate, Tenant, TokenRecord};
+use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::body;
-use crate::http::errors::ApiError;
-use crate::http::pipeline::auth::AdminCaller;
-use crate::http::pipeline::forwarded::Origin;
+use crate::http::context::Origin;
+use crate::http::credentials::AdminCaller;
 use crate::http::state::SharedState;
 
 /// The admin routes.
@@ -120,7 +120,7 @@ impl FromRequest<SharedState> for AdminBody {
 fn body_too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
-        "too_large",
+        ErrorCode::TooLarge,
         format!(
             "an admin request body is at most {}",
             crate::core::units::format_size(ADMIN_BODY_MAX)
@@ -134,7 +134,7 @@ fn client_of(request: &Request) -> Result<std::net::IpAddr, ApiError> {
         .extensions()
         .get::<Origin>()
         .map(|origin| origin.client)
-        .ok_or_else(ApiError::internal)
+        .ok_or_else(|| ApiError::internal("the response layer left no origin"))
 }
 
 fn no_such_tenant() -> ApiError {
@@ -201,7 +201,7 @@ async fn issue_token(
         }
     };
     let (secret, record) = TokenRecord::generate(tenant, request.read_only, now, expires_at)
-        .map_err(|_| ApiError::internal())?;
+        .map_err(|e| ApiError::internal_from("no randomness for a token", e))?;
     state.store.create_token(record.clone()).await?;
     tracing::info!(tenant, token_id = %record.id, read_only = record.read_only, "token created");
     Ok(TokenView::new(record, Some(secret)))
@@ -331,7 +331,7 @@ async fn revoke_token(
     } else {
         Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "no_such_token",
+            ErrorCode::NoSuchToken,
             "no such token",
         ))
     }

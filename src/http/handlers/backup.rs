@@ -9,8 +9,8 @@ use axum::response::{IntoResponse, Response};
 use bytes::BytesMut;
 use tokio::io::AsyncReadExt;
 
-use crate::http::errors::ApiError;
-use crate::http::pipeline::auth::AdminCaller;
+use crate::http::api_error::ApiError;
+use crate::http::credentials::AdminCaller;
 use crate::http::state::SharedState;
 use crate::store::transfer;
 

@@ -7,8 +7,8 @@ use axum::http::{HeaderMap, StatusCode};
 
 use super::read::load_meta;
 use crate::core::api::DELETE_TOKEN_HEADER;
-use crate::http::errors::ApiError;
-use crate::http::pipeline::caller::Caller;
+use crate::http::api_error::ApiError;
+use crate::http::context::Caller;
 use crate::http::state::SharedState;
 
 /// Deletes the paste if the caller owns it or `X-Delete-Token` matches
@@ -30,7 +30,7 @@ pub async fn delete(
         Some(token) if meta.delete_token_matches(token.trim()) => None,
         Some(_) => return Err(ApiError::forbidden("wrong delete token for this paste")),
         None if owner => {
-            caller.check_can_write(state.auth.anonymous)?;
+            super::check_can_write(&caller, state.auth.anonymous)?;
             caller.authority()
         }
         None => {

@@ -5,8 +5,8 @@ use axum::{Extension, Json};
 
 use crate::core::api::{PasteInfo, PastePage};
 use crate::core::paste;
-use crate::http::errors::ApiError;
-use crate::http::pipeline::caller::Caller;
+use crate::http::api_error::ApiError;
+use crate::http::context::Caller;
 use crate::http::state::SharedState;
 use crate::store::ListQuery;
 

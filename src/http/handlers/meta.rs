@@ -5,8 +5,8 @@ use axum::{Extension, Json};
 
 use super::read::load_meta;
 use crate::core::api::PasteInfo;
-use crate::http::errors::ApiError;
-use crate::http::pipeline::caller::Caller;
+use crate::http::api_error::ApiError;
+use crate::http::context::Caller;
 use crate::http::state::SharedState;
 
 /// Answers the metadata of a live paste the caller may see.

@@ -5,8 +5,10 @@
 //! routes ([`ops`]) and the API description they serve ([`openapi`]).
 //!
 //! Handlers talk to storage only through the [`crate::store::Store`] trait
-//! and answer failures as [`super::errors::ApiError`]; they never look at
-//! `Accept` for errors (the pipeline renders them).
+//! and answer failures as [`super::api_error::ApiError`]; they never look at
+//! `Accept` for errors (the pipeline renders them). What they know of the
+//! request beyond its own parts (its [`Caller`], its
+//! [`Origin`](super::context::Origin)) comes from [`super::context`].
 
 pub mod admin;
 pub mod backup;
@@ -20,3 +22,21 @@ pub mod ops;
 pub mod range;
 pub mod read;
 pub mod session;
+
+use super::api_error::ApiError;
+use super::context::{AnonymousPolicy, Caller};
+
+/// Refuses callers that may not write: read-only tokens, and anonymous
+/// callers unless `anonymous` allows them.
+pub fn check_can_write(caller: &Caller, anonymous: AnonymousPolicy) -> Result<(), ApiError> {
+    match caller {
+        Caller::Tenant {
+            read_only: true, ..
+        } => Err(ApiError::forbidden("this token is read-only")),
+        Caller::Tenant { .. } => Ok(()),
+        Caller::Anonymous if anonymous == AnonymousPolicy::Allowed => Ok(()),
+        Caller::Anonymous => Err(ApiError::unauthorized(
+            "anonymous pastes are disabled on this server; send Authorization: Bearer TOKEN",
+        )),
+    }
+}

@@ -9,9 +9,9 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::session::{clear_cookie, is_secure};
 use crate::core::paste;
-use crate::http::errors::ApiError;
-use crate::http::pipeline::auth;
-use crate::http::pipeline::forwarded::Origin;
+use crate::http::api_error::ApiError;
+use crate::http::context::Origin;
+use crate::http::credentials;
 use crate::http::render::account;
 use crate::http::render::pages::Account;
 use crate::http::state::SharedState;
@@ -28,7 +28,7 @@ pub async fn my(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let secure = is_secure(&state, &origin);
-    let tenant = match auth::page_tenant(&state, &headers, secure).await {
+    let tenant = match credentials::page_tenant(&state, &headers, secure).await {
         Ok(tenant) => tenant,
         Err(e) => return ended(e, secure),
     };

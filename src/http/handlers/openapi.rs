@@ -32,7 +32,10 @@ pub fn route_templates() -> Vec<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
+    use crate::core::ErrorCode;
 
     /// The embedded document parses and lists the paste routes.
     #[test]
@@ -40,5 +43,33 @@ mod tests {
         let routes = route_templates();
         assert!(routes.contains(&"/raw/{id}"), "{routes:?}");
         assert!(routes.contains(&"/api/admin/tenants/{name}"));
+    }
+
+    /// The `enum` of the `Error` schema's `code` is exactly the codes of
+    /// [`ErrorCode`]: a code the server can answer is documented, and the
+    /// document names no code the server does not have.
+    #[test]
+    fn error_codes_match_the_document() {
+        let spec: serde_json::Value = serde_json::from_str(SPEC).unwrap();
+        let listed = &spec["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["code"]
+            ["enum"];
+        let documented: Vec<ErrorCode> = serde_json::from_value(listed.clone())
+            .unwrap_or_else(|e| panic!("the document lists a code the server lacks: {e}"));
+        let documented: BTreeSet<String> = documented.iter().map(wire_name).collect();
+        let answered: BTreeSet<String> = ErrorCode::ALL.iter().map(wire_name).collect();
+        assert_eq!(
+            listed.as_array().map(Vec::len),
+            Some(documented.len()),
+            "a code is listed twice"
+        );
+        assert_eq!(documented, answered);
+    }
+
+    fn wire_name(code: &ErrorCode) -> String {
+        serde_json::to_value(code)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_owned()
     }
 }

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::openapi;
-use crate::http::errors::ApiError;
+use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::state::SharedState;
 use crate::metrics;
 
@@ -47,7 +47,7 @@ async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiErr
         Ok(()) => Ok("ready\n"),
         Err(why) => Err(ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "not_ready",
+            ErrorCode::NotReady,
             why.message(),
         )),
     }
@@ -86,7 +86,7 @@ async fn spec() -> Response {
 pub async fn no_route() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        "no_route",
+        ErrorCode::NoRoute,
         "no such page; POST a paste to / or GET /{id}",
     )
 }

@@ -26,14 +26,14 @@ use super::range::{RangeOutcome, single_range};
 use crate::core::envelope::Proof;
 use crate::core::paste::{self, PasteMeta, ProofStanding};
 use crate::core::{PasteId, Visibility};
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
+use crate::http::context::Caller;
+use crate::http::context::Origin;
+use crate::http::credentials;
 use crate::http::outbound::{self, Streamed, reservation_bytes};
-use crate::http::pipeline::auth;
-use crate::http::pipeline::caller::Caller;
-use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
-use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accept_encoding, accepts, vary_by_accept};
 use crate::http::render::pages::{self, Account};
+use crate::http::render::security_headers::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::state::SharedState;
 use crate::store::{Encoding, Opened, OpenedBody, StoredBody, Taken};
 
@@ -119,7 +119,7 @@ async fn refuse(state: &SharedState, read: &PasteRead, wrong: bool) -> ApiError 
     if !wrong {
         return ApiError::proof_required();
     }
-    auth::charge_wrong_guess(state, &read.caller, read.origin.client).await;
+    credentials::charge_wrong_guess(state, &read.caller, read.origin.client).await;
     ApiError::wrong_proof()
 }
 
@@ -227,11 +227,8 @@ async fn shown_prefix(meta: &PasteMeta, body: OpenedBody) -> Result<Bytes, ApiEr
                 stored.body_reader(size, 0, end)?.read_to_bytes(max)
             })
             .await
-            .map_err(|_| ApiError::internal())?
-            .map_err(|e| {
-                tracing::error!(error = %e, "cannot read a paste's body for its page");
-                ApiError::internal()
-            })
+            .map_err(|e| ApiError::internal_from("a paste's body for its page was not read", e))?
+            .map_err(|e| ApiError::internal_from("cannot read a paste's body for its page", e))
         }
     }
 }
@@ -354,7 +351,8 @@ pub async fn reveal(
 fn redirect(target: &str) -> Response {
     match HeaderValue::from_str(target) {
         Ok(location) => (StatusCode::FOUND, [(header::LOCATION, location)]).into_response(),
-        Err(_) => ApiError::internal().into_response(),
+        Err(e) => ApiError::internal_from("a short link's target is no Location header", e)
+            .into_response(),
     }
 }
 
@@ -396,7 +394,9 @@ async fn send(
         OpenedBody::Stored(stored) => {
             streamed_response(state, read, &meta, stored, request, disposition).await
         }
-        OpenedBody::Withheld => Err(ApiError::internal()),
+        OpenedBody::Withheld => Err(ApiError::internal(
+            "the store withheld the body of a paste that is read whole",
+        )),
     }
 }
 
@@ -511,10 +511,8 @@ async fn streamed_response(
         None => stored.stored_reader(),
         Some((start, end, _)) => stored.body_reader(meta.size, start, end),
     };
-    let reader = reader.map_err(|e| {
-        tracing::error!(error = %e, "cannot start reading a paste's body");
-        ApiError::internal()
-    })?;
+    let reader =
+        reader.map_err(|e| ApiError::internal_from("cannot start reading a paste's body", e))?;
     let body = axum::body::Body::new(Streamed::new(reader, hold));
     let range = range
         .filter(|(.., part)| *part)

@@ -9,7 +9,7 @@
 //! expiry and tenant checked). Every attempt counts against the client's IP
 //! bucket before the check, as admin requests do, so guessing tokens here is
 //! no faster than through the API. Both posts must come from the server's own
-//! pages (the cross-site check of [`auth::check_same_origin`]): otherwise
+//! pages (the cross-site check of [`credentials::check_same_origin`]): otherwise
 //! another site could sign a browser into its own tenant, or out.
 
 use axum::Extension;
@@ -20,11 +20,12 @@ use axum::response::{Html, IntoResponse, Response};
 use crate::core::paste::{self, hash_token};
 use crate::core::tenant::SESSION_SECS;
 use crate::core::tenant::SessionRecord;
+use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::body;
-use crate::http::errors::ApiError;
-use crate::http::pipeline::auth::{self, Asked};
-use crate::http::pipeline::forwarded::Origin;
-use crate::http::pipeline::ratelimit::Verdict;
+use crate::http::context::Origin;
+use crate::http::context::session_cookie;
+use crate::http::credentials::{self, Asked};
+use crate::http::ratelimit::Verdict;
 use crate::http::render::account;
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;
@@ -72,13 +73,13 @@ pub async fn signin(
         return Err(refused("That token has expired."));
     }
     let (secret, session) = SessionRecord::generate(token_hash, paste::now())
-        .map_err(|_| ApiError::internal().into_response())?;
+        .map_err(|e| ApiError::internal_from("no randomness for a session", e).into_response())?;
     state
         .store
         .create_session(session)
         .await
         .map_err(store_error)?;
-    let cookie = auth::set_session_cookie(&secret, SESSION_SECS, secure);
+    let cookie = session_cookie::set_session_cookie(&secret, SESSION_SECS, secure);
     Ok(see_other(&next, &cookie))
 }
 
@@ -92,7 +93,7 @@ pub async fn signout(
 ) -> Result<Response, Response> {
     check_form_post(&state, &origin, &method, &headers).map_err(IntoResponse::into_response)?;
     let secure = is_secure(&state, &origin);
-    if let Some(session) = auth::session_cookie(&headers, secure) {
+    if let Some(session) = session_cookie::session_cookie(&headers, secure) {
         state
             .store
             .delete_session(&hash_token(session))
@@ -104,7 +105,7 @@ pub async fn signout(
 
 /// The `Set-Cookie` value that removes the session cookie.
 pub fn clear_cookie(secure: bool) -> String {
-    auth::clear_session_cookie(secure)
+    session_cookie::clear_session_cookie(secure)
 }
 
 /// Whether the browser reached the server over HTTPS (directly, through a
@@ -127,7 +128,7 @@ fn check_form_post(
         method,
         headers,
     };
-    auth::check_same_origin(&asked)
+    credentials::check_same_origin(&asked)
 }
 
 /// Counts a sign-in attempt against the client's IP bucket; the refusal
@@ -136,7 +137,7 @@ async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<
     match state.rate_limits.check_ip_anywhere(client).await {
         Ok(Verdict::Limited { limit, retry_after }) => {
             state.metrics.rate_limited(Bucket::Ip);
-            Some(auth::limited(limit, retry_after))
+            Some(ApiError::rate_limited(limit, retry_after))
         }
         Ok(_) => None,
         Err(e) => Some(store_error(e)),
@@ -147,7 +148,7 @@ async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<
 fn form_too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
-        "too_large",
+        ErrorCode::TooLarge,
         "the sign-in form is too large",
     )
 }

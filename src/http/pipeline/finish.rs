@@ -1,8 +1,10 @@
 //! What every request and response passes through, as an [`Exchange`]: on
-//! the way in it decides the request's [`forwarded::Origin`] (client IP,
+//! the way in it decides the request's [`Origin`] (client IP,
 //! scheme, host); on the way out, errors are rendered for what the client
 //! accepts, then the security headers are added (a handler's own value, e.g.
-//! the raw CSP, wins), then the request's metrics and log line ([`super::observe`]).
+//! the raw CSP, wins), then an error's fault on the server's side is logged
+//! (the one place it is: [`crate::http::api_error::Fault`]), then the
+//! request's metrics and log line ([`super::observe`]).
 //! The hot routes use [`Exchange`] directly ([`super::hot`]); the router's
 //! routes get it from the [`Finish`] layer, which leaves the origin in the
 //! request's extensions.
@@ -19,14 +21,17 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue, header};
+use axum::http::header;
 use axum::response::Response;
 use tower::Service;
 
 use super::forwarded;
 use super::observe::Probe;
+use crate::http::api_error::ApiError;
+use crate::http::context::Origin;
 use crate::http::render::error_answer;
 use crate::http::render::negotiate::{self, Accepts};
+use crate::http::render::security_headers::SECURITY_HEADERS;
 use crate::http::state::SharedState;
 use crate::metrics::RouteId;
 
@@ -96,7 +101,7 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// Begins `request` from `peer`: decides its [`forwarded::Origin`] (the one
+    /// Begins `request` from `peer`: decides its [`Origin`] (the one
     /// place it is decided; the log line, the authentication and the handlers
     /// all use this) and starts timing. `route` is given for a route served
     /// outside the router.
@@ -105,16 +110,27 @@ impl Exchange {
         request: &axum::http::Request<B>,
         route: Option<RouteId>,
         peer: forwarded::Peer,
-    ) -> (Self, forwarded::Origin) {
+    ) -> (Self, Origin) {
         let wants = negotiate::accepts(request.headers());
         let origin = forwarded::of_peer(peer, request.headers(), &state.auth.proxy);
         let probe = Probe::start(state, request, route, origin.client);
         (Self { wants, probe }, origin)
     }
 
-    /// Finishes `response` (error rendering, security headers), records it
-    /// in the metrics and logs the request line.
+    /// Finishes `response` (error rendering, security headers), logs the
+    /// server's fault behind an error answer, if any, records the request in
+    /// the metrics and logs the request line.
     pub fn end(self, state: &SharedState, response: Response) -> Response {
+        if let Some(fault) = response
+            .extensions()
+            .get::<ApiError>()
+            .and_then(|error| error.fault.as_ref())
+        {
+            fault.log(
+                response.status(),
+                state.metrics.route_label(self.probe.route()),
+            );
+        }
         let mut response = finish(self.wants, response);
         if let Some(hsts) = &state.hsts {
             response
@@ -154,43 +170,6 @@ where
         }
     }
 }
-
-/// The CSP of HTML pages: nothing but snip's own scripts, styles, images and
-/// API, no inline script or style, no eval, no framing; `blob:` only for
-/// media decrypted or revealed in the browser. Trusted Types make any
-/// `innerHTML` from a plain string throw: snip's policy (`snip`) is used
-/// only for highlight.js output and markup built from escaped text, and
-/// DOMPurify's (`dompurify`) only to parse rendered Markdown into an inert
-/// document, which it sanitises before anything is shown.
-pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-     img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; \
-     form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
-     require-trusted-types-for 'script'; trusted-types snip dompurify";
-
-/// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
-pub const RAW_CSP: &str = "default-src 'none'; sandbox";
-
-/// The security headers of every response, with their values unless the
-/// handler set its own (the raw answers' CSP). A handler that sets
-/// `X-Content-Type-Options` sets them all (see `finish`).
-///
-/// Values made in a constant: `HeaderValue::from_static` checks every byte
-/// when it runs, and the page CSP is long and added to every answer.
-pub const SECURITY_HEADERS: [(HeaderName, HeaderValue); 4] = [
-    (
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(PAGE_CSP),
-    ),
-    (
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    ),
-    (
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    ),
-    (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
-];
 
 /// Renders an error for `wants` and adds the security headers.
 fn finish(wants: Accepts, response: Response) -> Response {

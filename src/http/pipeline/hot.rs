@@ -31,10 +31,11 @@ use hyper::body::Incoming;
 use tower::Service;
 
 use super::auth;
-use super::caller::Caller;
 use super::finish::Exchange;
-use super::forwarded::{Origin, Peer};
+use super::forwarded::Peer;
 use crate::core::PasteId;
+use crate::http::context::{Caller, Origin};
+use crate::http::credentials;
 use crate::http::handlers::read::PasteRead;
 use crate::http::handlers::{create, read};
 use crate::http::state::SharedState;
@@ -177,7 +178,7 @@ fn serve(
             // Boxed, like a create: most requests are decided at once, and
             // every request's future would otherwise carry this one's size.
             None => {
-                let asked = auth::Asked {
+                let asked = credentials::Asked {
                     client: origin.client,
                     base_url: Some(state.base_url(&origin).into_owned()),
                     method: request.method(),

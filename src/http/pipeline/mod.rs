@@ -6,24 +6,13 @@
 //! request's origin ([`forwarded`]: client IP, scheme, host behind trusted
 //! proxies) and, on the way out, renders errors, adds the security headers and
 //! records the request ([`observe`]). Around the paste routes, [`auth`]
-//! establishes the [`caller`] and counts the request against its bucket
-//! ([`ratelimit`]); every per-client limit groups clients by [`client_net`].
+//! establishes the [`Caller`](crate::http::context::Caller) and counts the
+//! request against its bucket ([`crate::http::ratelimit`]). What these
+//! stages establish, they leave in the request's extensions as its
+//! [`crate::http::context`].
 
 pub mod auth;
-pub mod caller;
-pub mod client_net;
 pub mod finish;
 pub mod forwarded;
 pub mod hot;
 pub mod observe;
-pub mod ratelimit;
-
-/// A header map from name/value pairs, for the pipeline's unit tests.
-#[cfg(test)]
-fn test_headers(pairs: &[(&'static str, &str)]) -> axum::http::HeaderMap {
-    let mut map = axum::http::HeaderMap::new();
-    for (name, value) in pairs {
-        map.append(*name, axum::http::HeaderValue::from_str(value).unwrap());
-    }
-    map
-}

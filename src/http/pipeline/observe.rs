@@ -51,6 +51,11 @@ impl Probe {
         }
     }
 
+    /// The request's route.
+    pub fn route(&self) -> RouteId {
+        self.route
+    }
+
     /// Records the answer in the metrics and logs the request line.
     pub fn finish(self, state: &SharedState, response: &Response) {
         let elapsed = self.start.elapsed();

@@ -17,7 +17,7 @@ use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::http::errors::ApiError;
+use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::render::negotiate::{AcceptEncoding, accept_encoding};
 
 /// One embedded file and its precompressed variants.
@@ -78,11 +78,7 @@ pub async fn serve(Path(file): Path<String>, headers: HeaderMap) -> Result<Respo
 }
 
 fn not_found() -> ApiError {
-    ApiError {
-        status: StatusCode::NOT_FOUND,
-        code: "no_asset",
-        message: "no such asset".into(),
-    }
+    ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NoAsset, "no such asset")
 }
 
 fn respond(asset: &'static Asset, immutable: bool, request: &HeaderMap) -> Response {

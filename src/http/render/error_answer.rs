@@ -10,7 +10,7 @@ use axum::response::Response;
 use super::negotiate::Accepts;
 use super::pages;
 use crate::core::api::{ErrorBody, ErrorDetail};
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
 
 /// Renders an error response for what the client accepts, and gives axum's own
 /// bare `404`/`405` answers the same shape as ours.
@@ -27,7 +27,7 @@ pub fn render_for(wants: Accepts, response: Response) -> Response {
         Accepts::Json => {
             let json = serde_json::to_string(&ErrorBody {
                 error: ErrorDetail {
-                    code: Cow::Borrowed(error.code),
+                    code: error.code,
                     message: Cow::Borrowed(&error.message),
                 },
             })

@@ -1,10 +1,12 @@
 //! What answers look like: which representation a client prefers
 //! ([`negotiate`]), the server-rendered HTML pages ([`pages`]) with the
-//! embedded web assets they use ([`assets`]), and error answers in the
-//! client's representation ([`error_answer`]).
+//! embedded web assets they use ([`assets`]), error answers in the
+//! client's representation ([`error_answer`]), and the security headers of
+//! every answer ([`security_headers`]).
 
 pub mod account;
 pub mod assets;
 pub mod error_answer;
 pub mod negotiate;
 pub mod pages;
+pub mod security_headers;

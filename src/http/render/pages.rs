@@ -18,7 +18,7 @@ use super::assets;
 use crate::core::api::ProofParams;
 use crate::core::paste::{self, PasteMeta};
 use crate::core::units::format_size;
-use crate::http::errors::ApiError;
+use crate::http::api_error::{ApiError, ErrorCode};
 
 /// Where the stylesheet is served (content-hashed).
 pub const CSS_PATH: &str = assets::CSS_PATH;
@@ -72,7 +72,7 @@ pub enum Account<'a> {
 
 impl<'a> Account<'a> {
     /// The header's account of a request by `caller`.
-    pub fn of(caller: &'a crate::http::pipeline::caller::Caller) -> Self {
+    pub fn of(caller: &'a crate::http::context::Caller) -> Self {
         caller.tenant_name().map_or(Self::SignedOut, Self::SignedIn)
     }
 }
@@ -442,13 +442,13 @@ pub(super) fn time(out: &mut String, t: paste::UnixTime) {
 /// A friendly error page for browsers.
 pub fn error_page(error: &ApiError) -> String {
     let (heading, explanation) = match error.status.as_u16() {
-        404 if error.code == "mistyped_id" => (
+        404 if error.code == ErrorCode::MistypedId => (
             "This link looks mistyped",
             "The last character of every snip link checks the others, and this one does not \
              match: a character was probably changed, dropped or swapped while copying. \
              Check the link against the original.",
         ),
-        404 if error.code == "not_found" || error.code == "malformed_id" => (
+        404 if matches!(error.code, ErrorCode::NotFound | ErrorCode::MalformedId) => (
             "Paste not found",
             "There is no paste at this address. It may have expired, been deleted, or \
              (burn after reading) already been read.",
@@ -479,7 +479,7 @@ pub fn error_page(error: &ApiError) -> String {
     let _ = write!(out, "<p class=\"code-hint\">{}", error.status.as_u16());
     // The router's own 404 message is a hint for API clients (which routes
     // exist); a person who followed a link needs none of it.
-    if error.code != "no_route" {
+    if error.code != ErrorCode::NoRoute {
         out.push_str(" · ");
         escape_into(&mut out, &error.message);
     }

@@ -10,11 +10,11 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::options::resolve_ttl;
 use crate::core::Ttl;
+use crate::http::context::AnonymousPolicy;
+use crate::http::context::Origin;
+use crate::http::credentials;
 use crate::http::handlers::my::ended;
 use crate::http::handlers::session::is_secure;
-use crate::http::pipeline::auth;
-use crate::http::pipeline::caller::AnonymousPolicy;
-use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
 use crate::http::render::pages::{self, Account};
 use crate::http::state::SharedState;
@@ -27,7 +27,7 @@ pub async fn form(
 ) -> Response {
     if accepts(&headers) == Accepts::Html {
         let secure = is_secure(&state, &origin);
-        let tenant = match auth::page_tenant(&state, &headers, secure).await {
+        let tenant = match credentials::page_tenant(&state, &headers, secure).await {
             Ok(tenant) => tenant,
             Err(e) => return ended(e, secure),
         };

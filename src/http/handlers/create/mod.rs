@@ -20,11 +20,11 @@ use crate::core::api::{Created, DELETE_TOKEN_HEADER};
 use crate::core::envelope;
 use crate::core::paste::{self, KeyCheck, PasteMeta, Visibility};
 use crate::core::random::OsRandom;
+use crate::http::api_error::ApiError;
 use crate::http::body;
-use crate::http::errors::ApiError;
+use crate::http::context::Caller;
+use crate::http::context::Origin;
 use crate::http::inflight::Reservation;
-use crate::http::pipeline::caller::Caller;
-use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::negotiate::{Accepts, accepts};
 use crate::http::state::SharedState;
 use crate::store::{NewBody, PutLimits};
@@ -64,7 +64,7 @@ pub async fn answer_create(
     headers: &HeaderMap,
     body: Body,
 ) -> Response {
-    if let Err(error) = caller.check_can_write(state.auth.anonymous) {
+    if let Err(error) = super::check_can_write(caller, state.auth.anonymous) {
         return body::closing(error);
     }
     let limit = paste_limit(state, caller);
@@ -129,8 +129,9 @@ async fn store_paste(
         },
         authority: caller.authority().copied(),
     };
-    let mut random = OsRandom::new().map_err(|_| ApiError::internal())?;
-    let token = paste::generate_token(&mut random).map_err(|_| ApiError::internal())?;
+    let no_randomness = |e| ApiError::internal_from("no randomness for a delete token", e);
+    let mut random = OsRandom::new().map_err(no_randomness)?;
+    let token = paste::generate_token(&mut random).map_err(no_randomness)?;
     let now = paste::now();
     let key_check = options
         .verifier

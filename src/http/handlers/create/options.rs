@@ -5,7 +5,7 @@
 use crate::core::Ttl;
 use crate::core::envelope;
 use crate::core::paste::{self, Visibility};
-use crate::http::errors::ApiError;
+use crate::http::api_error::ApiError;
 use crate::http::state::Limits;
 
 /// Options a creator can set, from the query string or form fields.

@@ -10,8 +10,8 @@ use bytes::Bytes;
 use futures_util::Stream;
 
 use super::options::{CreateOptions, non_empty, validate_name};
+use crate::http::api_error::ApiError;
 use crate::http::body::{self, BodyError, Pace};
-use crate::http::errors::ApiError;
 use crate::http::inflight::Reservation;
 
 /// What a paste's body and form fields came to.

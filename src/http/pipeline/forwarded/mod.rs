@@ -14,13 +14,14 @@
 
 mod syntax;
 
-use std::borrow::Cow;
 use std::net::{IpAddr, SocketAddr};
 
 use axum::http::{HeaderMap, header};
 use ipnet::IpNet;
 
 use syntax::{Hop, parse_forwarded, parse_node, valid_host};
+
+use crate::http::context::{Origin, Scheme};
 
 /// Which forwarding headers a trusted proxy sets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -46,60 +47,6 @@ impl ProxyConfig {
     pub fn trusts(&self, ip: IpAddr) -> bool {
         let ip = ip.to_canonical();
         self.trusted.iter().any(|net| net.contains(&ip))
-    }
-}
-
-/// The scheme a client used to reach the outermost trusted proxy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scheme {
-    /// Plain HTTP.
-    Http,
-    /// HTTP over TLS.
-    Https,
-}
-
-impl Scheme {
-    fn parse(value: &str) -> Option<Self> {
-        let value = value.trim();
-        if value.eq_ignore_ascii_case("https") {
-            Some(Self::Https)
-        } else if value.eq_ignore_ascii_case("http") {
-            Some(Self::Http)
-        } else {
-            None
-        }
-    }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Http => "http",
-            Self::Https => "https",
-        }
-    }
-}
-
-/// What a request's forwarding headers establish.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    /// The client's address: the peer, or the hop where the trusted chain ends.
-    pub client: IpAddr,
-    /// The scheme the client used, when a trusted proxy said.
-    pub scheme: Option<Scheme>,
-    /// The host (and port) the client asked for, when a trusted proxy passed it.
-    pub host: Option<String>,
-}
-
-impl Origin {
-    /// The base of printed URLs for this request: `default` (`--public-url` or
-    /// the listen address) with the scheme and host a trusted proxy reported.
-    pub fn base_url<'a>(&self, default: &'a str) -> Cow<'a, str> {
-        if self.scheme.is_none() && self.host.is_none() {
-            return Cow::Borrowed(default);
-        }
-        let (default_scheme, default_host) = default.split_once("://").unwrap_or(("http", default));
-        let scheme = self.scheme.map_or(default_scheme, |s| s.as_str());
-        let host = self.host.as_deref().unwrap_or(default_host);
-        Cow::Owned(format!("{scheme}://{host}"))
     }
 }
 
@@ -256,7 +203,7 @@ fn forwarded_hops(headers: &HeaderMap) -> Option<Vec<Hop>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::pipeline::test_headers as headers;
+    use crate::http::context::test_headers as headers;
 
     fn config(headers: ProxyHeaders) -> ProxyConfig {
         ProxyConfig {

@@ -1,10 +1,9 @@
-//! Who is calling and what they may do: the [`Caller`] of a request (a
-//! tenant's token, or anonymous) and the server's [`AuthConfig`]. The
-//! pipeline establishes the caller ([`super::auth`]); handlers ask it.
+//! Who is calling: the [`Caller`] of a request (a tenant's token or
+//! session, or anonymous), and what anonymous callers may do on this server
+//! ([`AnonymousPolicy`]). The pipeline establishes the caller and leaves it
+//! in the request's extensions; handlers and pages ask it.
 
-use super::forwarded::ProxyConfig;
 use crate::core::tenant::{Authority, Tenant};
-use crate::http::errors::ApiError;
 
 /// What anonymous (token-less) clients may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -18,18 +17,7 @@ pub enum AnonymousPolicy {
     Off,
 }
 
-/// Authentication settings.
-#[derive(Debug, Clone, Default)]
-pub struct AuthConfig {
-    /// What anonymous clients may do.
-    pub anonymous: AnonymousPolicy,
-    /// Whose forwarding headers are believed, and which.
-    pub proxy: ProxyConfig,
-    /// SHA-256 of the admin token; `None` disables the admin API.
-    pub admin_token_hash: Option<[u8; 32]>,
-}
-
-/// The caller of a request, as established by [`super::auth`].
+/// The caller of a request, as the pipeline's authentication established it.
 #[derive(Debug, Clone)]
 pub enum Caller {
     /// No token.
@@ -68,19 +56,5 @@ impl Caller {
     /// Whether this caller owns pastes of `owner`.
     pub fn owns(&self, owner: Option<&str>) -> bool {
         owner.is_some() && self.tenant_name() == owner
-    }
-
-    /// Refuses callers that may not write (read-only tokens, anonymous when not allowed).
-    pub fn check_can_write(&self, anonymous: AnonymousPolicy) -> Result<(), ApiError> {
-        match self {
-            Self::Tenant {
-                read_only: true, ..
-            } => Err(ApiError::forbidden("this token is read-only")),
-            Self::Tenant { .. } => Ok(()),
-            Self::Anonymous if anonymous == AnonymousPolicy::Allowed => Ok(()),
-            Self::Anonymous => Err(ApiError::unauthorized(
-                "anonymous pastes are disabled on this server; send Authorization: Bearer TOKEN",
-            )),
-        }
     }
 }
