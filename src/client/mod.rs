@@ -20,12 +20,13 @@ use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::core::api::{Created, DELETE_TOKEN_HEADER, ErrorBody, PasteInfo};
+use crate::core::api::{Created, DELETE_TOKEN_HEADER, PasteInfo};
 use crate::core::envelope::{self, EnvelopeError, Key};
 
 pub mod admin;
 pub mod auth;
 pub mod backup;
+mod error_answer;
 mod progress;
 mod proved;
 pub mod report;
@@ -37,6 +38,7 @@ mod upload;
 pub mod user;
 
 pub use auth::TokenArg;
+use error_answer::ErrorAnswer;
 use settings::ClientConfig;
 pub use store_args::StoreArgs;
 pub use user::{ListArgs, ShortenArgs};
@@ -153,9 +155,9 @@ pub(crate) async fn check(response: reqwest::Response) -> anyhow::Result<reqwest
         return Ok(response);
     }
     let text = response.text().await.unwrap_or_default();
-    let message = serde_json::from_str::<ErrorBody>(&text)
-        .map(|e| e.error.message.into_owned())
-        .unwrap_or_else(|_| text.trim().to_owned());
+    let message = ErrorAnswer::parse(&text)
+        .map(|answer| answer.message().to_owned())
+        .unwrap_or_else(|| text.trim().to_owned());
     // Printed on standard error, most often a terminal.
     let (message, _) = terminal::neutralise(&message);
     bail!("server answered {status}: {message}")

@@ -9,9 +9,10 @@ use std::io::IsTerminal;
 use anyhow::{Context, anyhow, bail};
 use reqwest::StatusCode;
 
+use super::error_answer::ErrorAnswer;
 use super::{PasteUrl, auth, check, download, password_from_env};
 use crate::core::ErrorCode;
-use crate::core::api::{ErrorBody, PasteInfo, ProofParams};
+use crate::core::api::{PasteInfo, ProofParams};
 use crate::core::envelope::{self, FinalKey, Key, MAX_ITERATIONS};
 
 /// The header the proof travels in.
@@ -110,10 +111,10 @@ async fn read(
         .with_context(|| format!("cannot reach {}", target.base))?;
     if response.status() == StatusCode::FORBIDDEN {
         let text = response.text().await.unwrap_or_default();
-        return match serde_json::from_str::<ErrorBody>(&text) {
-            Ok(body) if body.error.code == ErrorCode::WrongProof => Ok(None),
-            Ok(body) => bail!("server answered 403: {}", body.error.message),
-            Err(_) => bail!("server answered 403: {}", text.trim()),
+        return match ErrorAnswer::parse(&text) {
+            Some(answer) if answer.code() == Some(ErrorCode::WrongProof) => Ok(None),
+            Some(answer) => bail!("server answered 403: {}", answer.message()),
+            None => bail!("server answered 403: {}", text.trim()),
         };
     }
     Ok(Some(download(check(response).await?).await?))
