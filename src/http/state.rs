@@ -9,8 +9,8 @@ use axum::http::HeaderValue;
 
 use super::body::Pace;
 use super::context::{AnonymousPolicy, Origin};
+use super::forwarded::ProxyConfig;
 use super::inflight::InflightBytes;
-use super::pipeline::forwarded::ProxyConfig;
 use super::ratelimit::RateLimits;
 use crate::core::Ttl;
 use crate::metrics::Metrics;

@@ -15,9 +15,7 @@ use hyper::server::conn::{http1, http2};
 use hyper::service::HttpService;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::graceful::Watcher;
-use tokio::net::TcpStream;
-
-use crate::server::send_timeout::SendTimeout;
+use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::{ACME_TLS_ALPN, Tls, TlsStats};
 
@@ -55,15 +53,18 @@ impl TlsConnections {
 
     /// Spawns the task that shakes hands and then serves `service`; `watcher`
     /// lets graceful shutdown wait for it, and `hold` is dropped when it ends.
-    pub fn spawn<S, B>(
+    /// `stream` is the accepted connection (the server's, wrapped in its send
+    /// timeout).
+    pub fn spawn<Io, S, B>(
         &self,
-        stream: SendTimeout<TcpStream>,
+        stream: Io,
         peer: SocketAddr,
         service: S,
         http1: http1::Builder,
         watcher: Watcher,
         hold: impl Send + 'static,
     ) where
+        Io: AsyncRead + AsyncWrite + Unpin + Send + 'static,
         S: HttpService<Incoming, ResBody = B> + Clone + Send + 'static,
         S::Future: Send + 'static,
         S::Error: Into<BoxError>,

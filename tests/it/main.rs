@@ -27,6 +27,7 @@ mod disk_full;
 mod durability;
 mod expiry;
 mod identity;
+mod layering;
 mod limits;
 mod multi_instance;
 mod nginx;

@@ -24,13 +24,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tower::Service;
 
-use super::forwarded;
 use crate::http::api_error::ApiError;
 use crate::http::context::session_cookie::{
     carries_session_cookie, clear_session_cookie, session_cookie,
 };
 use crate::http::context::{AnonymousPolicy, Caller, Origin};
 use crate::http::credentials::{self, Asked};
+use crate::http::forwarded;
 use crate::http::ratelimit::Verdict;
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;

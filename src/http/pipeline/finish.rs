@@ -25,10 +25,10 @@ use axum::http::header;
 use axum::response::Response;
 use tower::Service;
 
-use super::forwarded;
 use super::observe::Probe;
 use crate::http::api_error::ApiError;
 use crate::http::context::Origin;
+use crate::http::forwarded;
 use crate::http::render::error_answer;
 use crate::http::render::negotiate::{self, Accepts};
 use crate::http::render::security_headers::SECURITY_HEADERS;

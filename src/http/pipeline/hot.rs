@@ -32,10 +32,10 @@ use tower::Service;
 
 use super::auth;
 use super::finish::Exchange;
-use super::forwarded::Peer;
 use crate::core::PasteId;
 use crate::http::context::{Caller, Origin};
 use crate::http::credentials;
+use crate::http::forwarded::Peer;
 use crate::http::handlers::read::PasteRead;
 use crate::http::handlers::{create, read};
 use crate::http::state::SharedState;

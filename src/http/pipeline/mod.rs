@@ -3,8 +3,8 @@
 //!
 //! [`hot`] takes each connection's requests and serves the hot routes itself,
 //! the rest through axum's router. Around every route, [`finish`] decides the
-//! request's origin ([`forwarded`]: client IP, scheme, host behind trusted
-//! proxies) and, on the way out, renders errors, adds the security headers and
+//! request's origin ([`crate::http::forwarded`]: client IP, scheme, host
+//! behind trusted proxies) and, on the way out, renders errors, adds the security headers and
 //! records the request ([`observe`]). Around the paste routes, [`auth`]
 //! establishes the [`Caller`](crate::http::context::Caller) and counts the
 //! request against its bucket ([`crate::http::ratelimit`]). What these
@@ -13,6 +13,5 @@
 
 pub mod auth;
 pub mod finish;
-pub mod forwarded;
 pub mod hot;
 pub mod observe;
