@@ -13,7 +13,7 @@ use crate::http::errors::ApiError;
 use crate::http::pipeline::auth;
 use crate::http::pipeline::forwarded::Origin;
 use crate::http::render::account;
-use crate::http::render::pages::Account;
+use crate::http::render::layout::Account;
 use crate::http::state::SharedState;
 use crate::store::ListQuery;
 

@@ -32,8 +32,9 @@ use crate::http::pipeline::auth;
 use crate::http::pipeline::caller::Caller;
 use crate::http::pipeline::finish::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::pipeline::forwarded::Origin;
+use crate::http::render::layout::Account;
 use crate::http::render::negotiate::{Accepts, accept_encoding, accepts, vary_by_accept};
-use crate::http::render::pages::{self, Account};
+use crate::http::render::pages;
 use crate::http::state::SharedState;
 use crate::store::{Encoding, Opened, OpenedBody, StoredBody, Taken};
 

@@ -16,13 +16,11 @@
 use askama::Template;
 
 use super::assets;
-use super::layout::{Instant, Layout, Page, render};
+use super::layout::{Account, Instant, Layout, Page, render};
 use crate::core::api::ProofParams;
 use crate::core::paste::{self, PasteMeta};
 use crate::core::units::format_size;
 use crate::http::errors::ApiError;
-
-pub use super::layout::Account;
 
 /// Where the stylesheet is served (content-hashed).
 pub const CSS_PATH: &str = assets::CSS_PATH;

@@ -15,8 +15,9 @@ use crate::http::handlers::session::is_secure;
 use crate::http::pipeline::auth;
 use crate::http::pipeline::caller::AnonymousPolicy;
 use crate::http::pipeline::forwarded::Origin;
+use crate::http::render::layout::Account;
 use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
-use crate::http::render::pages::{self, Account, Lifetime, TtlChoice};
+use crate::http::render::pages::{self, Lifetime, TtlChoice};
 use crate::http::state::SharedState;
 
 /// `GET /` and `GET /new`: the new-paste form for browsers, usage for everyone else.
