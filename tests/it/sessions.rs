@@ -177,7 +177,7 @@ async fn my_pastes_pages_through_the_listing() {
         .nth(1)
         .and_then(|rest| rest.split('"').next())
         .expect("an Older pastes link")
-        .replace("&amp;", "&");
+        .replace("&#38;", "&");
     let (status, second) = page(&server, &next, &cookie).await;
     assert_eq!(status, 200);
     let rows = |page: &str| -> Vec<String> {

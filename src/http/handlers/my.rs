@@ -13,7 +13,7 @@ use crate::http::api_error::ApiError;
 use crate::http::context::Origin;
 use crate::http::credentials;
 use crate::http::render::account;
-use crate::http::render::pages::Account;
+use crate::http::render::layout::Account;
 use crate::http::state::SharedState;
 use crate::store::ListQuery;
 

@@ -26,7 +26,7 @@ use crate::http::context::Origin;
 use crate::http::context::session_cookie;
 use crate::http::credentials::{self, Asked};
 use crate::http::ratelimit::Verdict;
-use crate::http::render::account;
+use crate::http::render::account::{self, SigninRefusal};
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;
 
@@ -65,12 +65,12 @@ pub async fn signin(
     }
     let token = field(&body, "token").unwrap_or_default();
     let token_hash = hash_token(token.trim());
-    let refused = |message: &str| page(StatusCode::UNAUTHORIZED, Some(message), &next);
+    let refused = |why| page(StatusCode::UNAUTHORIZED, Some(why), &next);
     let Some(record) = state.store.token(&token_hash).await.map_err(store_error)? else {
-        return Err(refused("That token is unknown or has been revoked."));
+        return Err(refused(SigninRefusal::UnknownToken));
     };
     if record.is_expired(paste::now()) {
-        return Err(refused("That token has expired."));
+        return Err(refused(SigninRefusal::Expired));
     }
     let (secret, session) = SessionRecord::generate(token_hash, paste::now())
         .map_err(|e| ApiError::internal_from("no randomness for a session", e).into_response())?;
@@ -158,8 +158,8 @@ fn store_error(e: crate::store::StoreError) -> Response {
 }
 
 /// The sign-in page with `status`.
-fn page(status: StatusCode, error: Option<&str>, next: &str) -> Response {
-    let mut response = (status, Html(account::signin(error, next))).into_response();
+fn page(status: StatusCode, refusal: Option<SigninRefusal>, next: &str) -> Response {
+    let mut response = (status, Html(account::signin(refusal, next))).into_response();
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -15,8 +15,9 @@ use crate::http::context::Origin;
 use crate::http::credentials;
 use crate::http::handlers::my::ended;
 use crate::http::handlers::session::is_secure;
+use crate::http::render::layout::Account;
 use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
-use crate::http::render::pages::{self, Account};
+use crate::http::render::pages::{self, Lifetime, TtlChoice};
 use crate::http::state::SharedState;
 
 /// `GET /` and `GET /new`: the new-paste form for browsers, usage for everyone else.
@@ -66,41 +67,51 @@ pub async fn form(
 /// The lifetimes the form offers (those the server allows), and the one
 /// preselected: the server's default, added to the list if it is not a
 /// standard choice.
-fn ttl_choices(state: &SharedState) -> (Vec<(String, String)>, String) {
+fn ttl_choices(state: &SharedState) -> (Vec<TtlChoice>, String) {
     let all = [
-        ("10m", "10 minutes"),
-        ("1h", "1 hour"),
-        ("1d", "1 day"),
-        ("1w", "1 week"),
-        ("30d", "30 days"),
-        ("365d", "1 year"),
-        ("never", "Never"),
+        ("10m", Lifetime::Minutes(10)),
+        ("1h", Lifetime::Hours(1)),
+        ("1d", Lifetime::Days(1)),
+        ("1w", Lifetime::Weeks(1)),
+        ("30d", Lifetime::Days(30)),
+        ("365d", Lifetime::Years(1)),
+        ("never", Lifetime::Never),
     ];
-    let mut choices: Vec<(String, String)> = all
+    let mut choices: Vec<TtlChoice> = all
         .into_iter()
         .filter(|(value, _)| {
             Ttl::parse(value).is_ok_and(|ttl| resolve_ttl(Some(ttl), &state.limits).is_ok())
         })
-        .map(|(value, label)| (value.to_owned(), label.to_owned()))
+        .map(|(value, lifetime)| TtlChoice {
+            value: value.to_owned(),
+            lifetime,
+        })
         .collect();
     let default = state.limits.default_ttl;
     let found = choices
         .iter()
-        .find(|(value, _)| Ttl::parse(value).is_ok_and(|ttl| ttl == default))
-        .map(|(value, _)| value.clone());
+        .find(|choice| Ttl::parse(&choice.value).is_ok_and(|ttl| ttl == default))
+        .map(|choice| choice.value.clone());
     let default_value = match (found, default) {
         (Some(value), _) => value,
         (None, Ttl::Never) => "never".to_owned(),
         (None, Ttl::After(d)) => {
             let value = d.as_secs().to_string();
-            let label = ttl_label(d.as_secs());
             let at = choices
                 .iter()
-                .position(|(v, _)| {
-                    matches!(Ttl::parse(v), Ok(Ttl::After(c)) if c > d) || v == "never"
+                .position(|choice| {
+                    matches!(Ttl::parse(&choice.value), Ok(Ttl::After(c)) if c > d)
+                        || choice.value == "never"
                 })
                 .unwrap_or(choices.len());
-            choices.insert(at, (value.clone(), label));
+            let lifetime = lifetime_of(d.as_secs());
+            choices.insert(
+                at,
+                TtlChoice {
+                    value: value.clone(),
+                    lifetime,
+                },
+            );
             value
         }
     };
@@ -108,19 +119,17 @@ fn ttl_choices(state: &SharedState) -> (Vec<(String, String)>, String) {
 }
 
 /// `3 days`, `90 minutes`, `1 week`: a lifetime in its largest whole unit.
-fn ttl_label(secs: u64) -> String {
-    let (n, unit) = [
-        (604_800, "week"),
-        (86_400, "day"),
-        (3_600, "hour"),
-        (60, "minute"),
-    ]
-    .into_iter()
-    .find(|(size, _)| secs.is_multiple_of(*size))
-    .map_or((secs, "second"), |(size, unit)| (secs / size, unit));
-    if n == 1 {
-        format!("1 {unit}")
+fn lifetime_of(secs: u64) -> Lifetime {
+    let whole = |size: u64| secs.is_multiple_of(size).then_some(secs / size);
+    if let Some(n) = whole(604_800) {
+        Lifetime::Weeks(n)
+    } else if let Some(n) = whole(86_400) {
+        Lifetime::Days(n)
+    } else if let Some(n) = whole(3_600) {
+        Lifetime::Hours(n)
+    } else if let Some(n) = whole(60) {
+        Lifetime::Minutes(n)
     } else {
-        format!("{n} {unit}s")
+        Lifetime::Seconds(secs)
     }
 }

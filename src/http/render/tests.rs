@@ -1,0 +1,118 @@
+//! Every value a client or tenant controls comes out of every template that
+//! shows it HTML-escaped: as text, never as markup or an attribute's end.
+
+use axum::http::StatusCode;
+
+use super::account::{my_local, my_pastes, signin};
+use super::layout::Account;
+use super::pages::{NewPasteOptions, burn_interstitial, error_page, new_paste, view};
+use crate::core::paste::PasteMeta;
+use crate::core::paste::tests::test_meta;
+use crate::http::api_error::ApiError;
+
+/// Markup that would run a script, end an attribute (either quote) or start
+/// an entity if it were not escaped.
+const EVIL: &str = r#"<script>alert('x')</script>"&"#;
+
+/// [`EVIL`] as askama writes it into HTML.
+const ESCAPED: &str = "&#60;script&#62;alert(&#39;x&#39;)&#60;/script&#62;&#34;&#38;";
+
+/// `page` shows [`EVIL`] escaped exactly `times` times, and never as it is.
+fn assert_escaped(page: &str, times: usize) {
+    assert!(!page.contains("<script>"), "{page}");
+    assert!(!page.contains("'x'"), "{page}");
+    assert_eq!(page.matches(ESCAPED).count(), times, "{page}");
+}
+
+fn meta(change: impl FnOnce(&mut PasteMeta)) -> PasteMeta {
+    let mut meta = test_meta();
+    meta.id = "abcdefghijklm".into();
+    meta.expires_at = Some(3_600);
+    change(&mut meta);
+    meta
+}
+
+/// The view of a text paste: its name (title, heading, `data-name`), its
+/// language (`data-lang`, the metadata line), its text, and the signed-in
+/// tenant's name.
+#[test]
+fn view_of_text_escapes_name_language_text_and_tenant() {
+    let meta = meta(|m| {
+        m.name = Some(EVIL.into());
+        m.lang = Some(EVIL.into());
+        m.size = EVIL.len() as u64;
+    });
+    let page = view(&meta, EVIL.as_bytes(), Account::SignedIn(EVIL));
+    assert_escaped(&page, 3 + 2 + 1 + 1);
+}
+
+/// An image's name is also its `alt` text.
+#[test]
+fn view_of_image_escapes_its_name() {
+    let meta = meta(|m| {
+        m.name = Some(EVIL.into());
+        m.content_type = "image/png".into();
+    });
+    assert_escaped(&view(&meta, b"\x89PNG", Account::SignedOut), 4);
+}
+
+/// A file without a name is described by its media type.
+#[test]
+fn view_of_file_escapes_its_type() {
+    let meta = meta(|m| m.content_type = format!("application/x-{EVIL}"));
+    assert_escaped(&view(&meta, b"\0\x01", Account::Hidden), 2);
+}
+
+/// The burn interstitial names the paste before it is revealed.
+#[test]
+fn burn_interstitial_escapes_name_and_tenant() {
+    let meta = meta(|m| {
+        m.name = Some(EVIL.into());
+        m.burn = true;
+    });
+    assert_escaped(&burn_interstitial(&meta, Account::SignedIn(EVIL)), 3 + 1);
+}
+
+/// An error's message may quote what the client sent.
+#[test]
+fn error_page_escapes_the_message() {
+    let error = ApiError::new(
+        StatusCode::BAD_REQUEST,
+        crate::core::ErrorCode::BadRequest,
+        EVIL,
+    );
+    assert_escaped(&error_page(&error), 1);
+}
+
+/// `next` comes from the sign-in link's query.
+#[test]
+fn signin_escapes_next() {
+    assert_escaped(&signin(None, EVIL), 1);
+}
+
+/// "My pastes": the tenant's and each paste's name; the cursor is
+/// URL-encoded into the link.
+#[test]
+fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
+    let pastes = [meta(|m| m.name = Some(EVIL.into()))];
+    let page = my_pastes(EVIL, &pastes, Some(EVIL));
+    assert_escaped(&page, 2);
+    assert!(
+        page.contains("href=\"/my?cursor=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26\""),
+        "{page}"
+    );
+    assert_escaped(&my_local(Account::SignedIn(EVIL)), 1);
+}
+
+/// The form's header names the signed-in tenant.
+#[test]
+fn new_paste_escapes_the_tenant() {
+    let page = new_paste(&NewPasteOptions {
+        ttl_choices: &[],
+        default_ttl: "never",
+        max_paste_bytes: 1024,
+        account: Account::SignedIn(EVIL),
+        may_create: true,
+    });
+    assert_escaped(&page, 1);
+}
