@@ -47,10 +47,9 @@
 //!   cleanup, PostgreSQL's listener pings, the embedded store's sweeper)
 //!   wait for requests instead of waking on a timer.
 //!
-//! `main.rs` only parses the command line and dispatches; [`allocator`] is
-//! the global allocator it installs (mimalloc).
+//! `main.rs` only parses the command line, installs the global allocator
+//! and dispatches.
 
-pub mod allocator;
 pub mod cli;
 pub mod config;
 pub mod core;
