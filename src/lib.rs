@@ -55,10 +55,9 @@
 //!   naming the file, the line and the key: the server's `--config` file
 //!   and the client's `config.toml`.
 //!
-//! `main.rs` only parses the command line and dispatches; [`allocator`] is
-//! the global allocator it installs (mimalloc).
+//! `main.rs` only parses the command line, installs the global allocator
+//! and dispatches.
 
-pub mod allocator;
 pub mod client;
 pub mod command_line;
 pub mod config_file;

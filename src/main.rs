@@ -4,9 +4,11 @@ use std::process::ExitCode;
 
 use snip::command_line::{self, Command};
 
-/// mimalloc, called through its plain functions where it can (see `allocator`).
+/// mimalloc: a request passes through some twenty small allocations in
+/// hyper, axum and tower, which its thread-local free lists serve more
+/// cheaply than glibc's malloc (`docs/performance.md` has the measurement).
 #[global_allocator]
-static ALLOCATOR: snip::allocator::Mimalloc = snip::allocator::Mimalloc;
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = match command_line::parse() {
@@ -17,18 +19,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Only a server lives long enough to hold freed memory.
-    let serves = matches!(cli.command, None | Some(Command::Serve(_)));
-    if serves {
-        snip::allocator::map_large_c_blocks();
-        if let Err(e) = snip::allocator::start_purger() {
-            eprintln!("snip: cannot start the allocator's purge thread: {e}");
-            return ExitCode::FAILURE;
-        }
-    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .on_thread_park(snip::allocator::note_activity)
         .build()
     {
         Ok(rt) => rt,

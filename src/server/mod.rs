@@ -189,8 +189,6 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("cannot open the store {}", location.describe()))?;
     let opened_in = opening.elapsed();
-    // Opening read journals and filters through buffers it has freed again.
-    crate::allocator::purge_now();
     if backend.cache_stats().is_some() {
         metrics = metrics.with_store_cache();
     }

@@ -40,7 +40,6 @@ const LAYERS: &[&[&str]] = &[
     &["logging"],
     &["core"],
     &["idle"],
-    &["allocator"],
 ];
 
 /// A module path below `crate`, such as `["http", "pipeline", "auth"]`.

@@ -345,12 +345,7 @@ fn in_background(
     let rebuilding = known.clone();
     let spawned = std::thread::Builder::new()
         .name("snip-ids".into())
-        .spawn(move || {
-            make_filter(&known, &meta, stored, saved);
-            // What the thread freed (a file's bytes, a scan's blocks) was
-            // freed here, and no runtime thread's park would have it purged.
-            crate::allocator::purge_now();
-        });
+        .spawn(move || make_filter(&known, &meta, stored, saved));
     if let Err(e) = spawned {
         // The next ID stored asks again.
         rebuilding.rebuilding.store(false, Ordering::Release);
