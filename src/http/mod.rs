@@ -12,7 +12,8 @@
 //!
 //! [`make_app`] puts them together; [`state`] is what all of them can reach.
 //! What the pipeline establishes about a request (its origin, its caller) is
-//! the request's [`context`], a leaf all three stages read; the credentials
+//! the request's [`context`], a leaf all three stages read; the origin is
+//! worked out behind trusted proxies by [`forwarded`]; the credentials
 //! behind a caller are checked by [`credentials`], and request rates counted
 //! by [`ratelimit`], for the pipeline and handlers alike. Every failure is an
 //! [`api_error::ApiError`]. Every route that reads a request body reads it

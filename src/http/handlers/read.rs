@@ -63,7 +63,7 @@ pub async fn load_meta(
     Ok((id, meta))
 }
 
-/// Opens a live paste for sending: from the hot cache, else from the store
+/// Opens a live paste for sending: from the paste cache, else from the store
 /// (a large body left unread, a burn paste's body not read at all).
 async fn load(state: &SharedState, caller: &Caller, id: &PasteId) -> Result<Opened, ApiError> {
     let now = paste::now();
