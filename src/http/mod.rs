@@ -45,11 +45,13 @@ pub use ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
 pub use state::{AppState, AuthConfig, Limits, Readiness, SharedState};
 
 /// Builds the service: every route of the table ([`routes`]) with its
-/// per-route middleware, the fast ones also reachable without the router.
-pub fn make_app(state: SharedState) -> App {
-    App::new(
-        state.clone(),
-        routes::make_router(state),
-        routes::fast_routes(),
-    )
+/// per-route middleware, the fast ones also reachable without the router
+/// unless `fast_path` is off.
+pub fn make_app(state: SharedState, fast_path: bool) -> App {
+    let fast = if fast_path {
+        routes::fast_routes()
+    } else {
+        Vec::new()
+    };
+    App::new(state.clone(), routes::make_router(state), fast)
 }
