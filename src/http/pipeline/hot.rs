@@ -15,8 +15,8 @@
 //! ([`Exchange`] for the response layer, [`auth::decide_now`] and
 //! [`auth::decide`] for authentication, `read::answer_*` and
 //! `create::answer_create` for the handlers) and hands their results on
-//! directly, so it answers byte for byte what the router would (a test
-//! compares the two). Anything the match is unsure of (`HEAD`, an ID that does not
+//! directly, so it answers byte for byte what the router would
+//! (`tests/it/fast_path.rs` compares the two on every route). Anything the match is unsure of (`HEAD`, an ID that does not
 //! parse, percent-encoded paths, every other route) is left to the router.
 
 use std::convert::Infallible;
