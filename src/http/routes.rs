@@ -20,7 +20,7 @@ use super::render;
 use super::state::SharedState;
 
 /// The middleware group of a route: routes of one group share the
-/// per-route middleware of [`Group::layered`].
+/// per-route middleware (`Group::layered`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Group {
     /// Every route that touches pastes: it knows its caller and is rate
