@@ -204,6 +204,13 @@ pub struct ServeArgs {
           default_value_t = false, action = clap::ArgAction::Set)]
     pub metrics_public: bool,
 
+    /// Serve every request through axum's router, the hot routes too (for
+    /// measuring and testing what the hot path buys). Hidden: it only makes
+    /// snip slower.
+    #[arg(long, env = "SNIP_NO_FAST_PATH", hide = true, num_args = 0..=1,
+          default_missing_value = "true", default_value_t = false, action = clap::ArgAction::Set)]
+    pub no_fast_path: bool,
+
     /// A TOML file with any of these options (keys as the long flags).
     #[arg(long, env = "SNIP_CONFIG")]
     pub config: Option<PathBuf>,
@@ -240,6 +247,7 @@ impl ServeArgs {
             sweep_interval: self.sweep_interval,
             metrics_listen: self.metrics_listen,
             metrics_public: self.metrics_public,
+            fast_path: !self.no_fast_path,
             tls: self.tls.tls_config(&self.data_dir),
             redirect_http: self.tls.redirect_http,
             hsts: self.tls.hsts.0,

@@ -122,6 +122,8 @@ pub struct ServeFile {
     #[serde(default, deserialize_with = "from_str")]
     metrics_public: Option<bool>,
     #[serde(default, deserialize_with = "from_str")]
+    no_fast_path: Option<bool>,
+    #[serde(default, deserialize_with = "from_str")]
     tls_cert: Option<PathBuf>,
     #[serde(default, deserialize_with = "from_str")]
     tls_key: Option<PathBuf>,
@@ -212,6 +214,7 @@ impl ServeFile {
             log_format,
             metrics_listen,
             metrics_public,
+            no_fast_path,
             tls_cert,
             tls_key,
             tls_reload_interval,
@@ -265,6 +268,7 @@ impl ServeFile {
         fill!(args.log_format, log_format);
         fill!(args.metrics_listen, Some(metrics_listen));
         fill!(args.metrics_public, metrics_public);
+        fill!(args.no_fast_path, no_fast_path);
         fill!(args.tls.tls_cert, Some(tls_cert));
         fill!(args.tls.tls_key, Some(tls_key));
         fill!(args.tls.tls_reload_interval, tls_reload_interval);

@@ -87,6 +87,8 @@ pub struct ServerConfig {
     pub metrics_listen: Option<SocketAddr>,
     /// Whether the main listener answers `GET /metrics` too.
     pub metrics_public: bool,
+    /// Whether the hot routes skip the router (off: `--no-fast-path`).
+    pub fast_path: bool,
     /// HTTPS, or `None` for plain HTTP.
     pub tls: Option<TlsConfig>,
     /// An address for plain HTTP that redirects to the HTTPS public URL.
@@ -297,7 +299,14 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             }
         }
     };
-    run(listener, make_app(state), options, tls, stop).await;
+    run(
+        listener,
+        make_app(state, config.fast_path),
+        options,
+        tls,
+        stop,
+    )
+    .await;
     let _ = stop_metrics.send(true);
     if let Some(server) = metrics_server {
         let _ = server.await;

@@ -26,6 +26,7 @@ mod deb;
 mod disk_full;
 mod durability;
 mod expiry;
+mod fast_path;
 mod identity;
 mod layering;
 mod limits;

@@ -17,13 +17,13 @@
 //! | `GET /api/admin/tenants/{name}/tokens` | list its tokens |
 //! | `DELETE /api/admin/tokens/{id}` | revoke a token |
 //! | `GET /api/admin/backup` | stream a dump of the whole store (see [`super::backup`]) |
+//!
+//! The route table (`src/http/routes.rs`) routes them.
 
-use axum::Router;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, patch};
 use bytes::Bytes;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -40,22 +40,6 @@ use crate::http::context::Origin;
 use crate::http::credentials::AdminCaller;
 use crate::http::state::SharedState;
 
-/// The admin routes.
-pub fn routes() -> Router<SharedState> {
-    Router::new()
-        .route("/api/admin/tenants", get(list_tenants).post(create_tenant))
-        .route(
-            "/api/admin/tenants/{name}",
-            patch(update_tenant).delete(delete_tenant),
-        )
-        .route(
-            "/api/admin/tenants/{name}/tokens",
-            get(list_tokens).post(create_token),
-        )
-        .route("/api/admin/tokens/{id}", delete(revoke_token))
-        .route("/api/admin/backup", get(super::backup::backup))
-}
-
 /// The largest admin request body. Admin bodies are a few fields of JSON;
 /// anything larger is a mistake or an attack, and is not held in memory.
 const ADMIN_BODY_MAX: u64 = 64 << 10;
@@ -63,7 +47,7 @@ const ADMIN_BODY_MAX: u64 = 64 << 10;
 /// A tenant name from the path, checked before it reaches the store (a name
 /// the rules refuse cannot exist, and some bytes, such as NUL, are refused by
 /// PostgreSQL itself).
-struct TenantName(String);
+pub(crate) struct TenantName(String);
 
 impl FromRequestParts<SharedState> for TenantName {
     type Rejection = ApiError;
@@ -76,7 +60,7 @@ impl FromRequestParts<SharedState> for TenantName {
 }
 
 /// A token ID from the path, checked like [`TenantName`].
-struct TokenId(String);
+pub(crate) struct TokenId(String);
 
 impl FromRequestParts<SharedState> for TokenId {
     type Rejection = ApiError;
@@ -101,7 +85,7 @@ async fn path_param(parts: &mut Parts, state: &SharedState) -> Result<String, Ap
 /// in-flight bounds (`--max-inflight-bytes` and the client's share) as
 /// they arrive, like an upload's: many slow admin requests could otherwise
 /// hold memory past them.
-struct AdminBody(Bytes);
+pub(crate) struct AdminBody(Bytes);
 
 impl FromRequest<SharedState> for AdminBody {
     type Rejection = Response;
@@ -207,7 +191,7 @@ async fn issue_token(
     Ok(TokenView::new(record, Some(secret)))
 }
 
-async fn create_tenant(
+pub(crate) async fn create_tenant(
     _admin: AdminCaller,
     State(state): State<SharedState>,
     AdminBody(body): AdminBody,
@@ -232,7 +216,7 @@ async fn create_tenant(
     Ok(json(StatusCode::CREATED, &answer))
 }
 
-async fn list_tenants(
+pub(crate) async fn list_tenants(
     _admin: AdminCaller,
     State(state): State<SharedState>,
 ) -> Result<Response, ApiError> {
@@ -247,7 +231,7 @@ async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
     state.store.tenant(name).await?.ok_or_else(no_such_tenant)
 }
 
-async fn update_tenant(
+pub(crate) async fn update_tenant(
     _admin: AdminCaller,
     State(state): State<SharedState>,
     TenantName(name): TenantName,
@@ -272,7 +256,7 @@ async fn update_tenant(
     Ok(json(StatusCode::OK, &view(&state, tenant).await?))
 }
 
-async fn delete_tenant(
+pub(crate) async fn delete_tenant(
     _admin: AdminCaller,
     State(state): State<SharedState>,
     TenantName(name): TenantName,
@@ -286,7 +270,7 @@ async fn delete_tenant(
     }
 }
 
-async fn create_token(
+pub(crate) async fn create_token(
     _admin: AdminCaller,
     State(state): State<SharedState>,
     TenantName(name): TenantName,
@@ -304,7 +288,7 @@ async fn create_token(
     ))
 }
 
-async fn list_tokens(
+pub(crate) async fn list_tokens(
     _admin: AdminCaller,
     State(state): State<SharedState>,
     TenantName(name): TenantName,
@@ -320,7 +304,7 @@ async fn list_tokens(
     Ok(json(StatusCode::OK, &tokens))
 }
 
-async fn revoke_token(
+pub(crate) async fn revoke_token(
     _admin: AdminCaller,
     State(state): State<SharedState>,
     TokenId(id): TokenId,

@@ -2,9 +2,9 @@
 //! embedded in the binary and served at `GET /api/openapi.json`.
 //!
 //! It is written by hand (the handlers stay free of annotations) and kept in
-//! sync with the router by `tests/it/openapi.rs`, which fails when a route or
-//! method exists on one side only, and fuzzes the running server against it
-//! with schemathesis. Its paths are also the route templates the metrics
+//! sync with the route table (`src/http/routes.rs`) by `tests/it/openapi.rs`,
+//! which fails when a route or method exists on one side only, and fuzzes
+//! the running server against it with schemathesis. Its paths are also the route templates the metrics
 //! pre-register.
 
 use std::collections::BTreeMap;

@@ -1,48 +1,32 @@
 //! Operator routes: `GET /healthz` (the process answers), `GET /readyz` (the
 //! store answers), `GET /metrics` (Prometheus text format) and
 //! `GET /api/openapi.json` (the API description), `GET /robots.txt` (keeps
-//! crawlers out); and the answer to a path no route matches.
+//! crawlers out); and the answer to a path no route matches. The route table
+//! (`src/http/routes.rs`) routes them.
 
-use axum::Router;
 use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 
 use super::openapi;
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::state::SharedState;
 use crate::metrics;
 
-/// The operator routes; `/metrics` only when the main listener serves it
-/// (`--metrics-public`; otherwise it answers 404 there).
-pub fn routes(metrics_on_main: bool) -> Router<SharedState> {
-    let router = Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .route("/robots.txt", get(robots))
-        .route("/api/openapi.json", get(spec));
-    if metrics_on_main {
-        router.route("/metrics", get(render_metrics))
-    } else {
-        router
-    }
-}
-
 /// `200 ok` while the process answers at all.
-async fn healthz() -> &'static str {
+pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
 /// `GET /robots.txt`: no crawler is welcome anywhere. Pastes are shared by
 /// link, not published, and a search engine listing them would publish them.
-async fn robots() -> &'static str {
+pub async fn robots() -> &'static str {
     "User-agent: *\nDisallow: /\n"
 }
 
 /// `200 ready` when the store answers a ping, else `503` saying why; the ping
 /// is shared with the other probes of the same second ([`Readiness`](crate::http::Readiness)).
-async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiError> {
+pub async fn readyz(State(state): State<SharedState>) -> Result<&'static str, ApiError> {
     match state.readiness.check(state.store.as_ref()).await {
         Ok(()) => Ok("ready\n"),
         Err(why) => Err(ApiError::new(
@@ -71,7 +55,7 @@ pub async fn render_metrics(State(state): State<SharedState>) -> Response {
 }
 
 /// `GET /api/openapi.json`: the OpenAPI 3.1 document, as embedded at build time.
-async fn spec() -> Response {
+pub async fn spec() -> Response {
     (
         [(
             header::CONTENT_TYPE,

@@ -1,8 +1,10 @@
 //! The service the server runs ([`App`], one [`Connection`] of it per TCP
-//! connection): the three hot routes (reading a paste raw, viewing it,
-//! creating one) are recognised by a plain match on method and path and
+//! connection): the hot routes, those the route table (`crate::http::routes`)
+//! marks [`Fast`] (reading a paste raw, viewing it, creating one), are
+//! recognised by matching method and path against their [`FastRoute`]s and
 //! served by one function, `serve`; everything else goes through axum's
-//! router.
+//! router. Without fast routes (`snip serve --no-fast-path`), the router
+//! serves everything.
 //!
 //! Why: axum's router is a large share of a raw read's work (matching, then
 //! a cloned, boxed route service and a boxed future per layer, then
@@ -13,8 +15,8 @@
 //! ([`Exchange`] for the response layer, [`auth::decide_now`] and
 //! [`auth::decide`] for authentication, `read::answer_*` and
 //! `create::answer_create` for the handlers) and hands their results on
-//! directly, so it answers byte for byte what the router would (a test
-//! compares the two). Anything the match is unsure of (`HEAD`, an ID that does not
+//! directly, so it answers byte for byte what the router would
+//! (`tests/it/fast_path.rs` compares the two on every route). Anything the match is unsure of (`HEAD`, an ID that does not
 //! parse, percent-encoded paths, every other route) is left to the router.
 
 use std::convert::Infallible;
@@ -41,44 +43,57 @@ use crate::http::handlers::{create, read};
 use crate::http::state::SharedState;
 use crate::metrics::RouteId;
 
-/// A request served without the router: its route and, for a read, the
-/// paste's ID (parsed once, here).
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Hot {
-    /// `GET /raw/{id}`.
-    Raw(PasteId),
-    /// `GET /{id}`.
-    View(PasteId),
-    /// `POST /`.
+/// How the fast path serves one of its routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fast {
+    /// A paste read raw (a template ending in `{id}`).
+    Raw,
+    /// A paste viewed (a template ending in `{id}`).
+    View,
+    /// A paste created (a template without parameters).
     Create,
 }
 
-/// The route templates of [`Hot`] requests (the metrics and log labels), in
-/// the order of [`Hot::index`].
-const TEMPLATES: [&str; 3] = ["/raw/{id}", "/{id}", "/"];
+/// A route the fast path serves, as the route table
+/// (`crate::http::routes`) lists it.
+#[derive(Debug, Clone)]
+pub struct FastRoute {
+    pub method: Method,
+    /// Its path template: fixed, or ending in `{id}`.
+    pub template: &'static str,
+    pub fast: Fast,
+}
 
-impl Hot {
-    /// The hot request of `method` and `path`, if it is one. `/{id}` is
-    /// taken only for a well-formed paste ID, so it never shadows a fixed
-    /// route such as `/healthz` (a test checks every route of the API
-    /// document), and a well-formed ID needs no percent-decoding.
-    fn of(method: &Method, path: &str) -> Option<Self> {
-        let (prefix, read): (_, fn(PasteId) -> Self) = match *method {
-            Method::GET if path.starts_with("/raw/") => ("/raw/", Self::Raw),
-            Method::GET => ("/", Self::View),
-            Method::POST if path == "/" => return Some(Self::Create),
-            _ => return None,
-        };
-        let id = PasteId::parse(path.strip_prefix(prefix)?).ok()?;
-        Some(read(id))
-    }
+/// A request served without the router: its route and, for a read, the
+/// paste's ID (parsed once, here).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hot {
+    Raw(PasteId),
+    View(PasteId),
+    Create,
+}
 
-    /// The position of the route's template in [`TEMPLATES`].
-    fn index(&self) -> usize {
-        match self {
-            Self::Raw(_) => 0,
-            Self::View(_) => 1,
-            Self::Create => 2,
+impl FastRoute {
+    /// The hot request of `method` and `path`, if it is this route's. A
+    /// template's `{id}` is taken only for a well-formed paste ID, so
+    /// `/{id}` never shadows a fixed route such as `/healthz` (a test checks
+    /// every route of the table), and a well-formed ID needs no
+    /// percent-decoding. A template that does not fit its [`Fast`] matches
+    /// nothing: the router serves its requests.
+    pub fn hot(&self, method: &Method, path: &str) -> Option<Hot> {
+        if *method != self.method {
+            return None;
+        }
+        match (self.fast, self.template.strip_suffix("{id}")) {
+            (Fast::Raw | Fast::View, Some(prefix)) => {
+                let id = PasteId::parse(path.strip_prefix(prefix)?).ok()?;
+                Some(match self.fast {
+                    Fast::Raw => Hot::Raw(id),
+                    _ => Hot::View(id),
+                })
+            }
+            (Fast::Create, None) if path == self.template => Some(Hot::Create),
+            _ => None,
         }
     }
 }
@@ -93,18 +108,25 @@ pub struct App(Arc<Services>);
 struct Services {
     state: SharedState,
     router: Router,
-    /// The metrics' IDs of [`TEMPLATES`].
-    routes: [RouteId; 3],
+    /// The routes served without the router, each with its metrics' ID.
+    fast: Vec<(FastRoute, RouteId)>,
 }
 
 impl App {
-    /// `router` serves everything that is not hot; the hot routes use `state`.
-    pub fn new(state: SharedState, router: Router) -> Self {
-        let routes = TEMPLATES.map(|template| state.metrics.route(Some(template)));
+    /// `router` serves everything that is not one of the `fast` routes;
+    /// those use `state`. With no `fast` routes, the router serves all.
+    pub fn new(state: SharedState, router: Router, fast: Vec<FastRoute>) -> Self {
+        let fast = fast
+            .into_iter()
+            .map(|route| {
+                let id = state.metrics.route(Some(route.template));
+                (route, id)
+            })
+            .collect();
         Self(Arc::new(Services {
             state,
             router,
-            routes,
+            fast,
         }))
     }
 
@@ -132,11 +154,15 @@ impl hyper::service::Service<hyper::Request<Incoming>> for Connection {
 
     fn call(&self, request: hyper::Request<Incoming>) -> Self::Future {
         let services = &self.app.0;
-        let Some(hot) = Hot::of(request.method(), request.uri().path()) else {
+        let (method, path) = (request.method(), request.uri().path());
+        let found = services
+            .fast
+            .iter()
+            .find_map(|(fast, route)| Some((fast.hot(method, path)?, *route)));
+        let Some((hot, route)) = found else {
             return Either::Right(route(&services.router, self.peer, request));
         };
         let state = services.state.clone();
-        let route = services.routes[hot.index()];
         Either::Left(Box::pin(serve(state, hot, route, self.peer, request)))
     }
 }
@@ -230,56 +256,4 @@ fn create(
         let body = Body::new(body);
         create::answer_create(&state, &caller, &origin, query, &parts.headers, body).await
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::http::handlers::openapi;
-
-    /// No fixed route of the API is ever taken for a hot one: the hot `/{id}`
-    /// would otherwise shadow it.
-    #[test]
-    fn hot_routes_never_shadow_fixed_routes() {
-        for template in openapi::route_templates() {
-            if template.contains('{') {
-                continue;
-            }
-            for method in [Method::GET, Method::POST] {
-                let hot = Hot::of(&method, template);
-                let expected = (template == "/" && method == Method::POST).then_some(Hot::Create);
-                assert_eq!(hot, expected, "{method} {template}");
-            }
-        }
-    }
-
-    #[test]
-    fn recognises_only_well_formed_ids() {
-        let id = PasteId::generate(12).unwrap();
-        let id = id.as_str();
-        let (raw, view) = (format!("/raw/{id}"), format!("/{id}"));
-        let parsed = PasteId::parse(id).unwrap();
-        assert_eq!(Hot::of(&Method::GET, &raw), Some(Hot::Raw(parsed.clone())));
-        assert_eq!(
-            Hot::of(&Method::GET, &view),
-            Some(Hot::View(parsed.clone()))
-        );
-        // IDs are case-insensitive on input.
-        let upper = format!("/raw/{}", id.to_ascii_uppercase());
-        assert_eq!(Hot::of(&Method::GET, &upper), Some(Hot::Raw(parsed)));
-        // Everything unsure goes to the router.
-        for path in [
-            format!("/raw/{id}/"),
-            format!("/{id}/reveal"),
-            format!("//{id}"),
-            format!("/%32{}", &id[1..]),
-            "/raw/".to_owned(),
-            "/".to_owned(),
-        ] {
-            assert_eq!(Hot::of(&Method::GET, &path), None, "{path}");
-        }
-        assert_eq!(Hot::of(&Method::HEAD, &format!("/{id}")), None);
-        assert_eq!(Hot::of(&Method::DELETE, &format!("/{id}")), None);
-        assert_eq!(Hot::of(&Method::PUT, "/"), None);
-    }
 }

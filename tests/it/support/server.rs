@@ -251,6 +251,20 @@ impl Server {
         Ok(())
     }
 
+    /// [`Server::restart`] with `extra` flags after the server's own, for
+    /// this process only (a later restart leaves them out).
+    pub fn restart_with(&mut self, extra: &[&str]) {
+        let mut args = self.args.clone();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let mut next = Self::try_spawn(&self.data_dir, args, self.env.clone())
+            .unwrap_or_else(|logs| panic!("snip did not start; logs:\n{logs}"));
+        next.args = std::mem::take(&mut self.args);
+        next._tmp = self._tmp.take();
+        next.schema = self.schema.clone();
+        next.owns_schema = std::mem::take(&mut self.owns_schema);
+        std::mem::swap(self, &mut next);
+    }
+
     /// A URL on this server.
     pub fn at(&self, path: &str) -> String {
         format!("{}{}", self.url, path)
