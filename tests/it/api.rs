@@ -616,3 +616,70 @@ async fn negotiated_answers_vary_and_errors_are_not_cached() {
         }
     }
 }
+
+/// A link copied from a chat message with the sentence's last character
+/// (`.`, `,`, `!`, `)` …) is sent to the paste with `308`, before any lookup:
+/// a burn paste is not consumed, anything that still fails to parse stays a
+/// `404`, and only `GET` and `HEAD` of `/{id}` and `/raw/{id}` are redirected.
+#[tokio::test]
+async fn trailing_chat_punctuation_redirects_to_the_paste() {
+    let server = Server::start();
+    let (id, _) = server.create("hello", "").await;
+    let http = client();
+    for (path, target) in [
+        (format!("/{id}."), format!("/{id}")),
+        (format!("/{id},"), format!("/{id}")),
+        (format!("/{id}!"), format!("/{id}")),
+        (format!("/{id})."), format!("/{id}")),
+        (format!("/{id}.."), format!("/{id}")),
+        (format!("/raw/{id}."), format!("/raw/{id}")),
+        (format!("/raw/{id}).?x=1"), format!("/raw/{id}?x=1")),
+    ] {
+        let response = http
+            .get(format!("{}{path}", server.url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT, "{path}");
+        assert_eq!(response.headers()["location"], target.as_str(), "{path}");
+    }
+    let head = http
+        .head(format!("{}/{id}.", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(head.status(), StatusCode::PERMANENT_REDIRECT);
+
+    // Still 404: other trailing characters, a mistyped ID with punctuation,
+    // another route's path, and methods other than GET and HEAD.
+    let mut mistyped = id.clone();
+    mistyped.replace_range(0..1, if id.starts_with('a') { "b" } else { "a" });
+    for path in [
+        format!("/{id}x"),
+        format!("/{mistyped}."),
+        format!("/{id}./download"),
+    ] {
+        let status = get_status(&http, &format!("{}{path}", server.url)).await;
+        assert_eq!(status, 404, "{path}");
+    }
+    let delete = server
+        .request(Method::DELETE, &format!("/{id}."))
+        .fetch()
+        .await;
+    assert_ne!(delete.status(), StatusCode::PERMANENT_REDIRECT);
+
+    // A burn paste behind the redirect is still there to be read once.
+    let (burn_id, _) = server.create("secret", "burn=true").await;
+    let response = http
+        .get(format!("{}/raw/{burn_id}!", server.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT);
+    let revealed = server
+        .request(Method::POST, &format!("/{burn_id}/reveal"))
+        .fetch()
+        .await;
+    assert_eq!(revealed.status(), 200);
+    assert_eq!(revealed.text().await.unwrap(), "secret");
+}

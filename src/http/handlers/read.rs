@@ -18,8 +18,8 @@ use std::sync::LazyLock;
 use axum::Extension;
 use axum::extract::{FromRequestParts, Path, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use bytes::Bytes;
 
 use super::range::{RangeOutcome, single_range};
@@ -156,9 +156,44 @@ impl FromRequestParts<SharedState> for PasteRead {
         let Path(id) = Path::<String>::from_request_parts(parts, state)
             .await
             .map_err(IntoResponse::into_response)?;
-        let id = parse_id(&id).map_err(IntoResponse::into_response)?;
-        Ok(Self { caller, origin, id })
+        match parse_id(&id) {
+            Ok(id) => Ok(Self { caller, origin, id }),
+            Err(error) => {
+                Err(chat_punctuation_redirect(parts, &id).unwrap_or_else(|| error.into_response()))
+            }
+        }
     }
+}
+
+/// What chat programs and prose glue to the end of a link: `see /abc…x.`,
+/// `(/abc…x)`, `/abc…x!`.
+const CHAT_PUNCTUATION: &[char] = &['.', ',', '!', ')', ';', ':', '\'', '"', ']', '>'];
+
+/// A link copied from a chat message often carries the sentence's last
+/// character. When the path's last segment is an ID that fails to parse, but
+/// parses once such trailing characters are dropped, a `GET` or `HEAD` is
+/// sent there with `308` (before any lookup, so nothing is read or burned);
+/// anything else stays the usual `404`.
+fn chat_punctuation_redirect(parts: &Parts, id: &str) -> Option<Response> {
+    if parts.method != Method::GET && parts.method != Method::HEAD {
+        return None;
+    }
+    let trimmed = id.trim_end_matches(CHAT_PUNCTUATION);
+    if trimmed.len() == id.len() || PasteId::parse(trimmed).is_err() {
+        return None;
+    }
+    // Only when the ID is the path's last segment, as written: `/{id}` and
+    // `/raw/{id}`, not `/{id}/download`.
+    let (prefix, last) = parts.uri.path().rsplit_once('/')?;
+    if last != id || !matches!(prefix, "" | "/raw") {
+        return None;
+    }
+    let query = parts
+        .uri
+        .query()
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
+    Some(Redirect::permanent(&format!("{prefix}/{trimmed}{query}")).into_response())
 }
 
 // The read handlers take the whole `Request` last and borrow its headers:
