@@ -44,7 +44,7 @@ fn main() -> ExitCode {
             Some(Command::Migrate(args)) => snip::client::backup::migrate(args).await,
             Some(Command::Config(args)) => snip::client::settings::show(&args),
             Some(Command::Completions(args)) => command_line::generate::completions(&args),
-            Some(Command::Man) => command_line::generate::man(),
+            Some(Command::Man(args)) => command_line::generate::man(&args),
         }
     });
     match result {

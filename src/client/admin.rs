@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::auth::admin_token;
 use super::settings::ClientConfig;
 use super::{base_url, client, send};
+use crate::core::Ttl;
 use crate::core::api::{NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView};
 use crate::core::paste::hash_token;
 use crate::core::tenant::{Rate, token_id, validate_token_id};
@@ -80,8 +81,8 @@ pub enum TokenCommand {
         #[arg(long)]
         read_only: bool,
         /// Lifetime, e.g. 30d or 12h [default: never expires].
-        #[arg(long)]
-        expires: Option<String>,
+        #[arg(long, value_parser = Ttl::parse)]
+        expires: Option<Ttl>,
     },
     /// Revoke a token; it stops working at once.
     Revoke {
@@ -358,6 +359,7 @@ async fn token(admin: &Admin, command: TokenCommand) -> anyhow::Result<()> {
             expires,
         } => {
             let path = format!("api/admin/tenants/{}/tokens", segment(&tenant)?);
+            let expires = expires.map(|ttl| ttl.to_string());
             let body = NewToken { read_only, expires };
             let answer = admin.call(Method::POST, &path, Some(json(&body)?)).await?;
             print_token(&parse(answer)?)

@@ -20,6 +20,7 @@ use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::de::DeserializeOwned;
 
+use crate::core::Ttl;
 use crate::core::api::{Created, DELETE_TOKEN_HEADER, PasteInfo};
 use crate::core::envelope::{self, EnvelopeError, Key};
 
@@ -194,7 +195,12 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     let config = ClientConfig::load()?;
     let base = base_url(&config.server(args.server.server.as_deref()).value)?;
     let token = args.auth.token()?;
-    let ttl = config.ttl(args.ttl.as_deref()).value;
+    let ttl = config.ttl(args.ttl.as_deref());
+    // The server's own grammar, checked before anything is read or sent.
+    if let Some(value) = &ttl.value {
+        Ttl::parse(value).map_err(|e| anyhow!("{e} (from the {})", ttl.source))?;
+    }
+    let ttl = ttl.value;
     let burn = config.burn(args.burn)?.value;
     let inputs = read_inputs(&args.files)?;
     // Several links on a terminal are told apart by their files; a pipe gets bare URLs.
@@ -222,6 +228,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             query.push(("visibility", "private".into()));
         }
         let name = args.name.clone().or(file_name);
+        let remembered_name = name.clone();
         let (body, key) = if encrypt {
             // Everything the paste says about itself goes inside the envelope.
             let meta = envelope::Meta {
@@ -258,14 +265,31 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         };
         let created = upload::send(request, body, &label, &base).await;
         let mut created: Created<'static> = created?;
-        if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
+        let plain_url = created.url.to_string();
+        if let Some(key) = key {
+            created.url = format!("{}#{}", created.url, key.to_fragment()).into();
+        }
+        let remembered = tokens::Remembered {
+            token: created.delete_token.to_string(),
+            created_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| {
+                    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+                }),
+            name: remembered_name,
+            expires_at: created
+                .expires_at
+                .as_deref()
+                .and_then(|at| humantime::parse_rfc3339(at).ok())
+                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|since| since.as_secs()),
+            link: Some(created.url.to_string()),
+        };
+        if let Err(e) = tokens::remember(&plain_url, remembered) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
                 created.id
             );
-        }
-        if let Some(key) = key {
-            created.url = format!("{}#{}", created.url, key.to_fragment()).into();
         }
         let file = path.map(|p| p.display().to_string());
         if args.json {
@@ -559,14 +583,7 @@ fn new_password() -> anyhow::Result<String> {
             if !std::io::stderr().is_terminal() {
                 bail!("--password needs a terminal to ask for it, or SNIP_PASSWORD");
             }
-            let password = rpassword::prompt_password("Password: ")
-                .context("cannot read the password from the terminal")?;
-            let again = rpassword::prompt_password("Password (again): ")
-                .context("cannot read the password from the terminal")?;
-            if again != password {
-                bail!("the passwords do not match");
-            }
-            password
+            return typed_new_password();
         }
     };
     if password.is_empty() {
@@ -574,6 +591,30 @@ fn new_password() -> anyhow::Result<String> {
     }
     Ok(password)
 }
+
+/// A new password typed twice on the terminal; a mistyped confirmation (or
+/// an empty password) asks again, up to [`PASSWORD_TRIES`] times, since
+/// nothing has been uploaded yet.
+fn typed_new_password() -> anyhow::Result<String> {
+    let ask = |prompt: &str| {
+        rpassword::prompt_password(prompt).context("cannot read the password from the terminal")
+    };
+    for _ in 0..PASSWORD_TRIES {
+        let password = ask("Password: ")?;
+        if password.is_empty() {
+            eprintln!("The password is empty; type one.");
+            continue;
+        }
+        if ask("Password (again): ")? == password {
+            return Ok(password);
+        }
+        eprintln!("The passwords do not match; type it again.");
+    }
+    bail!("no password after {PASSWORD_TRIES} tries: the two did not match")
+}
+
+/// How often `put --password` asks before giving up.
+const PASSWORD_TRIES: usize = 3;
 
 /// `snip delete`: deletes with `--token` or the remembered token.
 pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {

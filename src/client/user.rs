@@ -9,6 +9,7 @@ use super::auth::{TokenArg, authorize};
 use super::{ServerArg, base_url, client, send_json, tokens};
 use crate::core::api::{Created, PastePage};
 use crate::core::units::format_size;
+use crate::core::{Ttl, paste};
 
 /// `snip list`.
 #[derive(Debug, Clone, Args)]
@@ -23,8 +24,9 @@ pub struct ListArgs {
     /// is the first that holds any pastes: a filtered page can be empty).
     #[arg(long)]
     pub all: bool,
-    /// The pastes created from this machine by this user and not deleted (from
-    /// the remembered delete tokens; no API token needed), one URL a line.
+    /// The pastes created from this machine by this user, not deleted and
+    /// not expired (from the remembered delete tokens; no API token needed),
+    /// newest first: link (with an encrypted paste's #key), time, name.
     #[arg(long, conflicts_with_all = ["name_prefix", "limit", "all"])]
     pub mine: bool,
     /// Print a JSON array: the pastes' metadata (with --mine, objects with a url).
@@ -42,8 +44,8 @@ pub struct ShortenArgs {
     /// The http or https URL to shorten.
     pub url: String,
     /// Lifetime: seconds, 30s, 10m, 1h, 1d, 1w, or never [default: the server's].
-    #[arg(short, long)]
-    pub ttl: Option<String>,
+    #[arg(short, long, value_parser = Ttl::parse)]
+    pub ttl: Option<Ttl>,
     #[command(flatten)]
     pub server: ServerArg,
     #[command(flatten)]
@@ -101,22 +103,48 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `list --mine`: the remembered pastes of the server in `--server`.
+/// `list --mine`: the remembered pastes of the server in `--server` that
+/// have not expired, newest first: one line each of link (with the `#key`
+/// of an encrypted paste), creation time and name (`-` when none),
+/// tab-separated, like the tenant's listing; or one JSON array.
 fn list_mine(args: &ListArgs) -> anyhow::Result<()> {
     let base = base_url(&args.server.url()?)?;
-    let mine: Vec<String> = tokens::remembered()?
+    let now = paste::now();
+    let mut mine: Vec<(String, tokens::Remembered)> = tokens::remembered()?
         .into_iter()
-        .filter(|url| url.starts_with(base.as_str()))
+        .filter(|(url, paste)| {
+            url.starts_with(base.as_str()) && paste.expires_at.is_none_or(|at| at > now)
+        })
         .collect();
+    mine.sort_by(|(a_url, a), (b_url, b)| b.created_ms.cmp(&a.created_ms).then(a_url.cmp(b_url)));
+    let rows = mine.into_iter().map(|(url, paste)| {
+        let link = paste.link.unwrap_or(url);
+        // 0: remembered by a client that did not note the time.
+        let created = (paste.created_ms > 0).then(|| paste::rfc3339(paste.created_ms / 1000));
+        (
+            link,
+            created,
+            paste.name,
+            paste.expires_at.map(paste::rfc3339),
+        )
+    });
     if args.json {
-        let objects: Vec<_> = mine
-            .iter()
-            .map(|url| serde_json::json!({ "url": url }))
+        let objects: Vec<_> = rows
+            .map(|(url, created_at, name, expires_at)| {
+                serde_json::json!({
+                    "url": url,
+                    "created_at": created_at,
+                    "name": name,
+                    "expires_at": expires_at,
+                })
+            })
             .collect();
         println!("{}", serde_json::to_string_pretty(&objects)?);
     } else {
-        for url in mine {
-            println!("{url}");
+        for (url, created_at, name, _) in rows {
+            let created_at = created_at.as_deref().unwrap_or("-");
+            let name = name.as_deref().unwrap_or("-");
+            println!("{url}\t{created_at}\t{name}");
         }
     }
     Ok(())
@@ -128,8 +156,8 @@ pub async fn shorten(args: ShortenArgs) -> anyhow::Result<()> {
     let base = base_url(&args.server.url()?)?;
     let token = args.auth.token()?;
     let mut query = vec![("url", args.url.clone())];
-    if let Some(ttl) = &args.ttl {
-        query.push(("ttl", ttl.clone()));
+    if let Some(ttl) = args.ttl {
+        query.push(("ttl", ttl.to_string()));
     }
     let request = authorize(client.post(base.clone()), token.as_deref())
         .query(&query)

@@ -13,6 +13,7 @@
 //! This is the top of the module graph: it imports the layers, and none of
 //! them imports it.
 
+mod examples;
 pub mod generate;
 pub mod serve;
 pub mod serve_file;
@@ -23,6 +24,7 @@ use std::path::PathBuf;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::config_file::{self, ConfigFileError};
+use crate::core::Ttl;
 use serve_file::ServeFile;
 
 pub use serve::ServeArgs;
@@ -40,45 +42,117 @@ pub struct Cli {
     /// What to do; without one, snip serves.
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Options of `serve`, for when no subcommand is given.
+    /// Options of `serve`, for when no subcommand is given (hidden from
+    /// `snip --help` by [`command`]: `snip serve --help` lists them).
     #[command(flatten)]
     pub serve: ServeArgs,
 }
 
-/// The subcommands.
+/// The subcommands. The first paragraph of each is its line in `snip
+/// --help`; the rest is for `snip COMMAND --help` and its man page.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the server (the default).
-    Serve(Box<ServeArgs>),
-    /// Create a paste from files or standard input and print its URL
-    /// (with --encrypt, the URL and its #key).
+    /// Create a paste from files or standard input and print its URL.
+    ///
+    /// With --encrypt, the URL carries the key after its #.
+    #[command(after_long_help = examples::PUT)]
     Put(crate::client::PutArgs),
-    /// Print a paste's bytes, decrypted with the link's #key if it is encrypted
-    /// (revealing, and so destroying, a burn paste).
+    /// Print a paste (decrypted with the link's #key).
+    ///
+    /// Reveals, and so destroys, a burn paste.
+    #[command(after_long_help = examples::GET)]
     Get(crate::client::GetArgs),
     /// Delete a paste with its delete token (or the tenant's API token).
+    #[command(after_long_help = examples::DELETE)]
     Delete(crate::client::DeleteArgs),
-    /// List the tenant's pastes, newest first (needs SNIP_TOKEN).
+    /// List your pastes, newest first.
+    ///
+    /// With --mine, those created from this machine (their delete tokens are
+    /// remembered); otherwise the tenant's (needs SNIP_TOKEN).
+    #[command(after_long_help = examples::LIST)]
     List(crate::client::ListArgs),
     /// Make a short link that redirects to a URL and print it.
+    #[command(after_long_help = examples::SHORTEN)]
     Shorten(crate::client::ShortenArgs),
-    /// Manage tenants and tokens through the admin API (needs SNIP_ADMIN_TOKEN).
+    /// Show the client's settings and where each came from.
+    ///
+    /// The server, the token and put's defaults, each from a flag, a SNIP_*
+    /// variable, the config file or the default.
+    #[command(after_long_help = examples::CONFIG)]
+    Config(crate::client::settings::ConfigArgs),
+    /// Run the server (also what snip does without a command).
+    #[command(after_long_help = examples::SERVE)]
+    Serve(Box<ServeArgs>),
+    /// Manage tenants and tokens (needs SNIP_ADMIN_TOKEN).
+    #[command(after_long_help = examples::ADMIN)]
     Admin(crate::client::admin::AdminArgs),
-    /// Write a checksummed dump of every live paste, tenant and token, from a
-    /// running server (admin API) or directly from a store.
+    /// Dump every live paste, tenant and token to a file.
+    ///
+    /// From a running server (admin API) or directly from a store; the file
+    /// is checksummed and written 0600.
+    #[command(after_long_help = examples::BACKUP)]
     Backup(crate::client::backup::BackupArgs),
     /// Load a dump into a store (all or nothing; the dump is checked first).
+    #[command(after_long_help = examples::RESTORE)]
     Restore(crate::client::backup::RestoreArgs),
     /// Copy every live paste, tenant and token from one store to another.
+    #[command(after_long_help = examples::MIGRATE)]
     Migrate(crate::client::backup::MigrateArgs),
-    /// Show the client's effective settings (server, token, put's defaults)
-    /// and where each came from: flag, SNIP_* variable, config file or default.
-    Config(crate::client::settings::ConfigArgs),
-    /// Print the shell completion script for bash, zsh, fish, elvish or
-    /// powershell (e.g. `snip completions bash > ~/.local/share/bash-completion/completions/snip`).
+    /// Print a shell completion script.
+    ///
+    /// For bash, zsh, fish, elvish or powershell.
+    #[command(after_long_help = examples::COMPLETIONS)]
     Completions(generate::CompletionsArgs),
-    /// Print the man page (roff; e.g. `snip man > ~/.local/share/man/man1/snip.1`).
-    Man,
+    /// Write the man pages (snip(1) and one per command) into a directory.
+    #[command(after_long_help = examples::MAN)]
+    Man(generate::ManArgs),
+}
+
+/// How `snip --help` groups the commands: (heading, commands). A unit test
+/// checks that every command is in exactly one group.
+const COMMAND_GROUPS: [(&str, &[&str]); 3] = [
+    (
+        "Commands",
+        &["put", "get", "delete", "list", "shorten", "config"],
+    ),
+    (
+        "Server commands",
+        &["serve", "admin", "backup", "restore", "migrate"],
+    ),
+    ("Set-up", &["completions", "man"]),
+];
+
+/// The command line as `--help`, completions and man pages show it: the top
+/// level lists the commands in groups and leaves the server's options,
+/// which it also takes (`snip` alone serves), to `snip serve --help`.
+pub fn command() -> clap::Command {
+    let cli = Cli::command().mut_args(|arg| arg.hide(true));
+    let mut commands = String::new();
+    let width = COMMAND_GROUPS
+        .iter()
+        .flat_map(|(_, names)| names.iter())
+        .map(|name| name.len())
+        .max()
+        .unwrap_or(0);
+    for (heading, names) in COMMAND_GROUPS {
+        commands.push_str(&format!("{heading}:\n"));
+        for name in names {
+            let about = cli
+                .find_subcommand(name)
+                .and_then(|sub| sub.get_about())
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            commands.push_str(&format!("  {name:width$}  {about}\n"));
+        }
+        commands.push('\n');
+    }
+    let template = format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{commands}\
+         Options:\n{{options}}\n\n\
+         Without a command, snip serves: `snip serve --help` lists the server's options.\n\
+         `snip COMMAND --help` tells more about each command, with examples.\n"
+    );
+    cli.help_template(template)
 }
 
 /// Why the command line or the config file does not make a configuration.
@@ -97,6 +171,19 @@ pub enum ConfigError {
     /// `--proxy-protocol` without anyone allowed to send the header.
     #[error("--proxy-protocol needs --trusted-proxy: the proxies allowed to send PROXY headers")]
     ProxyProtocolWithoutTrustedProxy,
+    /// A default lifetime that the longest allowed would refuse.
+    #[error(
+        "--default-ttl {default} is longer than --max-ttl {max}, so every paste that asks \
+         for no ttl would be refused; make --default-ttl at most {max} (or leave it out: it \
+         defaults to --max-ttl)"
+    )]
+    DefaultTtlTooLong { default: Ttl, max: Ttl },
+    /// A lifetime the form would offer and the server refuse.
+    #[error(
+        "--ttl-choices offers {choice}, longer than --max-ttl {max}; offer only lifetimes \
+         up to {max}"
+    )]
+    TtlChoiceTooLong { choice: Ttl, max: Ttl },
     /// Both ways of giving the admin token.
     #[error(
         "--admin-token and --admin-token-file (or SNIP_ADMIN_TOKEN and SNIP_ADMIN_TOKEN_FILE) \
@@ -112,7 +199,7 @@ pub enum ConfigError {
 /// after `--help`), then fills in from the TOML file named by `--config`
 /// what no flag or environment variable set.
 pub fn parse() -> Result<Cli, ConfigError> {
-    let matches = Cli::command().get_matches();
+    let matches = command().get_matches();
     from_matches(&matches)
 }
 
@@ -143,6 +230,37 @@ mod tests {
     #[test]
     fn cli_definition() {
         Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    /// `snip --help` lists every command once, in its group, and no
+    /// server option (those are `snip serve --help`'s).
+    #[test]
+    fn the_top_level_help_is_short_and_grouped() {
+        let mut grouped: Vec<&str> = COMMAND_GROUPS
+            .iter()
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        grouped.sort_unstable();
+        let cli = Cli::command();
+        let mut commands: Vec<&str> = cli.get_subcommands().map(|sub| sub.get_name()).collect();
+        commands.sort_unstable();
+        assert_eq!(grouped, commands, "every command in exactly one group");
+        let help = command().render_help().to_string();
+        assert!(help.lines().count() < 40, "{help}");
+        assert!(
+            !help.contains("--max-ttl") && !help.contains("--listen"),
+            "{help}"
+        );
+        let put = help.find("  put ").expect("put listed");
+        let serve = help.find("  serve ").expect("serve listed");
+        assert!(put < serve, "client commands first: {help}");
+        let serve_help = command()
+            .find_subcommand_mut("serve")
+            .expect("serve")
+            .render_help()
+            .to_string();
+        assert!(serve_help.contains("--max-ttl"), "{serve_help}");
     }
 
     /// `/metrics` stays off the main listener unless asked for, and the flag

@@ -51,13 +51,20 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_MAX_STORAGE", value_parser = parse_size)]
     pub max_storage: Option<u64>,
 
-    /// Lifetime of pastes that do not ask for one (30s, 10m, 1h, 1d, 1w or never).
-    #[arg(long, env = "SNIP_DEFAULT_TTL", default_value = "never", value_parser = Ttl::parse)]
-    pub default_ttl: Ttl,
+    /// Lifetime of pastes that do not ask for one (30s, 10m, 1h, 1d, 1w, a
+    /// number of seconds, or never); at most --max-ttl [default: --max-ttl].
+    #[arg(long, env = "SNIP_DEFAULT_TTL", value_parser = Ttl::parse)]
+    pub default_ttl: Option<Ttl>,
 
     /// Longest lifetime a paste may ask for (never: no limit).
     #[arg(long, env = "SNIP_MAX_TTL", default_value = "never", value_parser = Ttl::parse)]
     pub max_ttl: Ttl,
+
+    /// The lifetimes the web form offers, comma-separated, each at most
+    /// --max-ttl; the default lifetime is offered too [default:
+    /// 10m,1h,1d,1w,30d,365d,never, those up to --max-ttl].
+    #[arg(long, env = "SNIP_TTL_CHOICES", value_delimiter = ',', value_parser = Ttl::parse)]
+    pub ttl_choices: Option<Vec<Ttl>>,
 
     /// fsync every write before acknowledging it (power-loss safe; concurrent
     /// writers share fsyncs). Without it a write is acknowledged once the OS has it,
@@ -227,12 +234,13 @@ impl ServeArgs {
         if self.proxy_protocol && self.trusted_proxy.is_empty() {
             return Err(ConfigError::ProxyProtocolWithoutTrustedProxy);
         }
+        let lifetimes = self.lifetimes()?;
         Ok(ServerConfig {
             listen: self.listen,
             store: self.store.location_or(&self.data_dir),
             store_options: self.store_options(),
             public_url: self.public_url.clone(),
-            limits: self.limits(),
+            limits: self.limits(lifetimes),
             auth: self.auth()?,
             ip_limit: self.ip_rate.0.map(|rate| Limit::new(rate, self.ip_burst)),
             ipv6_prefix: self.ipv6_prefix,
@@ -273,15 +281,46 @@ impl ServeArgs {
         }
     }
 
+    /// The lifetimes pastes get and may ask for: the default (`--max-ttl`
+    /// unless given, so a limit alone never refuses a paste that asks for
+    /// nothing), the longest, and the form's choices, each checked against
+    /// the longest so that no setting refuses what another offers.
+    fn lifetimes(&self) -> Result<Lifetimes, ConfigError> {
+        let max = self.max_ttl;
+        let default = self.default_ttl.unwrap_or(max);
+        if default > max {
+            return Err(ConfigError::DefaultTtlTooLong { default, max });
+        }
+        let choices = match &self.ttl_choices {
+            Some(choices) => {
+                if let Some(&choice) = choices.iter().find(|&&choice| choice > max) {
+                    return Err(ConfigError::TtlChoiceTooLong { choice, max });
+                }
+                choices.clone()
+            }
+            None => STANDARD_TTL_CHOICES
+                .iter()
+                .filter_map(|choice| Ttl::parse(choice).ok())
+                .filter(|&choice| choice <= max)
+                .collect(),
+        };
+        Ok(Lifetimes {
+            default,
+            max,
+            choices,
+        })
+    }
+
     /// What a paste may be.
-    fn limits(&self) -> Limits {
+    fn limits(&self, lifetimes: Lifetimes) -> Limits {
         let max_inflight_bytes = self
             .max_inflight_bytes
             .unwrap_or(self.max_paste_size.saturating_mul(4));
         Limits {
             max_paste_bytes: self.max_paste_size,
-            default_ttl: self.default_ttl,
-            max_ttl: self.max_ttl,
+            default_ttl: lifetimes.default,
+            max_ttl: lifetimes.max,
+            ttl_choices: lifetimes.choices,
             id_length: self.id_length,
             body_pace: Pace {
                 whole: self.body_timeout,
@@ -319,6 +358,17 @@ impl ServeArgs {
             (None, None) => Ok(None),
         }
     }
+}
+
+/// The web form's lifetimes when `--ttl-choices` is not given (those up to
+/// `--max-ttl`).
+const STANDARD_TTL_CHOICES: [&str; 7] = ["10m", "1h", "1d", "1w", "30d", "365d", "never"];
+
+/// The lifetimes of [`ServeArgs::lifetimes`], checked against each other.
+struct Lifetimes {
+    default: Ttl,
+    max: Ttl,
+    choices: Vec<Ttl>,
 }
 
 /// Reads a secret from the file at `path`, without surrounding whitespace.

@@ -63,6 +63,8 @@ pub struct ServeFile {
     default_ttl: Option<Ttl>,
     #[serde(default, deserialize_with = "ttl")]
     max_ttl: Option<Ttl>,
+    #[serde(default, deserialize_with = "ttls")]
+    ttl_choices: Option<Vec<Ttl>>,
     #[serde(default, deserialize_with = "from_str")]
     sync: Option<bool>,
     #[serde(default, deserialize_with = "id_length")]
@@ -185,6 +187,7 @@ impl ServeFile {
             max_storage,
             default_ttl,
             max_ttl,
+            ttl_choices,
             sync,
             id_length,
             sweep_interval,
@@ -234,8 +237,9 @@ impl ServeFile {
         fill!(args.public_url, Some(public_url));
         fill!(args.max_paste_size, max_paste_size);
         fill!(args.max_storage, Some(max_storage));
-        fill!(args.default_ttl, default_ttl);
+        fill!(args.default_ttl, Some(default_ttl));
         fill!(args.max_ttl, max_ttl);
+        fill!(args.ttl_choices, Some(ttl_choices));
         fill!(args.sync, sync);
         fill!(args.id_length, id_length);
         fill!(args.sweep_interval, sweep_interval);
@@ -389,6 +393,10 @@ fn interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Interval>, D::Erro
 
 fn ttl<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Ttl>, D::Error> {
     parsed(d, Ttl::parse)
+}
+
+fn ttls<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<Ttl>>, D::Error> {
+    list(d, Ttl::parse)
 }
 
 fn rate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RateSetting>, D::Error> {

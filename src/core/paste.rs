@@ -1,5 +1,5 @@
-//! The paste model shared by the server, the stores and the CLI: metadata,
-//! time-to-live parsing, and the policy deciding how raw bytes may be served.
+//! The paste model shared by the server, the stores and the CLI: metadata and
+//! the policy deciding how raw bytes may be served.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -225,61 +225,6 @@ pub fn generate_token(random: &mut OsRandom) -> Result<String, getrandom::Error>
     Ok(token)
 }
 
-/// A requested lifetime: a duration, or never expiring.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ttl {
-    /// Expire this long after creation.
-    After(Duration),
-    /// Keep until deleted.
-    Never,
-}
-
-/// Why a TTL string was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("ttl must be a number of seconds, a duration like 30s, 10m, 1h, 1d or 1w, or 'never'")]
-pub struct TtlError;
-
-impl Ttl {
-    /// Parses `3600`, `30s`, `10m`, `1h`, `1d`, `1w` (any humantime duration) or `never`.
-    pub fn parse(input: &str) -> Result<Self, TtlError> {
-        let input = input.trim();
-        if input.eq_ignore_ascii_case("never") {
-            return Ok(Self::Never);
-        }
-        let duration = match input.parse::<u64>() {
-            Ok(secs) => Duration::from_secs(secs),
-            Err(_) => humantime::parse_duration(input).map_err(|_| TtlError)?,
-        };
-        if duration.as_secs() == 0 {
-            return Err(TtlError);
-        }
-        Ok(Self::After(duration))
-    }
-
-    /// The expiry time for a paste created during the second `now` (a [`now()`]
-    /// value, so rounded down).
-    ///
-    /// Rounded up to the next whole second, so that a paste lives at least its
-    /// TTL (at most one second more): a paste is expired once `now() >=
-    /// expires_at`, so `now + ttl` would give one created late in a second less
-    /// than its TTL, and a `ttl=1` paste could be gone before its creator read it.
-    pub fn expires_at(self, now: UnixTime) -> Option<UnixTime> {
-        match self {
-            Self::After(d) => Some(now.saturating_add(d.as_secs()).saturating_add(1)),
-            Self::Never => None,
-        }
-    }
-}
-
-impl std::fmt::Display for Ttl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::After(d) => write!(f, "{}", humantime::format_duration(*d)),
-            Self::Never => f.write_str("never"),
-        }
-    }
-}
-
 /// The plain-text type every textual paste is served as.
 pub const TEXT_PLAIN: &str = "text/plain; charset=utf-8";
 /// The type of opaque bytes.
@@ -357,6 +302,7 @@ fn is_textual(kind: &str) -> bool {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::core::Ttl;
 
     /// Times past year 9999 (a saturated `expires_at`) format as its last second instead of panicking.
     #[test]
@@ -364,29 +310,6 @@ pub(crate) mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(LAST_RFC3339_SECOND), "9999-12-31T23:59:59Z");
         assert_eq!(rfc3339(u64::MAX), "9999-12-31T23:59:59Z");
-    }
-
-    /// Every documented TTL spelling parses; zero and garbage do not.
-    #[test]
-    fn ttl_parsing() {
-        assert_eq!(Ttl::parse("never"), Ok(Ttl::Never));
-        assert_eq!(Ttl::parse("90"), Ok(Ttl::After(Duration::from_secs(90))));
-        for (text, secs) in [
-            ("30s", 30),
-            ("10m", 600),
-            ("1h", 3600),
-            ("1d", 86_400),
-            ("1w", 604_800),
-        ] {
-            assert_eq!(
-                Ttl::parse(text),
-                Ok(Ttl::After(Duration::from_secs(secs))),
-                "{text}"
-            );
-        }
-        for bad in ["", "0", "-5", "soon", "1 parsec", "0s"] {
-            assert_eq!(Ttl::parse(bad), Err(TtlError), "{bad:?}");
-        }
     }
 
     /// A paste created at any moment of second `now` is live for at least its whole TTL.

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::paste::Ttl;
+use super::ttl::Ttl;
 
 /// Why a size or duration was refused; the message quotes the input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -22,7 +22,9 @@ pub enum UnitError {
     #[error("{0:?} is too large")]
     SizeTooLarge(String),
     /// Not a positive duration.
-    #[error("{0:?} is not a duration like 30s or 5m")]
+    #[error(
+        "{0:?} is not a duration: a number of seconds, or a number and one of the units s, m, h, d, w (lower case: 30s, 5m)"
+    )]
     NotADuration(String),
 }
 
@@ -85,8 +87,8 @@ pub fn format_size(bytes: u64) -> String {
     }
 }
 
-/// Parses a positive duration the way TTLs are written (`30s`, `5m`, `3600`),
-/// but without `never`.
+/// Parses a positive duration in the grammar of lifetimes ([`Ttl::parse`]:
+/// `30s`, `5m`, `3600`), but without `never`.
 pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
     match Ttl::parse(input) {
         Ok(Ttl::After(d)) => Ok(d),

@@ -25,6 +25,9 @@ pub struct Limits {
     pub default_ttl: Ttl,
     /// Longest TTL a paste may ask for (`Never` allows pastes that never expire).
     pub max_ttl: Ttl,
+    /// The lifetimes the new-paste form offers, each at most [`Self::max_ttl`]
+    /// (the form adds [`Self::default_ttl`] if it is not among them).
+    pub ttl_choices: Vec<Ttl>,
     /// Random symbols in new IDs.
     pub id_length: usize,
     /// How fast a request body must arrive.

@@ -449,3 +449,37 @@ async fn wrong_password_is_asked_again_on_a_terminal() {
     assert!(shown.contains("typed twice"), "{shown}");
     assert_eq!(server.status(&format!("/api/pastes/{id}")).await, 404);
 }
+
+/// On a terminal, `put --password` asks again when the confirmation does
+/// not match, instead of giving up; the paste opens with the password
+/// typed twice alike.
+#[tokio::test]
+async fn a_mistyped_confirmation_is_asked_again() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("secret.txt");
+    std::fs::write(&file, b"asked again").unwrap();
+    let output = run_cli_on_terminal_typing(
+        &server,
+        dir.path(),
+        &["put", "--password", file.to_str().unwrap()],
+        Some(b"first try\nfirst tyr\nsecond try\nsecond try\n"),
+    );
+    let shown = stdout(&output);
+    assert!(output.status.success(), "{shown}");
+    assert!(shown.contains("do not match; type it again"), "{shown}");
+    let link = shown
+        .split_whitespace()
+        .find(|word| word.starts_with(&server.url))
+        .unwrap_or_else(|| panic!("no link in {shown}"));
+    assert_eq!(
+        ok(snip(
+            &server,
+            dir.path(),
+            &["get", link],
+            b"",
+            &[("SNIP_PASSWORD", "second try")]
+        )),
+        b"asked again"
+    );
+}

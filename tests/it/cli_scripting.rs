@@ -122,28 +122,41 @@ async fn binary_get_needs_output() {
     assert_eq!(succeeded_output(piped).stdout, body);
 }
 
-/// `list --mine` lists what this client put and has not deleted; a second
-/// delete says the paste is already deleted.
+/// `list --mine` lists what this client put and has not deleted, newest
+/// first, with each paste's creation time and name, and an encrypted
+/// paste's link with its key; a second delete says the paste is already deleted.
 #[tokio::test]
 async fn mine_and_repeated_delete() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
-    let put = |body: &[u8]| {
-        let out = succeeded_output(snip(&server, dir.path(), &["put"], body));
+    let put = |args: &[&str], body: &[u8]| {
+        let args: Vec<&str> = ["put"].iter().chain(args).copied().collect();
+        let out = succeeded_output(snip(&server, dir.path(), &args, body));
         stdout(&out).trim().to_owned()
     };
-    let (first, second) = (put(b"one"), put(b"two"));
+    let first = put(&[], b"one");
+    let second = put(&["--name", "notes.md"], b"two");
+    let third = put(&["--encrypt", "--name", "secret.txt"], b"three");
+    assert!(third.contains('#'), "{third}");
     let mine = stdout(&succeeded_output(snip(
         &server,
         dir.path(),
         &["list", "--mine"],
         b"",
     )));
-    let mut listed: Vec<&str> = mine.lines().collect();
-    listed.sort_unstable();
-    let mut expected = vec![first.as_str(), second.as_str()];
-    expected.sort_unstable();
-    assert_eq!(listed, expected);
+    let rows: Vec<Vec<&str>> = mine
+        .lines()
+        .map(|line| line.split('\t').collect())
+        .collect();
+    let links: Vec<&str> = rows.iter().map(|row| row[0]).collect();
+    assert_eq!(
+        links,
+        [third.as_str(), second.as_str(), first.as_str()],
+        "{mine}"
+    );
+    let names: Vec<&str> = rows.iter().map(|row| row[2]).collect();
+    assert_eq!(names, ["secret.txt", "notes.md", "-"], "{mine}");
+    assert!(rows.iter().all(|row| row[1].ends_with('Z')), "{mine}");
 
     succeeded(&snip(&server, dir.path(), &["delete", &first], b""));
     let json = json_of(&snip(
@@ -152,7 +165,14 @@ async fn mine_and_repeated_delete() {
         &["list", "--mine", "--json"],
         b"",
     ));
-    assert_eq!(json, serde_json::json!([{ "url": second }]));
+    let urls: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|paste| paste["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(urls, [third.as_str(), second.as_str()], "{json}");
+    assert_eq!(json[1]["name"], "notes.md", "{json}");
 
     let again = failed(&snip(&server, dir.path(), &["delete", &first], b""));
     assert!(again.contains("already deleted"), "{again}");
@@ -175,9 +195,9 @@ async fn server_without_scheme() {
     assert!(url.starts_with(&server.url), "{url}");
 }
 
-/// Completions for each shell name the subcommands; `snip man` is roff.
+/// Completions for each shell name the subcommands.
 #[test]
-fn completions_and_man_page() {
+fn completions() {
     for shell in ["bash", "zsh", "fish"] {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
             .args(["completions", shell])
@@ -188,21 +208,118 @@ fn completions_and_man_page() {
             assert!(script.contains(word), "{shell} completions lack {word}");
         }
     }
+}
+
+/// `snip man DIR` writes snip(1) and a page per command: every page a page
+/// names is there, every command's page has EXAMPLES, snip(1) leaves the
+/// server's options to snip-serve(1), which says each has a variable.
+#[test]
+fn man_pages_name_only_pages_that_exist() {
+    let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
         .arg("man")
+        .arg(dir.path())
         .output()
         .unwrap();
-    let page = stdout(&succeeded_output(out));
+    succeeded_output(out);
+    let pages: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    for command in [
+        "put",
+        "get",
+        "delete",
+        "list",
+        "shorten",
+        "config",
+        "serve",
+        "admin",
+        "backup",
+        "restore",
+        "migrate",
+        "completions",
+        "man",
+    ] {
+        let name = format!("snip-{command}.1");
+        let page = std::fs::read_to_string(dir.path().join(&name))
+            .unwrap_or_else(|e| panic!("{name}: {e}; pages: {pages:?}"));
+        assert!(
+            page.contains("\n.SH EXAMPLES\n"),
+            "{name} has no EXAMPLES:\n{page}"
+        );
+        assert!(page.contains(&format!("snip {command}")), "{name}:\n{page}");
+    }
+    for name in &pages {
+        let page = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert!(page.contains("\n.TH "), "{name} is not roff");
+        // A reference looks like `snip\-put(1)` in roff.
+        for reference in page.split("(1)").filter_map(|before| {
+            let start = before.rfind(|c: char| c.is_whitespace() || c == '[')? + 1;
+            let word = before[start..].replace("\\-", "-").replace("\\fB", "");
+            word.starts_with("snip").then_some(word)
+        }) {
+            assert!(
+                pages.contains(&format!("{reference}.1")),
+                "{name} names {reference}(1), which is not written; pages: {pages:?}"
+            );
+        }
+    }
+    let root = std::fs::read_to_string(dir.path().join("snip.1")).unwrap();
+    assert!(root.contains("snip\\-put(1)"), "{root}");
     assert!(
-        page.starts_with(".ie") || page.contains("\n.TH snip"),
-        "{page}"
+        !root.contains("max\\-ttl"),
+        "snip(1) lists server options:\n{root}"
     );
-    assert!(page.contains("put"));
-    // Every server option can also be set from the environment; the page says so.
+    let serve = std::fs::read_to_string(dir.path().join("snip-serve.1")).unwrap();
     assert!(
-        page.contains(r"\fBSNIP_LISTEN\fR environment variable"),
-        "{page}"
+        serve.contains(r"\fBSNIP_LISTEN\fR environment variable"),
+        "{serve}"
     );
+}
+
+/// `snip --help` fits a screen: the commands in groups, client commands
+/// first, and no server option, which `snip serve --help` lists.
+#[test]
+fn the_help_is_short_and_grouped() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = stdout(&succeeded_output(out));
+    assert!(
+        help.lines().count() <= 40,
+        "{} lines:\n{help}",
+        help.lines().count()
+    );
+    let commands = help.find("Commands:").expect("a group of client commands");
+    let server = help
+        .find("Server commands:")
+        .expect("a group of server commands");
+    assert!(
+        commands < server && help.find("  put ").unwrap() < server,
+        "{help}"
+    );
+    assert!(
+        !help.contains("--max-ttl") && !help.contains("--listen"),
+        "{help}"
+    );
+    assert!(help.contains("snip serve --help"), "{help}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let serve = stdout(&succeeded_output(out));
+    assert!(
+        serve.contains("--max-ttl") && serve.contains("--ttl-choices"),
+        "{serve}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .args(["put", "--help"])
+        .output()
+        .unwrap();
+    let put = stdout(&succeeded_output(out));
+    assert!(put.contains("Examples:\n  echo hello | snip put"), "{put}");
 }
 
 /// `snip put FILE`, `count` times at once; their outputs.

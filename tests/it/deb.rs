@@ -72,6 +72,8 @@ fn the_debian_package_holds_what_a_service_needs() {
     for path in [
         "./usr/bin/snip",
         "./usr/share/man/man1/snip.1.gz",
+        "./usr/share/man/man1/snip-put.1.gz",
+        "./usr/share/man/man1/snip-serve.1.gz",
         "./usr/share/bash-completion/completions/snip",
         "./usr/share/zsh/vendor-completions/_snip",
         "./usr/share/fish/vendor_completions.d/snip.fish",
@@ -125,5 +127,91 @@ fn the_debian_package_holds_what_a_service_needs() {
         drop_in.contains("User=snip")
             && drop_in.contains("/usr/bin/snip serve --config /etc/snip/snip.toml"),
         "{drop_in}"
+    );
+    the_service_obeys_its_config_file(unpacked.path(), &drop_in);
+}
+
+/// The unit as the package installs it (`snip.service`, then its drop-in)
+/// runs snip with the environment and command line systemd would give it,
+/// and snip listens where an edited `/etc/snip/snip.toml` says: no `SNIP_*`
+/// variable of the unit beats the shipped file.
+fn the_service_obeys_its_config_file(unpacked: &Path, drop_in: &str) {
+    let unit = [
+        "usr/lib/systemd/system/snip.service",
+        "lib/systemd/system/snip.service",
+    ]
+    .iter()
+    .find_map(|path| std::fs::read_to_string(unpacked.join(path)).ok())
+    .expect("the unit");
+    // systemd's rules: an empty assignment resets the list, a later one adds.
+    let mut environment: Vec<(String, String)> = Vec::new();
+    let mut exec_start = String::new();
+    for line in unit.lines().chain(drop_in.lines()) {
+        if let Some(assignment) = line.strip_prefix("Environment=") {
+            if assignment.is_empty() {
+                environment.clear();
+            } else {
+                let (key, value) = assignment.split_once('=').unwrap();
+                environment.push((key.to_owned(), value.replace("%S", "/var/lib")));
+            }
+        } else if let Some(command) = line.strip_prefix("ExecStart=") {
+            exec_start = command.to_owned();
+        }
+    }
+    let shipped = std::fs::read_to_string(unpacked.join("etc/snip/snip.toml")).unwrap();
+    assert!(
+        shipped.contains("\ndata-dir = \"/var/lib/snip\"\n"),
+        "the packaged file keeps the data in the package's state dir:\n{shipped}"
+    );
+    // The operator edits the shipped file: another port, another data dir.
+    let edited_dir = tempfile::tempdir().unwrap();
+    let port = crate::support::ports::free_port();
+    let edited = shipped
+        .replace(
+            "\nlisten = \"127.0.0.1:8000\"\n",
+            &format!("\nlisten = \"127.0.0.1:{port}\"\n"),
+        )
+        .replace(
+            "\ndata-dir = \"/var/lib/snip\"\n",
+            &format!(
+                "\ndata-dir = \"{}\"\n",
+                edited_dir.path().join("data").display()
+            ),
+        );
+    assert_ne!(edited, shipped, "the file names listen and data-dir");
+    let config = edited_dir.path().join("snip.toml");
+    std::fs::write(&config, edited).unwrap();
+    let mut words = exec_start.split_whitespace();
+    assert_eq!(words.next(), Some("/usr/bin/snip"), "{exec_start}");
+    let args: Vec<String> = words
+        .map(|word| match word {
+            "/etc/snip/snip.toml" => config.display().to_string(),
+            other => other.to_owned(),
+        })
+        .collect();
+    let mut service = Command::new(unpacked.join("usr/bin/snip"))
+        .args(&args)
+        .env_clear()
+        .envs(environment.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first line says where it listens (or why it stopped): read up to it.
+    let stderr = std::io::BufReader::new(service.stderr.take().unwrap());
+    let first = std::io::BufRead::lines(stderr)
+        .map_while(Result::ok)
+        .find(|line| line.contains("listening") || line.contains("rror"));
+    let _ = service.kill();
+    let _ = service.wait();
+    let first = first.unwrap_or_default();
+    assert!(
+        first.contains(&format!("127.0.0.1:{port}")),
+        "the service ignored its config file (environment {environment:?}): {first}"
+    );
+    assert!(
+        edited_dir.path().join("data").exists(),
+        "the data dir of the file is used"
     );
 }

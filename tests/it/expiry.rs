@@ -4,11 +4,19 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::support::{
-    Server, client,
+    Server,
+    cli::{failed, run_cli, stdout, succeeded},
+    client,
     data::{XorShift, dir_size, disk_usage},
     http::{create_json, get_bytes},
     wait::PATIENCE,
 };
+
+/// Seconds from now to an RFC 3339 `expires_at`.
+fn seconds_ahead(expires_at: &serde_json::Value) -> u64 {
+    let expires = humantime::parse_rfc3339(expires_at.as_str().unwrap()).unwrap();
+    expires.duration_since(SystemTime::now()).unwrap().as_secs()
+}
 
 /// A ttl=1 paste is served at first and answers 404 on every read route ~2 s later, long before any sweep.
 #[tokio::test]
@@ -118,9 +126,123 @@ async fn ttl_limits_and_default() {
     create_json(&http, &server.url, "an hour", "ttl=1h").await;
 
     let json = create_json(&http, &server.url, "default", "").await;
-    let expires = humantime::parse_rfc3339(json["expires_at"].as_str().unwrap()).unwrap();
-    let ahead = expires.duration_since(SystemTime::now()).unwrap().as_secs();
+    let ahead = seconds_ahead(&json["expires_at"]);
     assert!((590..=610).contains(&ahead), "expires {ahead} s ahead");
+}
+
+/// With only `--max-ttl 1d`, a paste that asks for no ttl (curl's plain
+/// upload, `snip put`) is kept for that day instead of refused.
+#[tokio::test]
+async fn a_max_ttl_alone_is_the_default_lifetime() {
+    let server = Server::start_with(&["--max-ttl=1d"]);
+    let http = client();
+    let json = create_json(&http, &server.url, "hello\n", "").await;
+    let ahead = seconds_ahead(&json["expires_at"]);
+    assert!(
+        (86_390..=86_410).contains(&ahead),
+        "expires {ahead} s ahead"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let put = run_cli(&server, dir.path(), &[], &["put", "--json"], b"hello\n");
+    succeeded(&put);
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&put)).unwrap();
+    let ahead = seconds_ahead(&answer[0]["expires_at"]);
+    assert!(
+        (86_390..=86_410).contains(&ahead),
+        "expires {ahead} s ahead"
+    );
+
+    let refused = server.post("/?ttl=never", "forever").await;
+    assert_eq!(refused.status(), 400);
+    let message = refused.text().await.unwrap();
+    assert!(message.contains("at most 1d on this server"), "{message}");
+}
+
+/// The ttl grammar is case-exact and small: `10M` (not ten months), `1y`,
+/// `1month`, `2 days` are refused with the accepted units named, and create
+/// nothing; the documented forms are taken.
+#[tokio::test]
+async fn ttls_outside_the_grammar_are_refused_naming_the_units() {
+    let server = Server::start();
+    let http = client();
+    for ttl in ["10M", "1y", "1month", "2%20days", "1H"] {
+        let response = server.post(&format!("/?ttl={ttl}"), "x").await;
+        assert_eq!(response.status(), 400, "ttl={ttl}");
+        let message = response.text().await.unwrap();
+        assert!(
+            message.contains("unknown unit") && message.contains("s, m, h, d and w"),
+            "ttl={ttl}: {message}"
+        );
+    }
+    for (ttl, secs) in [("10m", 600), ("90", 90), ("2w", 1_209_600)] {
+        let json = create_json(&http, &server.url, "x", &format!("ttl={ttl}")).await;
+        let ahead = seconds_ahead(&json["expires_at"]);
+        assert!(
+            (secs - 10..=secs + 10).contains(&ahead),
+            "ttl={ttl}: expires {ahead} s ahead"
+        );
+    }
+    let (_, metrics) = server.text("/metrics").await;
+    assert!(
+        metrics.contains("\nsnip_pastes_total{event=\"created\"} 3\n"),
+        "only the three good ttls created a paste:\n{metrics}"
+    );
+}
+
+/// `snip put` checks its ttl with the server's grammar before it sends
+/// anything, and names where the ttl came from.
+#[test]
+fn the_client_refuses_a_ttl_outside_the_grammar() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let put = run_cli(&server, dir.path(), &[], &["put", "--ttl", "10M"], b"x");
+    let message = failed(&put);
+    assert!(
+        message.contains("unknown unit") && message.contains("s, m, h, d and w"),
+        "{message}"
+    );
+    let env = [("SNIP_TTL", "1month")];
+    let put = run_cli(&server, dir.path(), &env, &["put"], b"x");
+    let message = failed(&put);
+    assert!(message.contains("SNIP_TTL"), "{message}");
+    assert!(stdout(&put).is_empty());
+}
+
+/// Runs `snip serve ARGS`, which must refuse to start; what it printed.
+fn refused_start(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_snip"))
+        .arg("serve")
+        .arg("--listen=127.0.0.1:0")
+        .arg(format!("--data-dir={}", dir.path().join("data").display()))
+        .args(args)
+        .env_remove("SNIP_CONFIG")
+        .env_remove("SNIP_DEFAULT_TTL")
+        .env_remove("SNIP_MAX_TTL")
+        .env_remove("SNIP_TTL_CHOICES")
+        .output()
+        .unwrap();
+    failed(&out)
+}
+
+/// A default lifetime, or a choice of the form, longer than `--max-ttl`
+/// stops the start with a message naming both, instead of a server that
+/// refuses every paste without a ttl.
+#[test]
+fn lifetimes_longer_than_the_max_stop_the_start() {
+    let message = refused_start(&["--default-ttl=1w", "--max-ttl=1d"]);
+    assert!(
+        message.contains("--default-ttl 1w is longer than --max-ttl 1d"),
+        "{message}"
+    );
+    let message = refused_start(&["--ttl-choices=1h,1w", "--max-ttl=1d"]);
+    assert!(
+        message.contains("--ttl-choices offers 1w, longer than --max-ttl 1d"),
+        "{message}"
+    );
+    let message = refused_start(&["--max-ttl=10M"]);
+    assert!(message.contains("s, m, h, d and w"), "{message}");
 }
 
 /// A sweeper with nothing to sweep waits for a write instead of waking

@@ -123,6 +123,27 @@ async fn the_start_line_says_how_long_the_store_took_to_open() {
     assert!(line.contains("listening on"), "{line}");
 }
 
+/// The first line a server logs, on a new store and after a restart, says
+/// in plain words where it listens, with what store.
+#[tokio::test]
+async fn the_first_line_says_where_snip_listens() {
+    let mut server = Server::start();
+    server.create("kept", "").await;
+    for start in ["new store", "restart"] {
+        if start == "restart" {
+            assert!(server.terminate(), "snip did not stop");
+            server.restart();
+        }
+        let lines = server.log_lines();
+        let first = lines.first().map(String::as_str).unwrap_or_default();
+        assert!(
+            first.contains("snip listening on http://") && first.contains("store="),
+            "{start}: the first line is {first:?}; all:\n{}",
+            lines.join("\n")
+        );
+    }
+}
+
 /// The sweeper's removals count as expired pastes.
 #[tokio::test]
 async fn expired_pastes_are_counted() {

@@ -124,11 +124,37 @@ async fn form_offers_allowed_lifetimes() {
     let page = html(&server, "/new").await.text().await.unwrap();
     assert!(page.contains("<option value=\"1w\">"));
     assert!(!page.contains("value=\"30d\"") && !page.contains("value=\"never\""));
-    assert!(page.contains("<option value=\"259200\" selected>3 days</option>"));
+    assert!(page.contains("<option value=\"3d\" selected>3 days</option>"));
     let open = Server::start();
     let page = html(&open, "/").await.text().await.unwrap();
     assert!(page.contains("<option value=\"never\" selected>Never</option>"));
     assert!(page.contains("data-max-size=\"16777216\""));
+}
+
+/// With only `--max-ttl`, the form preselects it (the default); with
+/// `--ttl-choices`, it offers those and nothing else.
+#[tokio::test]
+async fn form_preselects_the_max_and_offers_the_operators_choices() {
+    let server = Server::start_with(&["--max-ttl=1d"]);
+    let page = html(&server, "/new").await.text().await.unwrap();
+    assert!(
+        page.contains("<option value=\"1d\" selected>1 day</option>"),
+        "{page}"
+    );
+    assert!(page.contains("<option value=\"10m\">10 minutes</option>"));
+    assert!(!page.contains("value=\"1w\"") && !page.contains("value=\"never\""));
+
+    let server = Server::start_with(&["--ttl-choices=10m,1h,1d,1w", "--default-ttl=1h"]);
+    let page = html(&server, "/new").await.text().await.unwrap();
+    let menu = &page[page.find("name=\"ttl\"").unwrap()..];
+    let menu = &menu[..menu.find("</select>").unwrap()];
+    let offered: Vec<&str> = menu
+        .split("<option value=\"")
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').unwrap()])
+        .collect();
+    assert_eq!(offered, ["10m", "1h", "1d", "1w"], "{page}");
+    assert!(page.contains("<option value=\"1h\" selected>1 hour</option>"));
 }
 
 /// The view carries what the script and a no-JS reader need.

@@ -178,10 +178,10 @@ async fn issue_token(
     let expires_at = match request.expires.as_deref().map(Ttl::parse) {
         None => None,
         Some(Ok(ttl)) => ttl.expires_at(now),
-        Some(Err(_)) => {
-            return Err(ApiError::bad_request(
-                "expires must be a duration like 30d, or never",
-            ));
+        Some(Err(e)) => {
+            return Err(ApiError::bad_request(format!(
+                "expires must be a lifetime like 30d, or never: {e}"
+            )));
         }
     };
     let (secret, record) = TokenRecord::generate(tenant, request.read_only, now, expires_at)

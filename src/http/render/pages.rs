@@ -269,7 +269,7 @@ pub enum Lifetime {
 /// One choice of the form's "Expires" menu.
 #[derive(Debug, PartialEq, Eq)]
 pub struct TtlChoice {
-    /// What the form posts as `ttl` (`10m`, `never`, a number of seconds).
+    /// What the form posts as `ttl`, in the ttl grammar (`10m`, `3d`, `never`).
     pub value: String,
     /// What the menu says.
     pub lifetime: Lifetime,

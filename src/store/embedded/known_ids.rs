@@ -364,7 +364,9 @@ fn make_filter(
     let started = std::time::Instant::now();
     if let Some((path, marker)) = saved {
         if known.adopt_saved(&path, marker) {
-            tracing::info!(
+            // Every start does this: debug, so the first line at info is
+            // where snip listens.
+            tracing::debug!(
                 elapsed_ms = started.elapsed().as_millis() as u64,
                 "loaded the saved filter of stored IDs"
             );

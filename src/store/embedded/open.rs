@@ -255,7 +255,9 @@ fn open_counts(
         let mut batch = db.batch();
         counters.record_all(&mut batch);
         batch.commit()?;
-        tracing::info!("counted the stored pastes once, to persist the counts");
+        // Bookkeeping of a new (or older) data dir: not worth the start-up
+        // log's first line, which says where snip listens.
+        tracing::debug!("counted the stored pastes once, to persist the counts");
         let todo = if outgrown {
             FilterTodo::Rebuild
         } else {

@@ -8,7 +8,6 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 
-use super::options::resolve_ttl;
 use crate::core::Ttl;
 use crate::http::context::AnonymousPolicy;
 use crate::http::context::Origin;
@@ -64,64 +63,37 @@ pub async fn form(
     vary_by_accept(usage.into_response())
 }
 
-/// The lifetimes the form offers (those the server allows), and the one
-/// preselected: the server's default, added to the list if it is not a
-/// standard choice.
+/// The lifetimes the form offers (the server's choices, all allowed), and
+/// the one preselected: the server's default, added in its place by length
+/// if it is not among the choices.
 fn ttl_choices(state: &SharedState) -> (Vec<TtlChoice>, String) {
-    let all = [
-        ("10m", Lifetime::Minutes(10)),
-        ("1h", Lifetime::Hours(1)),
-        ("1d", Lifetime::Days(1)),
-        ("1w", Lifetime::Weeks(1)),
-        ("30d", Lifetime::Days(30)),
-        ("365d", Lifetime::Years(1)),
-        ("never", Lifetime::Never),
-    ];
-    let mut choices: Vec<TtlChoice> = all
+    let limits = &state.limits;
+    let mut lifetimes = limits.ttl_choices.clone();
+    if !lifetimes.contains(&limits.default_ttl) {
+        lifetimes.push(limits.default_ttl);
+    }
+    lifetimes.sort();
+    lifetimes.dedup();
+    let choices = lifetimes
         .into_iter()
-        .filter(|(value, _)| {
-            Ttl::parse(value).is_ok_and(|ttl| resolve_ttl(Some(ttl), &state.limits).is_ok())
-        })
-        .map(|(value, lifetime)| TtlChoice {
-            value: value.to_owned(),
-            lifetime,
+        .map(|ttl| TtlChoice {
+            value: ttl.to_string(),
+            lifetime: match ttl {
+                Ttl::Never => Lifetime::Never,
+                Ttl::After(d) => lifetime_of(d.as_secs()),
+            },
         })
         .collect();
-    let default = state.limits.default_ttl;
-    let found = choices
-        .iter()
-        .find(|choice| Ttl::parse(&choice.value).is_ok_and(|ttl| ttl == default))
-        .map(|choice| choice.value.clone());
-    let default_value = match (found, default) {
-        (Some(value), _) => value,
-        (None, Ttl::Never) => "never".to_owned(),
-        (None, Ttl::After(d)) => {
-            let value = d.as_secs().to_string();
-            let at = choices
-                .iter()
-                .position(|choice| {
-                    matches!(Ttl::parse(&choice.value), Ok(Ttl::After(c)) if c > d)
-                        || choice.value == "never"
-                })
-                .unwrap_or(choices.len());
-            let lifetime = lifetime_of(d.as_secs());
-            choices.insert(
-                at,
-                TtlChoice {
-                    value: value.clone(),
-                    lifetime,
-                },
-            );
-            value
-        }
-    };
-    (choices, default_value)
+    (choices, limits.default_ttl.to_string())
 }
 
-/// `3 days`, `90 minutes`, `1 week`: a lifetime in its largest whole unit.
+/// `3 days`, `90 minutes`, `1 week`, `1 year` (365 days): a lifetime in its
+/// largest whole unit.
 fn lifetime_of(secs: u64) -> Lifetime {
     let whole = |size: u64| secs.is_multiple_of(size).then_some(secs / size);
-    if let Some(n) = whole(604_800) {
+    if let Some(n) = whole(31_536_000) {
+        Lifetime::Years(n)
+    } else if let Some(n) = whole(604_800) {
         Lifetime::Weeks(n)
     } else if let Some(n) = whole(86_400) {
         Lifetime::Days(n)
