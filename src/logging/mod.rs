@@ -48,9 +48,11 @@ pub struct LogGuard {
 /// Installs the process's logging: `directives` in `EnvFilter` syntax (`--log`),
 /// lines in `format`. Call once, before serving.
 pub fn init(directives: &str, format: LogFormat) -> anyhow::Result<LogGuard> {
-    // The storage engine's own info lines are noise to an operator; keep its warnings.
+    // The storage engine's own info lines, and PostgreSQL's notices ("schema
+    // … already exists, skipping") that tokio_postgres logs at info, are
+    // noise to an operator; keep their warnings.
     let mut directives = directives.to_owned();
-    for quiet in ["fjall", "lsm_tree"] {
+    for quiet in ["fjall", "lsm_tree", "tokio_postgres"] {
         if !directives.contains(quiet) {
             directives.push_str(&format!(",{quiet}=warn"));
         }

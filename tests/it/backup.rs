@@ -372,6 +372,13 @@ async fn across_backends() {
     let mut args = vec!["backup", "--out", direct.to_str().unwrap()];
     args.extend(embedded.args());
     succeeded(&snip(&fixture.server, dir.path(), &args));
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&direct).unwrap().permissions());
+    assert_eq!(
+        mode & 0o777,
+        0o600,
+        "a dump read directly from a store is private too"
+    );
     let postgres = Target::postgres();
     succeeded(&restore(&fixture.server, dir.path(), &direct, &postgres));
     // PostgreSQL -> embedded, with migrate.

@@ -148,8 +148,15 @@ impl Listener {
             return Lost::Listen(e);
         }
         self.cache.restart(sent + TRUST);
+        // Only a listener that lost its connection has waited longer than
+        // the first backoff: its return is news, the first start's is not
+        // (the start-up log's first line says where snip listens).
+        if *backoff == FIRST_BACKOFF {
+            tracing::debug!(channel = %self.channel, "listening for cache invalidations");
+        } else {
+            tracing::info!(channel = %self.channel, "listening for cache invalidations again");
+        }
         *backoff = FIRST_BACKOFF;
-        tracing::info!(channel = %self.channel, "listening for cache invalidations");
         let mut tick = tokio::time::interval(PING_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // `restart` has just trusted the cache, as a timely ping would.
