@@ -135,6 +135,8 @@ async fn the_first_line_says_where_snip_listens() {
             assert!(server.terminate(), "snip did not stop");
             server.restart();
         }
+        // The harness learns the URL before the line reaches the log: wait for it.
+        assert!(server.wait_for_log("listening on"), "{}", server.log_text());
         let lines = server.log_lines();
         let first = lines
             .iter()
