@@ -18,6 +18,8 @@ import {
 } from './envelope.js';
 import { buildFragment, parseFragment } from './fragment.js';
 import { displayName, languageForFileName, resolveLanguage } from './highlight.js';
+import { loadRest, renderLong } from './longlog.js';
+import { setupShare } from './share.js';
 import { setupShortcuts, setupWrap } from './shortcuts.js';
 import { forget, remember, tokenFor } from './tokens.js';
 
@@ -68,6 +70,7 @@ class PastePage {
     localiseTimes(this.article);
     this.refreshWrap = setupWrap();
     setupShortcuts(this.status);
+    setupShare(this.article);
     this.takeDeleteLink();
     this.setupDelete();
     try {
@@ -111,7 +114,8 @@ class PastePage {
   setupDelete() {
     const button = $('#delete');
     const token = tokenFor(this.id);
-    if (!button || !token) return;
+    // A burn paste is gone once revealed: there is nothing to delete.
+    if (!button || !token || this.article.hasAttribute('data-burn')) return;
     show(button);
     let armed = false;
     button.addEventListener('click', async () => {
@@ -176,6 +180,7 @@ class PastePage {
     if (this.isMarkdown(size)) {
       await this.showMarkdown(pre, $('#truncated') ? await (await fetch(rawUrl)).text() : codeText(pre));
     }
+    if ($('#truncated')) await loadRest(pre, $('#truncated'), rawUrl);
   }
 
   /**
@@ -302,7 +307,7 @@ class PastePage {
     }
     const pre = el('pre', { class: 'code', id: 'code', tabindex: '0' });
     container.append(pre);
-    const { language, detected } = await renderCode(pre, text, meta.lang, meta.name);
+    const { language, detected } = await renderLong(pre, text, (head) => renderCode(pre, head, meta.lang, meta.name));
     this.showLanguage(language, detected);
     enableLineLinks(pre);
     this.setupActions({ text: async () => text, bytes });
@@ -314,7 +319,12 @@ class PastePage {
   setupBurn() {
     const form = $('#reveal');
     const encrypted = this.article.hasAttribute('data-encrypted');
+    const passwordRow = $('.reveal-password', form);
+    if (passwordRow) {
+      show(passwordRow);
+    }
     if (encrypted && !this.fragment.key) {
+      show(passwordRow, false);
       form.querySelector('button').disabled = true;
       say(
         this.status,
@@ -326,6 +336,8 @@ class PastePage {
     const revealed = () => {
       show($('.burn', this.article), false);
       show($('.bar', this.article));
+      // Nothing is left on the server to delete.
+      show($('#delete'), false);
       const gone = el('p', { class: 'notice warn' }, 'This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.');
       this.article.insertBefore(gone, $('#content'));
     };
@@ -334,11 +346,20 @@ class PastePage {
       const button = form.querySelector('button');
       button.disabled = true;
       if (encrypted && this.proofParams()) {
-        // The key (and password) is proven first: a wrong one is refused by
-        // the server and the paste stays intact.
-        button.textContent = this.proofParams().iterations > 0 ? 'Enter the password below' : 'Checking the key…';
+        // The key (and password, typed into the card) is proven first: a
+        // wrong one is refused by the server and the paste stays intact.
+        const field = $('#reveal-password');
+        const label = button.textContent;
+        button.textContent = field ? 'Checking the password…' : 'Checking the key…';
         try {
-          await this.openProved(`/${this.id}/reveal`, { method: 'POST' }, revealed);
+          const opened = await this.openProved(`/${this.id}/reveal`, { method: 'POST' }, revealed, field ? field.value : undefined);
+          if (opened === false) {
+            say(this.status, 'Wrong password. Check it and try again; the paste is intact.', 'error');
+            button.textContent = label;
+            button.disabled = false;
+            field.select();
+            field.focus();
+          }
         } catch (error) {
           show($('.burn', this.article), false);
           say(this.status, error.message, 'error');
@@ -388,8 +409,11 @@ class PastePage {
    * one), sends its proof with the read, then decrypts. A wrong password is
    * refused by the server without reading or burning, so it may be retried.
    * `onRead` runs once the server has served (for a burn paste: destroyed) it.
+   * With a `password` given (the burn card's field), that one is tried and
+   * the result is false when the server refuses it; else the password form
+   * asks for it.
    */
-  async openProved(url, init, onRead = () => {}) {
+  async openProved(url, init, onRead = () => {}, password = undefined) {
     const key = this.linkKey();
     const { iterations, salt } = this.proofParams();
     const attempt = async (password) => {
@@ -427,7 +451,9 @@ class PastePage {
       }
       return;
     }
+    if (password !== undefined) return attempt(password);
     this.askPassword(attempt, 'Wrong password. Check it and try again; the paste is intact.');
+    return undefined;
   }
 
   /** Shows the password form; `attempt(password)` is false for a wrong one, which may be retried. */

@@ -254,18 +254,100 @@ describe('line links', () => {
   });
 });
 
+/** Runs the snip CLI against the shared server; its stdout. */
+function cli(args, { input = '', password } = {}) {
+  const env = { ...process.env, SNIP_SERVER: server.url, SNIP_CLIENT_DIR: mkdtempSync(join(tmpdir(), 'snip-cli-')) };
+  if (password !== undefined) env.SNIP_PASSWORD = password;
+  const run = spawnSync(snipBinary(), args, { input, env, encoding: 'utf8' });
+  assert.equal(run.status, 0, `snip ${args.join(' ')} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** A build log of `lines` lines, about 110 bytes each, like a CI runner's. */
+function buildLog(lines) {
+  return Array.from({ length: lines }, (_, i) => {
+    const n = i + 1;
+    const stamp = `2026-11-28T02:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.${String(n % 1000).padStart(3, '0')}Z`;
+    return `${stamp} [build] step ${n}: cc -O2 -c src/module_${n}.c -o out/module_${n}.o && echo "done ${n}" >> build.txt`;
+  }).join('\n') + '\n';
+}
+
 describe('long pastes', () => {
-  test('the page shows the first 10,000 lines, highlighted and linked, and where the rest is', async () => {
+  test('every line of a long paste can be reached: the rest is fetched, line links and the find box reach it, the page stays bounded', async () => {
     const body = Array.from({ length: 12000 }, (_, i) => `line ${i + 1}`).join('\n');
     const { id } = await apiCreate(server, body);
+    const { page, context, record } = await newPage();
+    await page.goto(`${server.url}/${id}#L11999`);
+    await page.waitForSelector('#code[data-long=done]');
+    assert.equal(await page.getAttribute('#truncated', 'data-next'), String(Buffer.byteLength(body.split('\n').slice(0, 10000).join('\n')) + 1));
+    assert.ok(record.requests.includes(`${server.url}/raw/${id}`), 'the rest comes from /raw');
+    // The link to a line past the first screen selects and shows it.
+    await page.waitForSelector('#L11999.hl');
+    assert.equal(await page.textContent('#L11999 .lc'), 'line 11999');
+    assert.ok(await page.isVisible('#L11999'));
+    assert.ok(await page.evaluate(() => document.querySelector('#L11999').getBoundingClientRect().top < innerHeight));
+    // Not every line is in the page at once.
+    const inPage = await page.$$eval('#code .line', (n) => n.length);
+    assert.ok(inPage < 12000, `${inPage} lines in the page`);
+    // The last line, by scrolling.
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForSelector('#L12000');
+    assert.equal(await page.textContent('#L12000 .lc'), 'line 12000');
+    // Line numbers do not shift: the gutter is as wide for line 9 as for line 12000.
+    const widths = await page.$$eval('#L9 a.ln, #L12000 a.ln', (links) => links.map((a) => a.getBoundingClientRect().width));
+    assert.equal(widths[0], widths[1]);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    // Ctrl+F goes to the find box, which searches the whole paste.
+    await page.keyboard.press('Control+f');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'find');
+    await page.keyboard.type('line 11500');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#L11500.hl');
+    assert.equal(await page.textContent('#find-count'), '1 of 1');
+    assert.equal(await page.evaluate(() => getSelection().toString()), 'line 11500');
+    await page.click('#L11500 a.ln');
+    assert.equal(new URL(page.url()).hash, '#L11500');
+    await page.fill('#find', 'no such text');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.textContent('#find-count'), 'No match');
+    await context.close();
+  });
+
+  test('a first line longer than the page holds is completed from the rest', async () => {
+    const { id } = await apiCreate(server, `${'a'.repeat(300_000)}\nlast`);
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/${id}#L9999`);
-    await page.waitForSelector('#code.hljs');
-    assert.equal(await page.$$eval('#code .line', (n) => n.length), 10000);
-    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['L9999']);
-    assert.equal(await page.getAttribute('#truncated a', 'href'), `/raw/${id}`);
-    await page.click('#L10000 a.ln');
-    assert.equal(new URL(page.url()).hash, '#L10000');
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code[data-long=done]');
+    assert.equal(await page.$eval('#L1 .lc', (node) => node.textContent.length), 300_000);
+    assert.equal(await page.textContent('#L2 .lc'), 'last');
+    await context.close();
+  });
+
+  test('a build log is shown whole, as plain text (not guessed code)', async () => {
+    const log = buildLog(5000);
+    assert.ok(log.length > 512 * 1024);
+    const { id } = await apiCreate(server, log);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code[data-long=done]');
+    assert.equal(await page.getAttribute('#code', 'data-language'), 'plaintext');
+    assert.equal(await page.textContent('.meta .lang'), 'Plain text (detected)');
+    assert.equal(await page.$$eval('#code .hljs-string, #code .hljs-built_in', (n) => n.length), 0);
+    assert.ok(await page.isHidden('#truncated'));
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForSelector('#L5000');
+    assert.equal(await page.textContent('#L5000 .lc'), log.split('\n')[4999]);
+    await context.close();
+  });
+
+  test('a long encrypted paste is decrypted and shown whole', async () => {
+    const log = buildLog(12500);
+    const link = cli(['put', '--encrypt'], { input: log }).trim();
+    const { page, context } = await newPage();
+    await page.goto(`${link}&L12345`);
+    await page.waitForSelector('#L12345.hl');
+    assert.equal(await page.textContent('#L12345 .lc'), log.split('\n')[12344]);
+    assert.ok((await page.$$eval('#code .line', (n) => n.length)) < 12500);
     await context.close();
   });
 });
@@ -355,14 +437,6 @@ describe('end-to-end encryption', () => {
   });
 
   /** Runs the `snip` CLI against the test server; returns its stdout. */
-  function cli(args, { input = '', password } = {}) {
-    const env = { ...process.env, SNIP_SERVER: server.url, SNIP_CLIENT_DIR: mkdtempSync(join(tmpdir(), 'snip-cli-')) };
-    if (password !== undefined) env.SNIP_PASSWORD = password;
-    const run = spawnSync(snipBinary(), args, { input, env, encoding: 'utf8' });
-    assert.equal(run.status, 0, `snip ${args.join(' ')} failed: ${run.stderr}`);
-    return run.stdout;
-  }
-
   test('browser-made ciphertext is decrypted by snip get, with and without a password', async () => {
     const { page, context } = await newPage();
     const plain = await createInUi(page, 'made in the browser, read by the CLI', { encrypt: true });
@@ -396,26 +470,34 @@ describe('end-to-end encryption', () => {
     return (await fetch(`${server.url}/api/pastes/${id}`)).status;
   }
 
-  test('an encrypted burn paste asks the password before revealing; a wrong one leaves it intact', async () => {
+  test('an encrypted burn paste asks the password in its card before revealing; a wrong one leaves it intact', async () => {
     const { page, context } = await newPage();
     const link = await createInUi(page, 'burn after the right password', { encrypt: true, burn: true, password: 'sesame' });
     await page.goto(link);
+    // One card says both things up front and holds the field.
+    const card = await page.textContent('section.burn');
+    assert.match(card, /needs a password/);
+    assert.match(card, /destroyed as soon as it is opened/);
+    assert.ok(await page.isVisible('section.burn #reveal-password'));
+    assert.ok(await page.isEnabled('#reveal button'));
+    assert.ok(await page.isHidden('#unlock'));
+    await shot(page, 'burn-password');
+    await page.fill('#reveal-password', 'sesame?');
     await page.click('#reveal button');
-    await page.waitForSelector('#unlock:not([hidden])');
-    assert.equal(await metaStatus(link), 200, 'revealed before the password was asked');
-    await page.fill('#password', 'sesame?');
-    await page.click('#unlock button');
     await page.waitForSelector('#status[data-kind=error]');
     assert.match(await page.textContent('#status'), /Wrong password.*intact/);
     assert.equal(await metaStatus(link), 200, 'a wrong password burnt the paste');
-    assert.ok(await page.isVisible('#unlock'));
-    await page.fill('#password', 'sesame');
-    await page.click('#unlock button');
+    assert.ok(await page.isVisible('#reveal-password'));
+    await page.fill('#reveal-password', 'sesame');
+    await page.keyboard.press('Enter');
     await page.waitForSelector('#code .lc');
     assert.equal(await page.textContent('#code .lc'), 'burn after the right password');
     assert.equal(await metaStatus(link), 404);
+    // A revealed burn paste has nothing left to delete, though this browser made it.
+    assert.ok(await page.isHidden('#delete'));
     await context.close();
   });
+
 
   test('a link whose key has a changed character leaves an encrypted burn paste intact', async () => {
     const { page, context } = await newPage();
