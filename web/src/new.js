@@ -333,7 +333,7 @@ class Editor {
         say(this.status, `${prefix}${message}`, 'error');
         return;
       }
-      remember(json.id, json.delete_token, json.expires_at);
+      remember(json.id, json.delete_token, json.expires_at, key ? encodeKey(key) : null);
       const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
       this.showResult(json, link, encrypted, Boolean(password && encrypted), visibility);
     } catch (error) {

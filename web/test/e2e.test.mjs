@@ -138,8 +138,8 @@ if __name__ == "__main__":
 `;
 
 /** Fills the editor and creates the paste; returns the link shown. */
-async function createInUi(page, content, { encrypt = false, password = '', burn = false, name = '', ttl = '' } = {}) {
-  await page.goto(`${server.url}/new`);
+async function createInUi(page, content, { encrypt = false, password = '', burn = false, name = '', ttl = '', base = server.url } = {}) {
+  await page.goto(`${base}/new`);
   await page.fill('#content', content);
   if (name) await page.fill('#name', name);
   if (ttl) await page.selectOption('#ttl', ttl);
@@ -875,9 +875,9 @@ describe('viewer comforts', () => {
 });
 
 /** The dark modules of the QR code drawn on `#qr`, read back from its pixels. */
-async function qrModules(page, count) {
+async function qrModules(page, count, selector = '#qr') {
   return page.$eval(
-    '#qr',
+    selector,
     (canvas, n) => {
       const scale = canvas.width / (n + 8);
       const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
@@ -941,6 +941,45 @@ describe('share panel', () => {
     assert.ok(overflow <= 0, `the share panel overflows by ${overflow}px`);
     await shot(page, 'share-phone');
     if (DOCS_IMG) await page.screenshot({ path: join(DOCS_IMG, 'share-phone.png') });
+    await context.close();
+  });
+});
+
+describe('share on the paste page', () => {
+  test('the Share button and s open the link with its key, a copy button, its QR code and the summary', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'shared later', { encrypt: true, password: 'pw', ttl: '1d' });
+    await page.goto(link);
+    await page.waitForSelector('#unlock:not([hidden])');
+    await page.fill('#password', 'pw');
+    await page.click('#unlock button');
+    await page.waitForSelector('#code .lc');
+    await page.click('#share');
+    await page.waitForSelector('#share-qr:not([hidden])');
+    assert.equal(await page.inputValue('#share-url'), link);
+    const expected = expectedModules(link);
+    assert.deepEqual(await qrModules(page, expected.length, '#share-qr'), expected);
+    const summary = await page.$$eval('#share-summary li', (items) => items.map((li) => li.textContent));
+    assert.match(summary[0], /^Expires (tomorrow|in 24 hours) \(/);
+    assert.match(summary[1], /no burn after reading/);
+    assert.match(summary[2], /^End-to-end encrypted.*also need the password/);
+    await shot(page, 'share-view');
+    await page.click('#share-copy');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+    await page.keyboard.press('Escape');
+    assert.equal(await page.$('#share-dialog'), null);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'share');
+    // The shortcut, on a plain paste; the help lists it.
+    const { id } = await apiCreate(server, 'plain');
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    await page.keyboard.press('s');
+    await page.waitForSelector('#share-dialog');
+    assert.equal(await page.inputValue('#share-url'), `${server.url}/${id}`);
+    assert.match(await page.textContent('#share-summary'), /Not encrypted/);
+    await page.click('#share-close');
+    await page.keyboard.press('?');
+    assert.match(await page.textContent('#shortcuts'), /Share/);
     await context.close();
   });
 });
@@ -1187,6 +1226,56 @@ describe('tenants in the browser', () => {
     await page.goto(`${closed.url}/new`);
     await page.waitForSelector('#signin-needed');
     await context.close();
+  });
+
+  test('My pastes: names, sizes, expiry; gone pastes drop out; kept keys open encrypted ones; own pastes stay when signed in', async () => {
+    const open = await startServer([`--admin-token=${ADMIN}`]);
+    try {
+      const { page } = await newPage({}, open);
+      const idOf = (link) => new URL(link).pathname.slice(1);
+      await page.goto(`${open.url}/my`);
+      assert.equal(await page.isChecked('#keep-keys'), false, 'keys are not kept by default');
+      assert.match(await page.textContent('#keep-keys-hint'), /Anyone who can use this browser profile/);
+      await page.check('#keep-keys');
+      const named = await createInUi(page, 'named notes', { name: 'notes.txt', ttl: '1d', base: open.url });
+      const secret = await createInUi(page, 'a secret', { encrypt: true, base: open.url });
+      const burn = await createInUi(page, 'burn me', { burn: true, base: open.url });
+      // Someone reads the burn paste: it is gone from the server.
+      assert.equal((await fetch(`${open.url}/${idOf(burn)}/reveal`, { method: 'POST' })).status, 200);
+      await page.goto(`${open.url}/my`);
+      await page.waitForSelector('#my-local[data-state=done]');
+      const namedRow = page.locator(`#my-local tr[data-id="${idOf(named)}"]`);
+      assert.equal(await namedRow.locator('a').textContent(), 'notes.txt');
+      assert.equal(await namedRow.locator('td').nth(1).textContent(), '11 bytes');
+      assert.match(await namedRow.locator('td').nth(3).textContent(), /\(in 24 hours\)$/);
+      assert.equal(await page.$(`#my-local tr[data-id="${idOf(burn)}"]`), null, 'a burned paste drops out');
+      assert.ok(!(await page.evaluate(() => localStorage.getItem('snip.tokens'))).includes(idOf(burn)), 'and is forgotten');
+      const secretLink = page.locator(`#my-local tr[data-id="${idOf(secret)}"] a`);
+      assert.equal(await secretLink.getAttribute('href'), new URL(secret).pathname + new URL(secret).hash);
+      await secretLink.click();
+      await page.waitForSelector('#code .lc');
+      assert.equal(await page.textContent('#code .lc'), 'a secret');
+      // Signed in, the browser's own (anonymous) pastes stay listed.
+      const response = await fetch(`${open.url}/api/admin/tenants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bea' }),
+      });
+      const { token } = (await response.json()).token;
+      await page.goto(`${open.url}/signin`);
+      await page.fill('#token', token);
+      await page.click('#signin button[type=submit]');
+      await page.waitForSelector('#tenant-name');
+      await page.goto(`${open.url}/my`);
+      await page.waitForSelector('#my-browser[data-state=done]');
+      assert.equal(await page.textContent('#my-browser-title'), 'Made in this browser');
+      assert.equal(await page.locator(`#my-browser tr[data-id="${idOf(named)}"] a`).textContent(), 'notes.txt');
+      // Turning keeping keys off forgets them.
+      await page.uncheck('#keep-keys');
+      assert.ok(!(await page.evaluate(() => localStorage.getItem('snip.tokens'))).includes(new URL(secret).hash.slice(1)));
+    } finally {
+      await open.stop();
+    }
   });
 
   test("an anonymous browser's My pastes lists the pastes it created and deletes them", async () => {
