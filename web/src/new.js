@@ -3,7 +3,7 @@
 // QR code module is loaded only once a paste is created).
 // Without JavaScript the same form still posts to the server.
 
-import { $, $$, copyText, flash, formatBytes, say, show } from './dom.js';
+import { $, $$, copyText, describeError, flash, formatBytes, say, show } from './dom.js';
 import { encodeBase64Url, encodeKey, encryptProved, generateKey, verifierOf } from './envelope.js';
 import { detectLanguage, displayName, LANGUAGES, languageForFileName, resolveLanguage } from './highlight.js';
 import { fillShare, summary } from './share.js';
@@ -337,7 +337,7 @@ class Editor {
       const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
       this.showResult(json, link, encrypted, Boolean(password && encrypted), visibility);
     } catch (error) {
-      say(this.status, `Could not create the paste: ${error.message || error}`, 'error');
+      say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
     } finally {
       button.disabled = false;
     }

@@ -4,7 +4,7 @@
 // and rendered Markdown (its module is loaded only for Markdown pastes).
 
 import { codeText, enableLineLinks, renderCode } from './code.js';
-import { $, copyText, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
+import { $, copyText, describeError, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
 import {
   decodeBase64Url,
   decodeKey,
@@ -85,8 +85,37 @@ class PastePage {
         await this.enhanceServerText();
       }
     } catch (error) {
-      say(this.status, error.message || String(error), 'error');
+      say(this.status, describeError(error), 'error');
     }
+    this.awaitKey();
+  }
+
+  /**
+   * An encrypted paste opened from a link without its key: adding the key
+   * to the address (hashchange, no reload) opens it.
+   */
+  awaitKey() {
+    if (!this.article.hasAttribute('data-encrypted') || this.fragment.key) return;
+    const onHash = async () => {
+      const fragment = parseFragment();
+      if (!fragment.key) return;
+      window.removeEventListener('hashchange', onHash);
+      this.fragment = fragment;
+      say(this.status, '');
+      const reveal = $('#reveal');
+      if (reveal) {
+        reveal.querySelector('button').disabled = false;
+        show($('.reveal-password', reveal));
+        return;
+      }
+      try {
+        if (this.proofParams()) await this.openProved(`/raw/${this.id}`, {});
+        else await this.openEncrypted(() => this.fetchRaw(`/raw/${this.id}`));
+      } catch (error) {
+        say(this.status, describeError(error), 'error');
+      }
+    };
+    window.addEventListener('hashchange', onHash);
   }
 
   /**
@@ -331,7 +360,6 @@ class PastePage {
         'This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.',
         'error',
       );
-      return;
     }
     const revealed = () => {
       show($('.burn', this.article), false);
@@ -362,7 +390,7 @@ class PastePage {
           }
         } catch (error) {
           show($('.burn', this.article), false);
-          say(this.status, error.message, 'error');
+          say(this.status, describeError(error), 'error');
         }
         return;
       }
@@ -372,7 +400,7 @@ class PastePage {
         bytes = await this.fetchRaw(`/${this.id}/reveal`, { method: 'POST', headers: { accept: '*/*' } });
       } catch (error) {
         show($('.burn', this.article), false);
-        say(this.status, error.message, 'error');
+        say(this.status, describeError(error), 'error');
         return;
       }
       revealed();
@@ -474,7 +502,7 @@ class PastePage {
           input.focus();
         }
       } catch (error) {
-        say(this.status, error.message, 'error');
+        say(this.status, describeError(error), 'error');
       } finally {
         button.disabled = false;
       }

@@ -984,6 +984,69 @@ describe('share on the paste page', () => {
   });
 });
 
+describe('small comforts', () => {
+  test('adding the key to an open tab opens the encrypted paste without a reload', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'opened by its key', { encrypt: true });
+    const url = new URL(link);
+    await page.goto(`${url.origin}${url.pathname}`);
+    await page.waitForSelector('#status[data-kind=error]');
+    assert.match(await page.textContent('#status'), /no key/);
+    await page.evaluate(() => {
+      window.__samePage = true;
+    });
+    await page.evaluate((hash) => {
+      location.hash = hash;
+    }, url.hash);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'opened by its key');
+    assert.ok(await page.isHidden('#status'));
+    assert.equal(await page.evaluate(() => window.__samePage), true, 'no reload');
+    await context.close();
+  });
+
+  test('a server that does not answer is said in plain words, never "Failed to fetch"', async () => {
+    const gone = await startServer();
+    const { page, context, record } = await newPage({}, gone);
+    record.expectErrors.push(/ERR_CONNECTION_REFUSED|Failed to load resource/);
+    await page.goto(`${gone.url}/new`);
+    await page.fill('#content', 'nobody will store this');
+    await gone.stop();
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#form-status[data-kind=error]');
+    const said = await page.textContent('#form-status');
+    assert.match(said, /The server did not answer/);
+    assert.doesNotMatch(said, /Failed to fetch/);
+    await context.close();
+  });
+
+  test('Markdown task lists keep disabled boxes; fenced code is highlighted', async () => {
+    const text = '# Tasks\n\n- [x] done thing\n- [ ] open thing\n\n```rust\nfn main() { let x = "hi"; }\n```\n';
+    const { id } = await apiCreate(server, text, { lang: 'markdown' });
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#rendered pre[data-highlighted=done]');
+    const boxes = await page.$$eval('#rendered li input', (n) => n.map((b) => ({ type: b.type, checked: b.checked, disabled: b.disabled })));
+    assert.deepEqual(boxes, [
+      { type: 'checkbox', checked: true, disabled: true },
+      { type: 'checkbox', checked: false, disabled: true },
+    ]);
+    assert.equal(await page.textContent('#rendered pre .hljs-keyword'), 'fn');
+    assert.equal(await page.textContent('#rendered pre .hljs-string'), '"hi"');
+    await context.close();
+  });
+
+  test('error pages keep the header: new paste, My pastes and a labelled theme switch', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/aaaaaaaaaaaaa`);
+    await page.waitForSelector('.error-page');
+    assert.ok(await page.isVisible('header a[href="/new"]'));
+    assert.ok(await page.isVisible('header a[href="/my"]'));
+    assert.equal((await page.textContent('header label.theme')).trim().split(/\s/)[0], 'Theme');
+    await context.close();
+  });
+});
+
 const MARKDOWN = `# Release notes
 
 Some *emphasis*, a [link](https://example.com/docs) and \`code\`.
