@@ -3,15 +3,18 @@
 // QR code module is loaded only once a paste is created).
 // Without JavaScript the same form still posts to the server.
 
-import { $, $$, copyText, describeError, flash, formatBytes, say, show } from './dom.js';
+import { $, $$, copyText, describeError, el, flash, formatBytes, say, show } from './dom.js';
 import { encodeBase64Url, encodeKey, encryptProved, generateKey, verifierOf } from './envelope.js';
 import { detectLanguage, displayName, LANGUAGES, languageForFileName, resolveLanguage } from './highlight.js';
 import { fillShare, summary } from './share.js';
 import { remember } from './tokens.js';
+import { Cancelled, upload } from './upload.js';
 import { CLONE_KEY } from './view.js';
 
 /** Files up to this size that decode as UTF-8 text go into the editor. */
 const MAX_EDITOR_FILE = 2 * 1024 * 1024;
+/** Attached images shown before upload. */
+const PREVIEW_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp'];
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-sh|x-yaml|toml|sql|x-httpd-php)|image\/svg\+xml$)/;
 
 export function initNew() {
@@ -236,6 +239,7 @@ class Editor {
     }
     this.attachment = { bytes, type: file.type || 'application/octet-stream', name: file.name };
     $('#attachment-name').textContent = `${file.name} (${file.type || 'binary'}, ${formatBytes(file.size)})`;
+    this.previewImage(bytes, file.type);
     show($('#attachment'));
     show(this.area, false);
     this.area.required = false;
@@ -243,8 +247,19 @@ class Editor {
     say(this.status, '');
   }
 
+  /** An attached image is shown before it is sent (from memory, never uploaded for it). */
+  previewImage(bytes, type) {
+    $('#attachment-preview')?.remove();
+    if (this.previewUrl) URL.revokeObjectURL(this.previewUrl);
+    this.previewUrl = null;
+    if (!PREVIEW_TYPES.includes(type)) return;
+    this.previewUrl = URL.createObjectURL(new Blob([bytes], { type }));
+    $('#attachment-name').after(el('img', { id: 'attachment-preview', src: this.previewUrl, alt: 'Preview of the attached image' }));
+  }
+
   dropAttachment() {
     if (!this.attachment) return;
+    this.previewImage(null, null);
     this.attachment = null;
     show($('#attachment'), false);
     show(this.area);
@@ -325,8 +340,9 @@ class Editor {
       say(this.status, 'Uploading…');
       const headers = { accept: 'application/json' };
       if (contentType) headers['content-type'] = contentType;
-      const response = await fetch(`/?${params}`, { method: 'POST', body, headers });
-      const json = await response.json().catch(() => null);
+      const size = body instanceof FormData ? content.length : body.length;
+      const response = await upload(`/?${params}`, { body, headers, size, anchor: this.status });
+      const { json } = response;
       if (!response.ok) {
         const message = json?.error?.message || `${response.status} ${response.statusText}`;
         const prefix = { 413: 'Too large: ', 429: 'Too many pastes right now; wait a moment. ', 507: 'The server is full: ' }[response.status] || '';
@@ -337,7 +353,8 @@ class Editor {
       const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
       this.showResult(json, link, encrypted, Boolean(password && encrypted), visibility);
     } catch (error) {
-      say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
+      if (error instanceof Cancelled) say(this.status, error.message);
+      else say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
     } finally {
       button.disabled = false;
     }

@@ -1020,6 +1020,34 @@ describe('small comforts', () => {
     await context.close();
   });
 
+  test('a large upload shows its progress and can be cancelled; an attached image is previewed', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG });
+    await page.waitForSelector('#attachment-preview');
+    assert.match(await page.getAttribute('#attachment-preview', 'src'), /^blob:/);
+    assert.equal(await page.$eval('#attachment-preview', (img) => img.complete && img.naturalWidth), 1);
+    await page.click('#attachment-remove');
+    assert.equal(await page.$('#attachment-preview'), null);
+    const big = Buffer.alloc(3 * 1024 * 1024, 7);
+    await page.setInputFiles('#file', { name: 'big.bin', mimeType: 'application/octet-stream', buffer: big });
+    await page.waitForSelector('#attachment:not([hidden])');
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 64 * 1024 });
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#upload-progress');
+    assert.equal(await page.getAttribute('#upload-progress', 'max'), String(big.length));
+    await page.click('#upload-cancel');
+    await page.waitForSelector('#upload', { state: 'detached' });
+    assert.match(await page.textContent('#form-status'), /cancelled; nothing was created/);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    assert.equal(await page.$('#upload'), null);
+    await context.close();
+  });
+
   test('Markdown task lists keep disabled boxes; fenced code is highlighted', async () => {
     const text = '# Tasks\n\n- [x] done thing\n- [ ] open thing\n\n```rust\nfn main() { let x = "hi"; }\n```\n';
     const { id } = await apiCreate(server, text, { lang: 'markdown' });
