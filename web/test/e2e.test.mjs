@@ -15,7 +15,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { decodeKey, encodeBase64Url, proofOf } from '../src/envelope.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import qrcode from 'qrcode-generator';
@@ -1322,7 +1322,8 @@ describe('tenants in the browser', () => {
   test('My pastes: names, sizes, expiry; gone pastes drop out; kept keys open encrypted ones; own pastes stay when signed in', async () => {
     const open = await startServer([`--admin-token=${ADMIN}`]);
     try {
-      const { page } = await newPage({}, open);
+      // bypassCSP lets axe-core (assertAccessible) run in the page.
+      const { page } = await newPage({ bypassCSP: true }, open);
       const idOf = (link) => new URL(link).pathname.slice(1);
       await page.goto(`${open.url}/my`);
       assert.equal(await page.isChecked('#keep-keys'), false, 'keys are not kept by default');
@@ -1361,6 +1362,7 @@ describe('tenants in the browser', () => {
       await page.waitForSelector('#my-browser[data-state=done]');
       assert.equal(await page.textContent('#my-browser-title'), 'Made in this browser');
       assert.equal(await page.locator(`#my-browser tr[data-id="${idOf(named)}"] a`).textContent(), 'notes.txt');
+      await assertAccessible(page, 'My pastes (signed in)');
       // Turning keeping keys off forgets them.
       await page.uncheck('#keep-keys');
       assert.ok(!(await page.evaluate(() => localStorage.getItem('snip.tokens'))).includes(new URL(secret).hash.slice(1)));
@@ -1383,6 +1385,82 @@ describe('tenants in the browser', () => {
     assert.equal((await fetch(`${server.url}/api/pastes/${id}`)).status, 404);
     await page.reload();
     await page.waitForSelector('#my-local-empty:not([hidden])');
+    await context.close();
+  });
+});
+
+/** axe-core's script (a pinned devDependency), run in pages by page.evaluate. */
+const AXE = readFileSync(join(repoRoot, 'web', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** Runs axe-core over the page as it is; fails on any serious or critical violation. */
+async function assertAccessible(page, state) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    // WCAG 2.2's target size (24 px) too, which axe leaves off by default.
+    const result = await globalThis.axe.run(document, { resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+  });
+  assert.deepEqual(violations, [], `accessibility of ${state}`);
+}
+
+describe('accessibility (axe-core)', () => {
+  test('every page state has no serious or critical violation', async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await newPage({ colorScheme, bypassCSP: true });
+      await page.goto(`${server.url}/new`);
+      await page.waitForSelector('#content');
+      await assertAccessible(page, `new paste (${colorScheme})`);
+      const link = await createInUi(page, PYTHON, { name: 'hello.py', ttl: '1d' });
+      await page.waitForSelector('#qr:not([hidden])');
+      await assertAccessible(page, `share panel (${colorScheme})`);
+      await page.goto(link);
+      await page.waitForSelector('#code.hljs');
+      await assertAccessible(page, `view (${colorScheme})`);
+      await page.click('#share');
+      await page.waitForSelector('#share-qr:not([hidden])');
+      await assertAccessible(page, `share dialog (${colorScheme})`);
+      const { id } = await apiCreate(server, MARKDOWN.replace('![a remote chart](https://tracker.example/pixel.png)', '- [x] done\n- [ ] open'), { lang: 'markdown' });
+      await page.goto(`${server.url}/${id}`);
+      await page.waitForSelector('#rendered h1');
+      await assertAccessible(page, `Markdown (${colorScheme})`);
+      await context.close();
+    }
+    const { page: phone, context: phoneContext } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, bypassCSP: true });
+    const plain = await apiCreate(server, PYTHON);
+    await phone.goto(`${server.url}/${plain.id}`);
+    await phone.waitForSelector('#code.hljs');
+    await assertAccessible(phone, 'view (phone)');
+    await phoneContext.close();
+
+    const { page, context } = await newPage({ bypassCSP: true });
+    const long = await apiCreate(server, Array.from({ length: 12000 }, (_, i) => `line ${i + 1}`).join('\n'));
+    await page.goto(`${server.url}/${long.id}`);
+    await page.waitForSelector('#code[data-long=done]');
+    await assertAccessible(page, 'long paste with its find box');
+    const burn = await apiCreate(server, 'burns', { burn: 'true' });
+    await page.goto(`${server.url}/${burn.id}`);
+    await page.waitForSelector('#reveal button');
+    await assertAccessible(page, 'burn interstitial');
+    const burnLocked = await createInUi(page, 'burn and password', { encrypt: true, burn: true, password: 'pw' });
+    await page.goto(burnLocked);
+    await page.waitForSelector('#reveal-password');
+    await assertAccessible(page, 'burn with password');
+    const locked = await createInUi(page, 'password only', { encrypt: true, password: 'pw' });
+    await page.goto(locked);
+    await page.waitForSelector('#unlock:not([hidden])');
+    await assertAccessible(page, 'password prompt');
+    await page.goto(`${server.url}/my`);
+    await page.waitForSelector('#my-local[data-state=done]');
+    await assertAccessible(page, 'My pastes (anonymous)');
+    await page.goto(`${server.url}/signin`);
+    await assertAccessible(page, 'sign-in');
+    await page.goto(`${server.url}/aaaaaaaaaaaaa`);
+    await page.waitForSelector('.error-page');
+    await assertAccessible(page, 'error page');
+    await page.goto(`${server.url}/no/such/page`);
+    await assertAccessible(page, 'page not found');
     await context.close();
   });
 });
