@@ -58,7 +58,9 @@ impl PastePage<'_> {
     /// Whether reading it needs a password (its proof of key is derived
     /// from one): the burn card asks for it up front.
     fn needs_password(&self) -> bool {
-        self.proof.as_ref().is_some_and(|proof| proof.iterations > 0)
+        self.proof
+            .as_ref()
+            .is_some_and(|proof| proof.iterations > 0)
     }
 }
 
