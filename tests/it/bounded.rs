@@ -47,7 +47,8 @@ async fn many_or_overlapping_ranges_are_merged_or_answered_whole() {
 }
 
 /// The HTML view of a paste of a million empty lines shows a bounded prefix
-/// (its line anchors intact) and says that the whole paste is at `/raw`.
+/// (its line anchors intact), says that the whole paste is at `/raw`, and
+/// tells the script at which byte the rest starts.
 #[tokio::test]
 async fn html_view_of_many_lines_is_bounded() {
     let server = Server::start();
@@ -59,6 +60,8 @@ async fn html_view_of_many_lines_is_bounded() {
     assert!(page.contains("id=\"L10000\""));
     assert!(!page.contains("id=\"L10001\""));
     assert_says_rest_is_raw(&page, &id);
+    // The script fetches the rest from just after the 10,000th newline.
+    assert!(page.contains("id=\"truncated\" data-next=\"10000\">"));
 }
 
 /// One huge line is cut by size; a burn paste's reveal is not cut.
@@ -71,6 +74,8 @@ async fn html_view_and_reveal_of_a_long_line_are_bounded() {
     let page = page.text().await.unwrap();
     assert!(page.len() < 1 << 20, "page of {} bytes", page.len());
     assert_says_rest_is_raw(&page, &id);
+    // The rest starts in the middle of the line the page ends with.
+    assert!(page.contains("id=\"truncated\" data-next=\"262144\" data-mid-line>"));
 
     // A burn paste's reveal cannot link the rest: it is the whole body,
     // as plain text, not a page.

@@ -12,6 +12,7 @@ import {
   MAX_HIGHLIGHT_BYTES,
   resolveLanguage,
 } from './highlight.js';
+import { looksLikeLog } from './logtext.js';
 
 /** Detection below this relevance is a guess not worth showing. */
 const MIN_RELEVANCE = 5;
@@ -39,7 +40,10 @@ export async function renderCode(pre, text, lang, fileName) {
   const joined = lines.join('\n');
   let language = resolveLanguage(lang) || languageForFileName(fileName);
   let detected = false;
-  if (!language && joined.length <= MAX_DETECT_CHARS * 5) {
+  if (!language && looksLikeLog(joined)) {
+    language = 'plaintext';
+    detected = true;
+  } else if (!language && joined.length <= MAX_DETECT_CHARS * 5) {
     const guess = detectLanguage(joined);
     if (guess.relevance >= MIN_RELEVANCE) {
       language = guess.language;
@@ -68,9 +72,27 @@ export async function renderCode(pre, text, lang, fileName) {
     pre.append(code);
   }
   code.innerHTML = trustedHtml(markup);
+  setGutter(pre, lines.length);
   pre.classList.add('hljs');
   if (language) pre.dataset.language = language;
   return { language, detected };
+}
+
+/**
+ * Sizes the line-number gutter for `count` lines, so that numbers never
+ * shift the text as they gain a digit (at line 10, 100, 1000…).
+ */
+export function setGutter(pre, count) {
+  const digits = Math.max(3, String(count).length);
+  pre.style.setProperty('--ln-w', `calc(${digits}ch + 1.4em + 1px)`);
+}
+
+/** Per code block: a function that renders lines not in the page yet (a long paste's rest). */
+const revealers = new WeakMap();
+
+/** `reveal(first, last)` puts lines first..last of `pre` into the page when they are asked for. */
+export function setLineRevealer(pre, reveal) {
+  revealers.set(pre, reveal);
 }
 
 /** Marks lines first..last and optionally scrolls the first into view. */
@@ -78,6 +100,7 @@ export function selectLines(pre, range, scroll) {
   for (const node of $$('.line.hl', pre)) node.classList.remove('hl');
   if (!range) return;
   const [first, last] = range;
+  revealers.get(pre)?.(first, last);
   for (let n = first; n <= last; n++) {
     const line = pre.querySelector(`#L${n}`);
     if (!line) break;

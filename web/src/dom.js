@@ -19,6 +19,17 @@ export function show(node, visible = true) {
   if (node) node.hidden = !visible;
 }
 
+/**
+ * What went wrong, in words for people: a request that got no answer (the
+ * browser's "Failed to fetch" TypeError) says so plainly.
+ */
+export function describeError(error) {
+  if (error instanceof TypeError && /fetch|network|load failed/i.test(error.message)) {
+    return 'The server did not answer. Check your connection and try again.';
+  }
+  return error?.message || String(error);
+}
+
 /** Shows a message in a status region (`kind`: info, ok, error). */
 export function say(region, message, kind = 'info') {
   if (!region) return;

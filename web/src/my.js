@@ -1,41 +1,102 @@
 // "My pastes": Delete buttons for a signed-in tenant's listing (the session
-// cookie authorises the DELETE), and for an anonymous browser the list of
-// pastes whose delete tokens it remembers.
+// cookie authorises the DELETE), and the pastes this browser created (from
+// the delete tokens it remembers) with their names, sizes and expiry read
+// from the server; a paste the server no longer has (burned, deleted,
+// expired) is forgotten. Signed in, the browser's own pastes that are not
+// the tenant's (made anonymously) are listed below the tenant's.
 
-import { $, $$, el, localiseTimes, say, show } from './dom.js';
-import { forget, remembered } from './tokens.js';
+import { $, $$, el, formatBytes, localiseTimes, say, show } from './dom.js';
+import { forget, keepsKeys, remembered, setKeepKeys } from './tokens.js';
 
-export function initMy() {
+/** Metadata requests in flight at once. */
+const PARALLEL = 4;
+
+export async function initMy() {
   const section = $('section.my');
   if (!section) return;
+  localiseTimes();
   if (section.dataset.signedIn === 'true') {
     for (const button of $$('button.delete', section)) armDelete(button, null);
+    const listed = new Set($$('#my-pastes tr[data-id]', section).map((row) => row.dataset.id));
+    const own = remembered().filter((paste) => !listed.has(paste.id));
+    if (own.length) {
+      const heading = el('h2', { id: 'my-browser-title' }, 'Made in this browser');
+      const table = localTable();
+      section.insertBefore(heading, $('#my-status'));
+      section.insertBefore(table, $('#my-status'));
+      await listLocal(table, own);
+    }
   } else {
-    listLocal();
+    const pastes = remembered();
+    if (pastes.length === 0) show($('#my-local-empty'));
+    else await listLocal($('#my-local'), pastes);
   }
-  localiseTimes();
+  keyChoice(section);
 }
 
-function listLocal() {
-  const table = $('#my-local');
-  const pastes = remembered();
-  if (pastes.length === 0) {
+/** An empty table of the browser's own pastes, as my_local.html has it. */
+function localTable() {
+  const table = el('table', { class: 'pastes', id: 'my-browser' });
+  const head = el('tr');
+  for (const title of ['Paste', 'Size', 'Created', 'Expires']) head.append(el('th', {}, title));
+  const action = el('th');
+  action.append(el('span', { class: 'sr-only' }, 'Delete'));
+  head.append(action);
+  const thead = el('thead');
+  thead.append(head);
+  table.append(thead, el('tbody'));
+  return table;
+}
+
+/** Fills `table` with `pastes` as the server describes them; gone ones are forgotten. */
+async function listLocal(table, pastes) {
+  const body = $('tbody', table);
+  const rows = pastes.map((paste) => {
+    const row = el('tr', { 'data-id': paste.id });
+    body.append(row);
+    return row;
+  });
+  show(table);
+  let next = 0;
+  const worker = async () => {
+    while (next < pastes.length) {
+      const i = next++;
+      await fillRow(rows[i], pastes[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  localiseTimes(table);
+  table.dataset.state = 'done';
+  if (!$('tr', body)) {
+    show(table, false);
     show($('#my-local-empty'));
+  }
+}
+
+async function fillRow(row, paste) {
+  const response = await fetch(`/api/pastes/${paste.id}`, { headers: { accept: 'application/json' } }).catch(() => null);
+  if (response && response.status === 404) {
+    forget(paste.id);
+    row.remove();
     return;
   }
-  const body = $('tbody', table);
-  for (const paste of pastes) {
-    const button = el('button', { type: 'button', class: 'delete', 'data-id': paste.id }, 'Delete');
-    armDelete(button, paste.token);
-    const row = el('tr', { 'data-id': paste.id });
-    const link = el('td');
-    link.append(el('a', { href: `/${paste.id}` }, paste.id));
-    const action = el('td');
-    action.append(button);
-    row.append(link, timeCell(paste.created), timeCell(paste.expires, 'never'), action);
-    body.append(row);
-  }
-  show(table);
+  const info = response && response.ok ? await response.json().catch(() => null) : null;
+  const link = el('td');
+  const href = paste.key ? `/${paste.id}#${paste.key}` : `/${paste.id}`;
+  const title = info?.name || (info?.encrypted ? `Encrypted paste ${paste.id}` : paste.id);
+  link.append(el('a', { href }, title));
+  const button = el('button', { type: 'button', class: 'delete', 'data-id': paste.id }, 'Delete');
+  armDelete(button, paste.token);
+  const action = el('td');
+  action.append(button);
+  const expires = info ? info.expires_at : paste.expires;
+  row.append(
+    link,
+    el('td', {}, info ? formatBytes(info.size) : ''),
+    timeCell(info?.created_at || paste.created),
+    timeCell(expires, 'never'),
+    action,
+  );
 }
 
 function timeCell(iso, otherwise = '') {
@@ -43,6 +104,24 @@ function timeCell(iso, otherwise = '') {
   if (iso) cell.append(el('time', { datetime: iso }, iso));
   else cell.textContent = otherwise;
   return cell;
+}
+
+/** The choice to remember keys of encrypted pastes (off by default), explained. */
+function keyChoice(section) {
+  const box = el('input', { type: 'checkbox', id: 'keep-keys' });
+  box.checked = keepsKeys();
+  const label = el('label', { for: 'keep-keys' }, ' Remember the keys of encrypted pastes made in this browser');
+  const line = el('p', { class: 'keep-keys' });
+  line.append(box, label);
+  const hint = el(
+    'p',
+    { class: 'hint', id: 'keep-keys-hint' },
+    'Then their links here open them. Anyone who can use this browser profile can read them too; turning this off forgets every key kept. The server never sees the keys.',
+  );
+  box.setAttribute('aria-describedby', 'keep-keys-hint');
+  box.addEventListener('change', () => setKeepKeys(box.checked));
+  section.insertBefore(line, $('#my-status'));
+  section.insertBefore(hint, $('#my-status'));
 }
 
 /** A Delete button that asks for a second click, then deletes. */
@@ -73,6 +152,6 @@ async function remove(button, token) {
   }
   button.disabled = false;
   const json = response ? await response.json().catch(() => null) : null;
-  const reason = json?.error?.message || (response ? `${response.status} ${response.statusText}` : 'network error');
+  const reason = json?.error?.message || (response ? `${response.status} ${response.statusText}` : 'the server did not answer');
   say(status, `Could not delete ${id}: ${reason}`, 'error');
 }

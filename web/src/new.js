@@ -3,40 +3,19 @@
 // QR code module is loaded only once a paste is created).
 // Without JavaScript the same form still posts to the server.
 
-import { $, $$, copyText, el, flash, formatBytes, localTime, say, show } from './dom.js';
+import { $, $$, copyText, describeError, el, flash, formatBytes, say, show } from './dom.js';
 import { encodeBase64Url, encodeKey, encryptProved, generateKey, verifierOf } from './envelope.js';
 import { detectLanguage, displayName, LANGUAGES, languageForFileName, resolveLanguage } from './highlight.js';
+import { fillShare, summary } from './share.js';
 import { remember } from './tokens.js';
+import { Cancelled, upload } from './upload.js';
 import { CLONE_KEY } from './view.js';
 
 /** Files up to this size that decode as UTF-8 text go into the editor. */
 const MAX_EDITOR_FILE = 2 * 1024 * 1024;
+/** Attached images shown before upload. */
+const PREVIEW_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp'];
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-sh|x-yaml|toml|sql|x-httpd-php)|image\/svg\+xml$)/;
-
-/** One line each: when it expires, whether it burns, is encrypted, and who can read it. */
-export function summary(json, encrypted, withPassword, visibility = 'unlisted') {
-  const lines = [];
-  if (json.expires_at) {
-    const { absolute, relative } = localTime(new Date(json.expires_at));
-    lines.push(`Expires ${relative ? `${relative} (${absolute})` : absolute}.`);
-  } else {
-    lines.push('Never expires.');
-  }
-  lines.push(json.burn ? 'Burns after reading: the first reader destroys it.' : 'Stays readable until then (no burn after reading).');
-  if (encrypted) {
-    lines.push(
-      `End-to-end encrypted: the key is only in the link (after #), the server cannot read it${withPassword ? '; readers also need the password' : ''}.`,
-    );
-  } else {
-    lines.push('Not encrypted: the server stores it as sent.');
-  }
-  lines.push(
-    visibility === 'private'
-      ? 'Private: only your tenant (its tokens and signed-in browsers) can read it.'
-      : 'Unlisted, not private: anyone with the link can read it.',
-  );
-  return lines;
-}
 
 export function initNew() {
   const form = $('#new');
@@ -260,6 +239,7 @@ class Editor {
     }
     this.attachment = { bytes, type: file.type || 'application/octet-stream', name: file.name };
     $('#attachment-name').textContent = `${file.name} (${file.type || 'binary'}, ${formatBytes(file.size)})`;
+    this.previewImage(bytes, file.type);
     show($('#attachment'));
     show(this.area, false);
     this.area.required = false;
@@ -267,8 +247,19 @@ class Editor {
     say(this.status, '');
   }
 
+  /** An attached image is shown before it is sent (from memory, never uploaded for it). */
+  previewImage(bytes, type) {
+    $('#attachment-preview')?.remove();
+    if (this.previewUrl) URL.revokeObjectURL(this.previewUrl);
+    this.previewUrl = null;
+    if (!PREVIEW_TYPES.includes(type)) return;
+    this.previewUrl = URL.createObjectURL(new Blob([bytes], { type }));
+    $('#attachment-name').after(el('img', { id: 'attachment-preview', src: this.previewUrl, alt: 'Preview of the attached image' }));
+  }
+
   dropAttachment() {
     if (!this.attachment) return;
+    this.previewImage(null, null);
     this.attachment = null;
     show($('#attachment'), false);
     show(this.area);
@@ -349,19 +340,21 @@ class Editor {
       say(this.status, 'Uploading…');
       const headers = { accept: 'application/json' };
       if (contentType) headers['content-type'] = contentType;
-      const response = await fetch(`/?${params}`, { method: 'POST', body, headers });
-      const json = await response.json().catch(() => null);
+      const size = body instanceof FormData ? content.length : body.length;
+      const response = await upload(`/?${params}`, { body, headers, size, anchor: this.status });
+      const { json } = response;
       if (!response.ok) {
         const message = json?.error?.message || `${response.status} ${response.statusText}`;
         const prefix = { 413: 'Too large: ', 429: 'Too many pastes right now; wait a moment. ', 507: 'The server is full: ' }[response.status] || '';
         say(this.status, `${prefix}${message}`, 'error');
         return;
       }
-      remember(json.id, json.delete_token, json.expires_at);
+      remember(json.id, json.delete_token, json.expires_at, key ? encodeKey(key) : null);
       const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
       this.showResult(json, link, encrypted, Boolean(password && encrypted), visibility);
     } catch (error) {
-      say(this.status, `Could not create the paste: ${error.message || error}`, 'error');
+      if (error instanceof Cancelled) say(this.status, error.message);
+      else say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
     } finally {
       button.disabled = false;
     }
@@ -373,30 +366,17 @@ class Editor {
     const result = $('#result');
     show(result);
     const url = $('#result-url');
-    url.value = link;
     $('#open-url').href = link;
     $('#delete-url').value = `${json.url}#delete=${encodeURIComponent(json.delete_token)}`;
-    $('#result-summary').replaceChildren(...summary(json, encrypted, withPassword, visibility).map((line) => el('li', {}, line)));
-    this.drawQr(link);
-    const copy = $('#copy-url');
-    copy.onclick = async () => flash(copy, (await copyText(link)) ? 'Copied' : 'Copy failed');
+    fillShare(
+      { url, copy: $('#copy-url'), list: $('#result-summary'), qr: $('#qr') },
+      link,
+      summary(json, encrypted, withPassword, visibility),
+    );
     const copyDelete = $('#copy-delete');
     copyDelete.onclick = async () => flash(copyDelete, (await copyText($('#delete-url').value)) ? 'Copied' : 'Copy failed');
     url.focus();
     url.select();
-  }
-
-  /** The link's QR code, from a module fetched now (the editor never needs it). */
-  async drawQr(link) {
-    const canvas = $('#qr');
-    try {
-      const { drawQr } = await import('./qr.js');
-      drawQr(canvas, link);
-      show(canvas);
-    } catch {
-      // Too long for a QR code, or the module did not load: the link is still there.
-      show(canvas, false);
-    }
   }
 
   reset() {

@@ -11,6 +11,7 @@ const KEYS = [
   ['r', 'Raw text'],
   ['c', 'Copy the paste'],
   ['l', 'Copy the link'],
+  ['s', 'Share: link, QR code and summary'],
   ['n', 'New paste'],
   ['w', 'Wrap long lines on or off'],
   ['?', 'This help'],
@@ -106,6 +107,9 @@ export function setupShortcuts(status) {
       case 'l':
         // The whole address: an encrypted paste's key is in the fragment.
         copyText(location.href).then((ok) => say(status, ok ? 'Link copied.' : 'Could not copy the link.', ok ? 'ok' : 'error'));
+        break;
+      case 's':
+        handled = press('#share');
         break;
       case 'n':
         location.href = '/new';

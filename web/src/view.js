@@ -4,7 +4,7 @@
 // and rendered Markdown (its module is loaded only for Markdown pastes).
 
 import { codeText, enableLineLinks, renderCode } from './code.js';
-import { $, copyText, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
+import { $, copyText, describeError, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
 import {
   decodeBase64Url,
   decodeKey,
@@ -18,6 +18,8 @@ import {
 } from './envelope.js';
 import { buildFragment, parseFragment } from './fragment.js';
 import { displayName, languageForFileName, resolveLanguage } from './highlight.js';
+import { loadRest, renderLong } from './longlog.js';
+import { setupShare } from './share.js';
 import { setupShortcuts, setupWrap } from './shortcuts.js';
 import { forget, remember, tokenFor } from './tokens.js';
 
@@ -68,6 +70,7 @@ class PastePage {
     localiseTimes(this.article);
     this.refreshWrap = setupWrap();
     setupShortcuts(this.status);
+    setupShare(this.article);
     this.takeDeleteLink();
     this.setupDelete();
     try {
@@ -82,8 +85,37 @@ class PastePage {
         await this.enhanceServerText();
       }
     } catch (error) {
-      say(this.status, error.message || String(error), 'error');
+      say(this.status, describeError(error), 'error');
     }
+    this.awaitKey();
+  }
+
+  /**
+   * An encrypted paste opened from a link without its key: adding the key
+   * to the address (hashchange, no reload) opens it.
+   */
+  awaitKey() {
+    if (!this.article.hasAttribute('data-encrypted') || this.fragment.key) return;
+    const onHash = async () => {
+      const fragment = parseFragment();
+      if (!fragment.key) return;
+      window.removeEventListener('hashchange', onHash);
+      this.fragment = fragment;
+      say(this.status, '');
+      const reveal = $('#reveal');
+      if (reveal) {
+        reveal.querySelector('button').disabled = false;
+        show($('.reveal-password', reveal));
+        return;
+      }
+      try {
+        if (this.proofParams()) await this.openProved(`/raw/${this.id}`, {});
+        else await this.openEncrypted(() => this.fetchRaw(`/raw/${this.id}`));
+      } catch (error) {
+        say(this.status, describeError(error), 'error');
+      }
+    };
+    window.addEventListener('hashchange', onHash);
   }
 
   /**
@@ -111,7 +143,8 @@ class PastePage {
   setupDelete() {
     const button = $('#delete');
     const token = tokenFor(this.id);
-    if (!button || !token) return;
+    // A burn paste is gone once revealed: there is nothing to delete.
+    if (!button || !token || this.article.hasAttribute('data-burn')) return;
     show(button);
     let armed = false;
     button.addEventListener('click', async () => {
@@ -176,6 +209,7 @@ class PastePage {
     if (this.isMarkdown(size)) {
       await this.showMarkdown(pre, $('#truncated') ? await (await fetch(rawUrl)).text() : codeText(pre));
     }
+    if ($('#truncated')) await loadRest(pre, $('#truncated'), rawUrl);
   }
 
   /**
@@ -302,7 +336,7 @@ class PastePage {
     }
     const pre = el('pre', { class: 'code', id: 'code', tabindex: '0' });
     container.append(pre);
-    const { language, detected } = await renderCode(pre, text, meta.lang, meta.name);
+    const { language, detected } = await renderLong(pre, text, (head) => renderCode(pre, head, meta.lang, meta.name));
     this.showLanguage(language, detected);
     enableLineLinks(pre);
     this.setupActions({ text: async () => text, bytes });
@@ -314,18 +348,24 @@ class PastePage {
   setupBurn() {
     const form = $('#reveal');
     const encrypted = this.article.hasAttribute('data-encrypted');
+    const passwordRow = $('.reveal-password', form);
+    if (passwordRow) {
+      show(passwordRow);
+    }
     if (encrypted && !this.fragment.key) {
+      show(passwordRow, false);
       form.querySelector('button').disabled = true;
       say(
         this.status,
         'This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.',
         'error',
       );
-      return;
     }
     const revealed = () => {
       show($('.burn', this.article), false);
       show($('.bar', this.article));
+      // Nothing is left on the server to delete.
+      show($('#delete'), false);
       const gone = el('p', { class: 'notice warn' }, 'This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.');
       this.article.insertBefore(gone, $('#content'));
     };
@@ -334,14 +374,23 @@ class PastePage {
       const button = form.querySelector('button');
       button.disabled = true;
       if (encrypted && this.proofParams()) {
-        // The key (and password) is proven first: a wrong one is refused by
-        // the server and the paste stays intact.
-        button.textContent = this.proofParams().iterations > 0 ? 'Enter the password below' : 'Checking the key…';
+        // The key (and password, typed into the card) is proven first: a
+        // wrong one is refused by the server and the paste stays intact.
+        const field = $('#reveal-password');
+        const label = button.textContent;
+        button.textContent = field ? 'Checking the password…' : 'Checking the key…';
         try {
-          await this.openProved(`/${this.id}/reveal`, { method: 'POST' }, revealed);
+          const opened = await this.openProved(`/${this.id}/reveal`, { method: 'POST' }, revealed, field ? field.value : undefined);
+          if (opened === false) {
+            say(this.status, 'Wrong password. Check it and try again; the paste is intact.', 'error');
+            button.textContent = label;
+            button.disabled = false;
+            field.select();
+            field.focus();
+          }
         } catch (error) {
           show($('.burn', this.article), false);
-          say(this.status, error.message, 'error');
+          say(this.status, describeError(error), 'error');
         }
         return;
       }
@@ -351,7 +400,7 @@ class PastePage {
         bytes = await this.fetchRaw(`/${this.id}/reveal`, { method: 'POST', headers: { accept: '*/*' } });
       } catch (error) {
         show($('.burn', this.article), false);
-        say(this.status, error.message, 'error');
+        say(this.status, describeError(error), 'error');
         return;
       }
       revealed();
@@ -388,8 +437,11 @@ class PastePage {
    * one), sends its proof with the read, then decrypts. A wrong password is
    * refused by the server without reading or burning, so it may be retried.
    * `onRead` runs once the server has served (for a burn paste: destroyed) it.
+   * With a `password` given (the burn card's field), that one is tried and
+   * the result is false when the server refuses it; else the password form
+   * asks for it.
    */
-  async openProved(url, init, onRead = () => {}) {
+  async openProved(url, init, onRead = () => {}, password = undefined) {
     const key = this.linkKey();
     const { iterations, salt } = this.proofParams();
     const attempt = async (password) => {
@@ -427,7 +479,9 @@ class PastePage {
       }
       return;
     }
+    if (password !== undefined) return attempt(password);
     this.askPassword(attempt, 'Wrong password. Check it and try again; the paste is intact.');
+    return undefined;
   }
 
   /** Shows the password form; `attempt(password)` is false for a wrong one, which may be retried. */
@@ -448,7 +502,7 @@ class PastePage {
           input.focus();
         }
       } catch (error) {
-        say(this.status, error.message, 'error');
+        say(this.status, describeError(error), 'error');
       } finally {
         button.disabled = false;
       }

@@ -15,7 +15,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { decodeKey, encodeBase64Url, proofOf } from '../src/envelope.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import qrcode from 'qrcode-generator';
@@ -138,8 +138,8 @@ if __name__ == "__main__":
 `;
 
 /** Fills the editor and creates the paste; returns the link shown. */
-async function createInUi(page, content, { encrypt = false, password = '', burn = false, name = '', ttl = '' } = {}) {
-  await page.goto(`${server.url}/new`);
+async function createInUi(page, content, { encrypt = false, password = '', burn = false, name = '', ttl = '', base = server.url } = {}) {
+  await page.goto(`${base}/new`);
   await page.fill('#content', content);
   if (name) await page.fill('#name', name);
   if (ttl) await page.selectOption('#ttl', ttl);
@@ -254,18 +254,100 @@ describe('line links', () => {
   });
 });
 
+/** Runs the snip CLI against the shared server; its stdout. */
+function cli(args, { input = '', password } = {}) {
+  const env = { ...process.env, SNIP_SERVER: server.url, SNIP_CLIENT_DIR: mkdtempSync(join(tmpdir(), 'snip-cli-')) };
+  if (password !== undefined) env.SNIP_PASSWORD = password;
+  const run = spawnSync(snipBinary(), args, { input, env, encoding: 'utf8' });
+  assert.equal(run.status, 0, `snip ${args.join(' ')} failed: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** A build log of `lines` lines, about 110 bytes each, like a CI runner's. */
+function buildLog(lines) {
+  return Array.from({ length: lines }, (_, i) => {
+    const n = i + 1;
+    const stamp = `2026-11-28T02:${String(Math.floor(n / 60) % 60).padStart(2, '0')}:${String(n % 60).padStart(2, '0')}.${String(n % 1000).padStart(3, '0')}Z`;
+    return `${stamp} [build] step ${n}: cc -O2 -c src/module_${n}.c -o out/module_${n}.o && echo "done ${n}" >> build.txt`;
+  }).join('\n') + '\n';
+}
+
 describe('long pastes', () => {
-  test('the page shows the first 10,000 lines, highlighted and linked, and where the rest is', async () => {
+  test('every line of a long paste can be reached: the rest is fetched, line links and the find box reach it, the page stays bounded', async () => {
     const body = Array.from({ length: 12000 }, (_, i) => `line ${i + 1}`).join('\n');
     const { id } = await apiCreate(server, body);
+    const { page, context, record } = await newPage();
+    await page.goto(`${server.url}/${id}#L11999`);
+    await page.waitForSelector('#code[data-long=done]');
+    assert.equal(await page.getAttribute('#truncated', 'data-next'), String(Buffer.byteLength(body.split('\n').slice(0, 10000).join('\n')) + 1));
+    assert.ok(record.requests.includes(`${server.url}/raw/${id}`), 'the rest comes from /raw');
+    // The link to a line past the first screen selects and shows it.
+    await page.waitForSelector('#L11999.hl');
+    assert.equal(await page.textContent('#L11999 .lc'), 'line 11999');
+    assert.ok(await page.isVisible('#L11999'));
+    assert.ok(await page.evaluate(() => document.querySelector('#L11999').getBoundingClientRect().top < innerHeight));
+    // Not every line is in the page at once.
+    const inPage = await page.$$eval('#code .line', (n) => n.length);
+    assert.ok(inPage < 12000, `${inPage} lines in the page`);
+    // The last line, by scrolling.
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForSelector('#L12000');
+    assert.equal(await page.textContent('#L12000 .lc'), 'line 12000');
+    // Line numbers do not shift: the gutter is as wide for line 9 as for line 12000.
+    const widths = await page.$$eval('#L9 a.ln, #L12000 a.ln', (links) => links.map((a) => a.getBoundingClientRect().width));
+    assert.equal(widths[0], widths[1]);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    // Ctrl+F goes to the find box, which searches the whole paste.
+    await page.keyboard.press('Control+f');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'find');
+    await page.keyboard.type('line 11500');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#L11500.hl');
+    assert.equal(await page.textContent('#find-count'), '1 of 1');
+    assert.equal(await page.evaluate(() => getSelection().toString()), 'line 11500');
+    await page.click('#L11500 a.ln');
+    assert.equal(new URL(page.url()).hash, '#L11500');
+    await page.fill('#find', 'no such text');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.textContent('#find-count'), 'No match');
+    await context.close();
+  });
+
+  test('a first line longer than the page holds is completed from the rest', async () => {
+    const { id } = await apiCreate(server, `${'a'.repeat(300_000)}\nlast`);
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/${id}#L9999`);
-    await page.waitForSelector('#code.hljs');
-    assert.equal(await page.$$eval('#code .line', (n) => n.length), 10000);
-    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['L9999']);
-    assert.equal(await page.getAttribute('#truncated a', 'href'), `/raw/${id}`);
-    await page.click('#L10000 a.ln');
-    assert.equal(new URL(page.url()).hash, '#L10000');
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code[data-long=done]');
+    assert.equal(await page.$eval('#L1 .lc', (node) => node.textContent.length), 300_000);
+    assert.equal(await page.textContent('#L2 .lc'), 'last');
+    await context.close();
+  });
+
+  test('a build log is shown whole, as plain text (not guessed code)', async () => {
+    const log = buildLog(5000);
+    assert.ok(log.length > 512 * 1024);
+    const { id } = await apiCreate(server, log);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code[data-long=done]');
+    assert.equal(await page.getAttribute('#code', 'data-language'), 'plaintext');
+    assert.equal(await page.textContent('.meta .lang'), 'Plain text (detected)');
+    assert.equal(await page.$$eval('#code .hljs-string, #code .hljs-built_in', (n) => n.length), 0);
+    assert.ok(await page.isHidden('#truncated'));
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForSelector('#L5000');
+    assert.equal(await page.textContent('#L5000 .lc'), log.split('\n')[4999]);
+    await context.close();
+  });
+
+  test('a long encrypted paste is decrypted and shown whole', async () => {
+    const log = buildLog(12500);
+    const link = cli(['put', '--encrypt'], { input: log }).trim();
+    const { page, context } = await newPage();
+    await page.goto(`${link}&L12345`);
+    await page.waitForSelector('#L12345.hl');
+    assert.equal(await page.textContent('#L12345 .lc'), log.split('\n')[12344]);
+    assert.ok((await page.$$eval('#code .line', (n) => n.length)) < 12500);
     await context.close();
   });
 });
@@ -355,14 +437,6 @@ describe('end-to-end encryption', () => {
   });
 
   /** Runs the `snip` CLI against the test server; returns its stdout. */
-  function cli(args, { input = '', password } = {}) {
-    const env = { ...process.env, SNIP_SERVER: server.url, SNIP_CLIENT_DIR: mkdtempSync(join(tmpdir(), 'snip-cli-')) };
-    if (password !== undefined) env.SNIP_PASSWORD = password;
-    const run = spawnSync(snipBinary(), args, { input, env, encoding: 'utf8' });
-    assert.equal(run.status, 0, `snip ${args.join(' ')} failed: ${run.stderr}`);
-    return run.stdout;
-  }
-
   test('browser-made ciphertext is decrypted by snip get, with and without a password', async () => {
     const { page, context } = await newPage();
     const plain = await createInUi(page, 'made in the browser, read by the CLI', { encrypt: true });
@@ -396,26 +470,34 @@ describe('end-to-end encryption', () => {
     return (await fetch(`${server.url}/api/pastes/${id}`)).status;
   }
 
-  test('an encrypted burn paste asks the password before revealing; a wrong one leaves it intact', async () => {
+  test('an encrypted burn paste asks the password in its card before revealing; a wrong one leaves it intact', async () => {
     const { page, context } = await newPage();
     const link = await createInUi(page, 'burn after the right password', { encrypt: true, burn: true, password: 'sesame' });
     await page.goto(link);
+    // One card says both things up front and holds the field.
+    const card = await page.textContent('section.burn');
+    assert.match(card, /needs a password/);
+    assert.match(card, /destroyed as soon as it is opened/);
+    assert.ok(await page.isVisible('section.burn #reveal-password'));
+    assert.ok(await page.isEnabled('#reveal button'));
+    assert.ok(await page.isHidden('#unlock'));
+    await shot(page, 'burn-password');
+    await page.fill('#reveal-password', 'sesame?');
     await page.click('#reveal button');
-    await page.waitForSelector('#unlock:not([hidden])');
-    assert.equal(await metaStatus(link), 200, 'revealed before the password was asked');
-    await page.fill('#password', 'sesame?');
-    await page.click('#unlock button');
     await page.waitForSelector('#status[data-kind=error]');
     assert.match(await page.textContent('#status'), /Wrong password.*intact/);
     assert.equal(await metaStatus(link), 200, 'a wrong password burnt the paste');
-    assert.ok(await page.isVisible('#unlock'));
-    await page.fill('#password', 'sesame');
-    await page.click('#unlock button');
+    assert.ok(await page.isVisible('#reveal-password'));
+    await page.fill('#reveal-password', 'sesame');
+    await page.keyboard.press('Enter');
     await page.waitForSelector('#code .lc');
     assert.equal(await page.textContent('#code .lc'), 'burn after the right password');
     assert.equal(await metaStatus(link), 404);
+    // A revealed burn paste has nothing left to delete, though this browser made it.
+    assert.ok(await page.isHidden('#delete'));
     await context.close();
   });
+
 
   test('a link whose key has a changed character leaves an encrypted burn paste intact', async () => {
     const { page, context } = await newPage();
@@ -793,9 +875,9 @@ describe('viewer comforts', () => {
 });
 
 /** The dark modules of the QR code drawn on `#qr`, read back from its pixels. */
-async function qrModules(page, count) {
+async function qrModules(page, count, selector = '#qr') {
   return page.$eval(
-    '#qr',
+    selector,
     (canvas, n) => {
       const scale = canvas.width / (n + 8);
       const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
@@ -859,6 +941,136 @@ describe('share panel', () => {
     assert.ok(overflow <= 0, `the share panel overflows by ${overflow}px`);
     await shot(page, 'share-phone');
     if (DOCS_IMG) await page.screenshot({ path: join(DOCS_IMG, 'share-phone.png') });
+    await context.close();
+  });
+});
+
+describe('share on the paste page', () => {
+  test('the Share button and s open the link with its key, a copy button, its QR code and the summary', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'shared later', { encrypt: true, password: 'pw', ttl: '1d' });
+    await page.goto(link);
+    await page.waitForSelector('#unlock:not([hidden])');
+    await page.fill('#password', 'pw');
+    await page.click('#unlock button');
+    await page.waitForSelector('#code .lc');
+    await page.click('#share');
+    await page.waitForSelector('#share-qr:not([hidden])');
+    assert.equal(await page.inputValue('#share-url'), link);
+    const expected = expectedModules(link);
+    assert.deepEqual(await qrModules(page, expected.length, '#share-qr'), expected);
+    const summary = await page.$$eval('#share-summary li', (items) => items.map((li) => li.textContent));
+    assert.match(summary[0], /^Expires (tomorrow|in 24 hours) \(/);
+    assert.match(summary[1], /no burn after reading/);
+    assert.match(summary[2], /^End-to-end encrypted.*also need the password/);
+    await shot(page, 'share-view');
+    await page.click('#share-copy');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+    await page.keyboard.press('Escape');
+    assert.equal(await page.$('#share-dialog'), null);
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'share');
+    // The shortcut, on a plain paste; the help lists it.
+    const { id } = await apiCreate(server, 'plain');
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#code.hljs');
+    await page.keyboard.press('s');
+    await page.waitForSelector('#share-dialog');
+    assert.equal(await page.inputValue('#share-url'), `${server.url}/${id}`);
+    assert.match(await page.textContent('#share-summary'), /Not encrypted/);
+    await page.click('#share-close');
+    await page.keyboard.press('?');
+    assert.match(await page.textContent('#shortcuts'), /Share/);
+    await context.close();
+  });
+});
+
+describe('small comforts', () => {
+  test('adding the key to an open tab opens the encrypted paste without a reload', async () => {
+    const { page, context } = await newPage();
+    const link = await createInUi(page, 'opened by its key', { encrypt: true });
+    const url = new URL(link);
+    await page.goto(`${url.origin}${url.pathname}`);
+    await page.waitForSelector('#status[data-kind=error]');
+    assert.match(await page.textContent('#status'), /no key/);
+    await page.evaluate(() => {
+      window.__samePage = true;
+    });
+    await page.evaluate((hash) => {
+      location.hash = hash;
+    }, url.hash);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'opened by its key');
+    assert.ok(await page.isHidden('#status'));
+    assert.equal(await page.evaluate(() => window.__samePage), true, 'no reload');
+    await context.close();
+  });
+
+  test('a server that does not answer is said in plain words, never "Failed to fetch"', async () => {
+    const gone = await startServer();
+    const { page, context, record } = await newPage({}, gone);
+    record.expectErrors.push(/ERR_CONNECTION_REFUSED|Failed to load resource/);
+    await page.goto(`${gone.url}/new`);
+    await page.fill('#content', 'nobody will store this');
+    await gone.stop();
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#form-status[data-kind=error]');
+    const said = await page.textContent('#form-status');
+    assert.match(said, /The server did not answer/);
+    assert.doesNotMatch(said, /Failed to fetch/);
+    await context.close();
+  });
+
+  test('a large upload shows its progress and can be cancelled; an attached image is previewed', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG });
+    await page.waitForSelector('#attachment-preview');
+    assert.match(await page.getAttribute('#attachment-preview', 'src'), /^blob:/);
+    assert.equal(await page.$eval('#attachment-preview', (img) => img.complete && img.naturalWidth), 1);
+    await page.click('#attachment-remove');
+    assert.equal(await page.$('#attachment-preview'), null);
+    const big = Buffer.alloc(3 * 1024 * 1024, 7);
+    await page.setInputFiles('#file', { name: 'big.bin', mimeType: 'application/octet-stream', buffer: big });
+    await page.waitForSelector('#attachment:not([hidden])');
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 64 * 1024 });
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#upload-progress');
+    assert.equal(await page.getAttribute('#upload-progress', 'max'), String(big.length));
+    await page.click('#upload-cancel');
+    await page.waitForSelector('#upload', { state: 'detached' });
+    assert.match(await page.textContent('#form-status'), /cancelled; nothing was created/);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    assert.equal(await page.$('#upload'), null);
+    await context.close();
+  });
+
+  test('Markdown task lists keep disabled boxes; fenced code is highlighted', async () => {
+    const text = '# Tasks\n\n- [x] done thing\n- [ ] open thing\n\n```rust\nfn main() { let x = "hi"; }\n```\n';
+    const { id } = await apiCreate(server, text, { lang: 'markdown' });
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#rendered pre[data-highlighted=done]');
+    const boxes = await page.$$eval('#rendered li input', (n) => n.map((b) => ({ type: b.type, checked: b.checked, disabled: b.disabled })));
+    assert.deepEqual(boxes, [
+      { type: 'checkbox', checked: true, disabled: true },
+      { type: 'checkbox', checked: false, disabled: true },
+    ]);
+    assert.equal(await page.textContent('#rendered pre .hljs-keyword'), 'fn');
+    assert.equal(await page.textContent('#rendered pre .hljs-string'), '"hi"');
+    await context.close();
+  });
+
+  test('error pages keep the header: new paste, My pastes and a labelled theme switch', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/aaaaaaaaaaaaa`);
+    await page.waitForSelector('.error-page');
+    assert.ok(await page.isVisible('header a[href="/new"]'));
+    assert.ok(await page.isVisible('header a[href="/my"]'));
+    assert.equal((await page.textContent('header label.theme')).trim().split(/\s/)[0], 'Theme');
     await context.close();
   });
 });
@@ -1107,6 +1319,58 @@ describe('tenants in the browser', () => {
     await context.close();
   });
 
+  test('My pastes: names, sizes, expiry; gone pastes drop out; kept keys open encrypted ones; own pastes stay when signed in', async () => {
+    const open = await startServer([`--admin-token=${ADMIN}`]);
+    try {
+      // bypassCSP lets axe-core (assertAccessible) run in the page.
+      const { page } = await newPage({ bypassCSP: true }, open);
+      const idOf = (link) => new URL(link).pathname.slice(1);
+      await page.goto(`${open.url}/my`);
+      assert.equal(await page.isChecked('#keep-keys'), false, 'keys are not kept by default');
+      assert.match(await page.textContent('#keep-keys-hint'), /Anyone who can use this browser profile/);
+      await page.check('#keep-keys');
+      const named = await createInUi(page, 'named notes', { name: 'notes.txt', ttl: '1d', base: open.url });
+      const secret = await createInUi(page, 'a secret', { encrypt: true, base: open.url });
+      const burn = await createInUi(page, 'burn me', { burn: true, base: open.url });
+      // Someone reads the burn paste: it is gone from the server.
+      assert.equal((await fetch(`${open.url}/${idOf(burn)}/reveal`, { method: 'POST' })).status, 200);
+      await page.goto(`${open.url}/my`);
+      await page.waitForSelector('#my-local[data-state=done]');
+      const namedRow = page.locator(`#my-local tr[data-id="${idOf(named)}"]`);
+      assert.equal(await namedRow.locator('a').textContent(), 'notes.txt');
+      assert.equal(await namedRow.locator('td').nth(1).textContent(), '11 bytes');
+      assert.match(await namedRow.locator('td').nth(3).textContent(), /\(in 24 hours\)$/);
+      assert.equal(await page.$(`#my-local tr[data-id="${idOf(burn)}"]`), null, 'a burned paste drops out');
+      assert.ok(!(await page.evaluate(() => localStorage.getItem('snip.tokens'))).includes(idOf(burn)), 'and is forgotten');
+      const secretLink = page.locator(`#my-local tr[data-id="${idOf(secret)}"] a`);
+      assert.equal(await secretLink.getAttribute('href'), new URL(secret).pathname + new URL(secret).hash);
+      await secretLink.click();
+      await page.waitForSelector('#code .lc');
+      assert.equal(await page.textContent('#code .lc'), 'a secret');
+      // Signed in, the browser's own (anonymous) pastes stay listed.
+      const response = await fetch(`${open.url}/api/admin/tenants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bea' }),
+      });
+      const { token } = (await response.json()).token;
+      await page.goto(`${open.url}/signin`);
+      await page.fill('#token', token);
+      await page.click('#signin button[type=submit]');
+      await page.waitForSelector('#tenant-name');
+      await page.goto(`${open.url}/my`);
+      await page.waitForSelector('#my-browser[data-state=done]');
+      assert.equal(await page.textContent('#my-browser-title'), 'Made in this browser');
+      assert.equal(await page.locator(`#my-browser tr[data-id="${idOf(named)}"] a`).textContent(), 'notes.txt');
+      await assertAccessible(page, 'My pastes (signed in)');
+      // Turning keeping keys off forgets them.
+      await page.uncheck('#keep-keys');
+      assert.ok(!(await page.evaluate(() => localStorage.getItem('snip.tokens'))).includes(new URL(secret).hash.slice(1)));
+    } finally {
+      await open.stop();
+    }
+  });
+
   test("an anonymous browser's My pastes lists the pastes it created and deletes them", async () => {
     const { page, context } = await newPage();
     const link = await createInUi(page, 'made here');
@@ -1121,6 +1385,82 @@ describe('tenants in the browser', () => {
     assert.equal((await fetch(`${server.url}/api/pastes/${id}`)).status, 404);
     await page.reload();
     await page.waitForSelector('#my-local-empty:not([hidden])');
+    await context.close();
+  });
+});
+
+/** axe-core's script (a pinned devDependency), run in pages by page.evaluate. */
+const AXE = readFileSync(join(repoRoot, 'web', 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+
+/** Runs axe-core over the page as it is; fails on any serious or critical violation. */
+async function assertAccessible(page, state) {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    // WCAG 2.2's target size (24 px) too, which axe leaves off by default.
+    const result = await globalThis.axe.run(document, { resultTypes: ['violations'], rules: { 'target-size': { enabled: true } } });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join(', ')}`);
+  });
+  assert.deepEqual(violations, [], `accessibility of ${state}`);
+}
+
+describe('accessibility (axe-core)', () => {
+  test('every page state has no serious or critical violation', async () => {
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await newPage({ colorScheme, bypassCSP: true });
+      await page.goto(`${server.url}/new`);
+      await page.waitForSelector('#content');
+      await assertAccessible(page, `new paste (${colorScheme})`);
+      const link = await createInUi(page, PYTHON, { name: 'hello.py', ttl: '1d' });
+      await page.waitForSelector('#qr:not([hidden])');
+      await assertAccessible(page, `share panel (${colorScheme})`);
+      await page.goto(link);
+      await page.waitForSelector('#code.hljs');
+      await assertAccessible(page, `view (${colorScheme})`);
+      await page.click('#share');
+      await page.waitForSelector('#share-qr:not([hidden])');
+      await assertAccessible(page, `share dialog (${colorScheme})`);
+      const { id } = await apiCreate(server, MARKDOWN.replace('![a remote chart](https://tracker.example/pixel.png)', '- [x] done\n- [ ] open'), { lang: 'markdown' });
+      await page.goto(`${server.url}/${id}`);
+      await page.waitForSelector('#rendered h1');
+      await assertAccessible(page, `Markdown (${colorScheme})`);
+      await context.close();
+    }
+    const { page: phone, context: phoneContext } = await newPage({ viewport: { width: 390, height: 844 }, isMobile: true, bypassCSP: true });
+    const plain = await apiCreate(server, PYTHON);
+    await phone.goto(`${server.url}/${plain.id}`);
+    await phone.waitForSelector('#code.hljs');
+    await assertAccessible(phone, 'view (phone)');
+    await phoneContext.close();
+
+    const { page, context } = await newPage({ bypassCSP: true });
+    const long = await apiCreate(server, Array.from({ length: 12000 }, (_, i) => `line ${i + 1}`).join('\n'));
+    await page.goto(`${server.url}/${long.id}`);
+    await page.waitForSelector('#code[data-long=done]');
+    await assertAccessible(page, 'long paste with its find box');
+    const burn = await apiCreate(server, 'burns', { burn: 'true' });
+    await page.goto(`${server.url}/${burn.id}`);
+    await page.waitForSelector('#reveal button');
+    await assertAccessible(page, 'burn interstitial');
+    const burnLocked = await createInUi(page, 'burn and password', { encrypt: true, burn: true, password: 'pw' });
+    await page.goto(burnLocked);
+    await page.waitForSelector('#reveal-password');
+    await assertAccessible(page, 'burn with password');
+    const locked = await createInUi(page, 'password only', { encrypt: true, password: 'pw' });
+    await page.goto(locked);
+    await page.waitForSelector('#unlock:not([hidden])');
+    await assertAccessible(page, 'password prompt');
+    await page.goto(`${server.url}/my`);
+    await page.waitForSelector('#my-local[data-state=done]');
+    await assertAccessible(page, 'My pastes (anonymous)');
+    await page.goto(`${server.url}/signin`);
+    await assertAccessible(page, 'sign-in');
+    await page.goto(`${server.url}/aaaaaaaaaaaaa`);
+    await page.waitForSelector('.error-page');
+    await assertAccessible(page, 'error page');
+    await page.goto(`${server.url}/no/such/page`);
+    await assertAccessible(page, 'page not found');
     await context.close();
   });
 });

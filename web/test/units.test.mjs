@@ -16,3 +16,16 @@ test('sizes: binary units, one decimal unless whole', () => {
   assert.equal(formatBytes(17 * 2 ** 20), '17 MiB');
   assert.equal(formatBytes(3 * 2 ** 30), '3 GiB');
 });
+
+test('logs are told from code', async () => {
+  const { looksLikeLog } = await import('../src/logtext.js');
+  const lines = (make) => Array.from({ length: 40 }, (_, i) => make(i)).join('\n');
+  assert.ok(looksLikeLog(lines((i) => `2026-11-28T02:18:${String(i % 60).padStart(2, '0')}Z INFO request ${i} served`)));
+  assert.ok(looksLikeLog(lines((i) => (i % 2 ? `   Compiling crate${i} v0.1.${i}` : `warning: unused variable x${i}`))));
+  assert.ok(looksLikeLog(lines((i) => `Nov 28 02:18:${String(i % 60).padStart(2, '0')} host sshd[${i}]: Accepted key`)));
+  assert.ok(looksLikeLog(lines((i) => `[${String(i).padStart(5)}.123456] usb ${i}: new device`)));
+  assert.ok(!looksLikeLog(lines((i) => `fn f${i}(x: u32) -> u32 { x + ${i} }`)));
+  assert.ok(!looksLikeLog(lines((i) => `echo "step ${i}" && make -j4 target${i}`)));
+  assert.ok(!looksLikeLog('INFO once\nand then prose'));
+  assert.ok(!looksLikeLog(''));
+});

@@ -39,7 +39,8 @@ impl Page {
 /// Who the header says is signed in.
 #[derive(Clone, Copy)]
 pub enum Account<'a> {
-    /// Nothing about accounts (error pages, which do not know the caller).
+    /// Only what fits any caller, the "My pastes" link (error pages, which
+    /// do not know the caller, and the sign-in page).
     Hidden,
     /// No session: a "Sign in" link.
     SignedOut,

@@ -18,7 +18,7 @@ use askama::Template;
 use super::assets;
 use super::layout::{Account, Instant, Layout, Page, render};
 use crate::core::api::ProofParams;
-use crate::core::paste::{self, PasteMeta};
+use crate::core::paste::{self, PasteMeta, Visibility};
 use crate::core::units::format_size;
 use crate::http::api_error::{ApiError, ErrorCode};
 
@@ -53,6 +53,14 @@ impl PastePage<'_> {
     /// The paste's size, for people.
     fn size(&self) -> String {
         format_size(self.meta.size)
+    }
+
+    /// Whether reading it needs a password (its proof of key is derived
+    /// from one): the burn card asks for it up front.
+    fn needs_password(&self) -> bool {
+        self.proof
+            .as_ref()
+            .is_some_and(|proof| proof.iterations > 0)
     }
 }
 
@@ -90,7 +98,7 @@ impl PasteBody<'_> {
 }
 
 /// The text a view shows: a prefix of the paste, cut to at most
-/// [`VIEW_MAX_LINES`] lines.
+/// [`VIEW_MAX_LINES`] whole lines.
 struct Code<'a> {
     /// The text shown, ending at a whole line if the paste goes on.
     text: &'a str,
@@ -109,13 +117,29 @@ impl<'a> Code<'a> {
             Some(end) if cut => &text[..=end],
             _ => text,
         };
-        let cut = cut || text.lines().nth(VIEW_MAX_LINES).is_some();
+        // At most VIEW_MAX_LINES lines, ending after the last one's newline.
+        let (text, cut) = match text.match_indices('\n').nth(VIEW_MAX_LINES - 1) {
+            Some((end, _)) if end + 1 < text.len() => (&text[..=end], true),
+            _ => (text, cut),
+        };
         Self { text, cut, size }
     }
 
     /// The lines shown.
-    fn lines(&self) -> std::iter::Take<std::str::Lines<'a>> {
-        self.text.lines().take(VIEW_MAX_LINES)
+    fn lines(&self) -> std::str::Lines<'a> {
+        self.text.lines()
+    }
+
+    /// The byte of the paste at which the lines not shown start (where the
+    /// script fetches the rest from, with a `Range` request).
+    fn shown_bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    /// Whether the last line shown goes on in the rest (a first line longer
+    /// than [`VIEW_MAX_BYTES`]).
+    fn ends_mid_line(&self) -> bool {
+        self.cut && !self.text.ends_with('\n')
     }
 
     /// How many lines are shown.
