@@ -56,20 +56,24 @@ impl Asked<'_> {
     }
 }
 
-/// The bearer token of a request, if it sends one. A malformed `Authorization` is an error.
+/// The bearer token of a request, if it sends one: `Bearer TOKEN`, or the
+/// bare `TOKEN` that rustypaste's clients (`rpaste -a`) send. Any other
+/// scheme, or a malformed `Authorization`, is an error.
 fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Ok(None);
     };
     let value = value
         .to_str()
-        .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
+        .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?
+        .trim();
     match value.split_once(' ') {
         Some((scheme, token))
             if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
         {
             Ok(Some(token.trim()))
         }
+        None if !value.is_empty() => Ok(Some(value)),
         _ => Err(ApiError::unauthorized(
             "Authorization must be: Bearer TOKEN",
         )),

@@ -6,10 +6,12 @@
 //! client can hold a connection. What happens to a connection before HTTP
 //! lives beside it: the PROXY protocol header ([`proxy_protocol`]) and the
 //! header-read deadline ([`header_timer`]); [`sweeper`] is the background
-//! task that deletes expired pastes.
+//! task that deletes expired pastes, and [`netcat`] the optional port that
+//! takes pastes from `nc`.
 
 pub mod conn_limit;
 pub mod header_timer;
+pub mod netcat;
 pub mod proxy_protocol;
 pub mod send_timeout;
 pub mod sweeper;
@@ -93,6 +95,9 @@ pub struct ServerConfig {
     pub tls: Option<TlsConfig>,
     /// An address for plain HTTP that redirects to the HTTPS public URL.
     pub redirect_http: Option<SocketAddr>,
+    /// An address where whatever a client sends is stored as a paste
+    /// ([`netcat`]).
+    pub netcat_listen: Option<SocketAddr>,
 }
 
 impl ServerConfig {
@@ -177,6 +182,14 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("cannot listen on {addr} (--redirect-http)"))?,
+        ),
+        None => None,
+    };
+    let netcat = match config.netcat_listen {
+        Some(addr) => Some(
+            TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on {addr} (--netcat-listen)"))?,
         ),
         None => None,
     };
@@ -285,6 +298,21 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             },
         ))
     });
+    let netcat = netcat.map(|listener| {
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!("taking pastes from netcat on {addr}");
+        }
+        // Stopped with the redirects, once the main listener has drained.
+        let mut stopped = stop_sweeper.subscribe();
+        tokio::spawn(netcat::run(
+            listener,
+            crate::http::routes::make_router(state.clone()),
+            options.conn_limit.clone(),
+            async move {
+                let _ = stopped.changed().await;
+            },
+        ))
+    });
     let tls = tls.map(|tls| TlsConnections::new(&tls, config.header_timeout));
     let (broke, broken) = tokio::sync::oneshot::channel();
     let stop = {
@@ -316,6 +344,9 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     let _ = sweeper.await;
     if let Some(redirect) = redirect {
         let _ = redirect.await;
+    }
+    if let Some(netcat) = netcat {
+        let _ = netcat.await;
     }
     if let Ok(e) = broken.await {
         // Closing writes nothing a restart needs: it replays the journal.
