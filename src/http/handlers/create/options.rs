@@ -98,7 +98,6 @@ impl CreateOptions {
         }
         Ok(options)
     }
-
 }
 
 /// The trimmed value, unless it is empty.

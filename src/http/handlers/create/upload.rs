@@ -296,7 +296,7 @@ mod fuzz {
             Just(b"--XyZ\r\n".to_vec()),
             Just(b"--XyZ--\r\n".to_vec()),
             Just(b"\r\n".to_vec()),
-            "Content-Disposition: form-data; name=\"(file|content|ttl|burn|lang|name|url|x)\"(; filename=\"[a-z.]{0,8}\")?\r\n"
+            "Content-Disposition: form-data; name=\"(file|content|oneshot|oneshot_url|remote|ttl|burn|lang|name|url|x)\"(; filename=\"[a-z.]{0,8}\")?\r\n"
                 .prop_map(String::into_bytes),
             "Content-Type: [a-z/+-]{0,20}\r\n".prop_map(String::into_bytes),
             proptest::collection::vec(any::<u8>(), 0..64),
