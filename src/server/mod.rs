@@ -462,15 +462,7 @@ pub async fn run<A: Serve>(
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(conn) => conn,
-                Err(e) => {
-                    // Usually EMFILE: back off instead of spinning.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            accepted = accept(&listener) => accepted,
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
@@ -521,6 +513,20 @@ pub async fn run<A: Serve>(
         .is_err()
     {
         tracing::warn!("some connections did not finish within {SHUTDOWN_GRACE:?}");
+    }
+}
+
+/// The next connection on `listener`. A failed accept (usually EMFILE) is
+/// logged and tried again after a short back-off instead of spinning.
+async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok(conn) => return conn,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
 }
 

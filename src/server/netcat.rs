@@ -32,8 +32,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tower::ServiceExt;
 
-use super::SHUTDOWN_GRACE;
 use super::conn_limit::ConnLimit;
+use super::{SHUTDOWN_GRACE, accept};
 use crate::http::Peer;
 
 /// How long a client may send nothing before what it sent is taken as the
@@ -59,15 +59,7 @@ pub async fn run(
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(conn) => conn,
-                Err(e) => {
-                    // Usually EMFILE: back off instead of spinning.
-                    tracing::warn!(error = %e, "netcat accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            accepted = accept(&listener) => accepted,
             () = &mut shutdown => break,
         };
         while connections.try_join_next().is_some() {}

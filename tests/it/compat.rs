@@ -452,3 +452,47 @@ async fn netcat_port_counts_connections() {
         .unwrap();
     assert!(String::from_utf8_lossy(&answer).starts_with(&server.url));
 }
+
+/// `contrib/sharex/snip.sxcu` describes an upload the server takes: its
+/// form, with its headers, answers JSON whose field named by `URL` is the
+/// paste's URL.
+#[tokio::test]
+async fn sharex_uploader_uploads() {
+    let server = Server::start();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("contrib/sharex/snip.sxcu"),
+    )
+    .unwrap();
+    let sxcu: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(sxcu["RequestMethod"], "POST");
+    assert_eq!(sxcu["Body"], "MultipartFormData");
+    let path = sxcu["RequestURL"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("https://paste.example.com")
+        .unwrap();
+    let field = sxcu["FileFormName"].as_str().unwrap();
+    let body = format!(
+        "--b\r\nContent-Disposition: form-data; name=\"{field}\"; filename=\"shot.png\"\r\n\
+         Content-Type: image/png\r\n\r\n\u{89}PNG\r\n--b--\r\n"
+    );
+    let mut request = server
+        .request(Method::POST, path)
+        .header("content-type", "multipart/form-data; boundary=b")
+        .body(body);
+    for (name, value) in sxcu["Headers"].as_object().unwrap() {
+        request = request.header(name.as_str(), value.as_str().unwrap());
+    }
+    let answer: Value = request.fetch().await.json().await.unwrap();
+    let url_field = sxcu["URL"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("{json:")
+        .and_then(|f| f.strip_suffix('}'))
+        .unwrap();
+    let url = answer[url_field].as_str().unwrap();
+    let (status, meta) = server.metadata(url.rsplit('/').next().unwrap()).await;
+    assert_eq!(status, 200);
+    assert_eq!(meta["name"], "shot.png");
+    assert_eq!(meta["content_type"], "image/png");
+}
