@@ -177,22 +177,8 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         Some(tls) => Some(Tls::start(tls).await?),
         None => None,
     };
-    let redirect = match config.redirect_http {
-        Some(addr) => Some(
-            TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("cannot listen on {addr} (--redirect-http)"))?,
-        ),
-        None => None,
-    };
-    let netcat = match config.netcat_listen {
-        Some(addr) => Some(
-            TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("cannot listen on {addr} (--netcat-listen)"))?,
-        ),
-        None => None,
-    };
+    let redirect = bind_extra(config.redirect_http, "--redirect-http").await?;
+    let netcat = bind_extra(config.netcat_listen, "--netcat-listen").await?;
     let mut metrics = Metrics::new(openapi::route_templates());
     if let Some(tls) = &tls {
         metrics = metrics.with_tls(tls.stats());
@@ -356,6 +342,17 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     store.close().await.context("closing the store")?;
     tracing::info!("snip stopped");
     Ok(())
+}
+
+/// Binds the listener an optional `flag` asks for at `addr`, if it does.
+async fn bind_extra(addr: Option<SocketAddr>, flag: &str) -> anyhow::Result<Option<TcpListener>> {
+    let Some(addr) = addr else {
+        return Ok(None);
+    };
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} ({flag})"))?;
+    Ok(Some(listener))
 }
 
 /// Binds `--metrics-listen` and serves `GET /metrics` there until `stop` turns true.

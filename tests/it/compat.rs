@@ -496,3 +496,19 @@ async fn sharex_uploader_uploads() {
     assert_eq!(meta["name"], "shot.png");
     assert_eq!(meta["content_type"], "image/png");
 }
+
+/// The netcat port is set by `SNIP_NETCAT_LISTEN` too, and an address that
+/// cannot be bound stops the start with a message naming the flag.
+#[tokio::test]
+async fn netcat_port_by_variable_and_refused_address() {
+    let server = Server::start_with_env(&[], &[("SNIP_NETCAT_LISTEN", "127.0.0.1:0")]);
+    let answer = netcat(&netcat_addr(&server), b"by variable\n", true).await;
+    assert!(answer.starts_with(&server.url), "{answer:?}");
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let flag = format!("--netcat-listen={}", taken.local_addr().unwrap());
+    let logs = Server::try_start_with(&[&flag])
+        .err()
+        .expect("snip refuses to start");
+    assert!(logs.contains("(--netcat-listen)"), "{logs}");
+}
