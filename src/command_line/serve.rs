@@ -199,6 +199,12 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 
+    /// Take pastes from netcat on this address: whatever a client sends
+    /// until it half-closes (or is idle for 2 s) becomes a paste, and its
+    /// URL is written back. Off by default.
+    #[arg(long, env = "SNIP_NETCAT_LISTEN")]
+    pub netcat_listen: Option<SocketAddr>,
+
     /// Serve GET /metrics on this separate address (e.g. one only the
     /// monitoring network reaches).
     #[arg(long, env = "SNIP_METRICS_LISTEN")]
@@ -259,6 +265,7 @@ impl ServeArgs {
             tls: self.tls.tls_config(&self.data_dir),
             redirect_http: self.tls.redirect_http,
             hsts: self.tls.hsts.0,
+            netcat_listen: self.netcat_listen,
         })
     }
 

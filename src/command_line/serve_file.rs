@@ -120,6 +120,8 @@ pub struct ServeFile {
     #[serde(default, deserialize_with = "value_enum")]
     log_format: Option<LogFormat>,
     #[serde(default, deserialize_with = "from_str")]
+    netcat_listen: Option<SocketAddr>,
+    #[serde(default, deserialize_with = "from_str")]
     metrics_listen: Option<SocketAddr>,
     #[serde(default, deserialize_with = "from_str")]
     metrics_public: Option<bool>,
@@ -215,6 +217,7 @@ impl ServeFile {
             admin_token_file,
             log,
             log_format,
+            netcat_listen,
             metrics_listen,
             metrics_public,
             no_fast_path,
@@ -270,6 +273,7 @@ impl ServeFile {
         fill!(args.admin_token_file, Some(admin_token_file));
         fill!(args.log, log);
         fill!(args.log_format, log_format);
+        fill!(args.netcat_listen, Some(netcat_listen));
         fill!(args.metrics_listen, Some(metrics_listen));
         fill!(args.metrics_public, metrics_public);
         fill!(args.no_fast_path, no_fast_path);

@@ -55,6 +55,8 @@ error_codes! {
     WrongProof,
     /// `405`: the route exists, the method does not.
     MethodNotAllowed,
+    /// `406`: a paste asked for as text (`GET /documents/{id}`) is not UTF-8 text.
+    NotText,
     /// `408`: the request body did not keep its pace.
     Timeout,
     /// `409`: a plain read of a burn-after-reading paste.

@@ -236,6 +236,15 @@ impl ApiError {
         )
     }
 
+    /// `406`: the paste `id` is not text, and so has no text representation.
+    pub fn not_text(id: &str) -> Self {
+        Self::new(
+            StatusCode::NOT_ACCEPTABLE,
+            ErrorCode::NotText,
+            format!("this paste is not text; its bytes are at /raw/{id}"),
+        )
+    }
+
     /// `413`: over the paste size limit.
     pub fn too_large(limit: u64) -> Self {
         Self::new(

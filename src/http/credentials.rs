@@ -56,20 +56,24 @@ impl Asked<'_> {
     }
 }
 
-/// The bearer token of a request, if it sends one. A malformed `Authorization` is an error.
+/// The bearer token of a request, if it sends one: `Bearer TOKEN`, or the
+/// bare `TOKEN` that rustypaste's clients (`rpaste -a`) send. Any other
+/// scheme, or a malformed `Authorization`, is an error.
 fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Ok(None);
     };
     let value = value
         .to_str()
-        .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?;
+        .map_err(|_| ApiError::unauthorized("malformed Authorization header"))?
+        .trim();
     match value.split_once(' ') {
         Some((scheme, token))
             if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
         {
             Ok(Some(token.trim()))
         }
+        None if !value.is_empty() && !value.eq_ignore_ascii_case("bearer") => Ok(Some(value)),
         _ => Err(ApiError::unauthorized(
             "Authorization must be: Bearer TOKEN",
         )),
@@ -287,6 +291,25 @@ pub async fn charge_wrong_guess(state: &SharedState, caller: &Caller, client: Ip
 mod tests {
     use super::*;
     use crate::http::context::test_headers as headers;
+
+    /// `Bearer TOKEN` and a bare `TOKEN` (rustypaste's clients) name a
+    /// token; another scheme, or nothing after `Bearer`, is refused.
+    #[test]
+    fn bearer_or_bare_tokens() {
+        let token = |value: &str| {
+            bearer(&headers(&[("authorization", value)]))
+                .map(|t| t.map(str::to_owned))
+                .map_err(|e| e.status)
+        };
+        assert_eq!(token("Bearer snip_abc"), Ok(Some("snip_abc".into())));
+        assert_eq!(token("bearer  snip_abc "), Ok(Some("snip_abc".into())));
+        assert_eq!(token("snip_abc"), Ok(Some("snip_abc".into())));
+        assert_eq!(token(" snip_abc "), Ok(Some("snip_abc".into())));
+        assert_eq!(token("Basic Zm9vOmJhcg=="), Err(StatusCode::UNAUTHORIZED));
+        assert_eq!(token("Bearer "), Err(StatusCode::UNAUTHORIZED));
+        assert_eq!(token(""), Err(StatusCode::UNAUTHORIZED));
+        assert_eq!(bearer(&HeaderMap::new()).unwrap(), None);
+    }
 
     /// Cross-site check: reads pass; writes need same-origin fetch metadata
     /// or the server's own Origin (its public URL, or the Host it was asked as).

@@ -12,7 +12,9 @@ use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
-use super::handlers::{admin, backup, create, delete, list, meta, my, ops, read, session};
+use super::handlers::{
+    admin, backup, create, delete, hastebin, list, meta, my, ops, read, session,
+};
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
 use super::pipeline::hot::{Fast, FastRoute};
@@ -147,6 +149,8 @@ pub fn routes() -> Vec<Route> {
         Route::new(Get, "/raw/{id}", Pastes, read::raw).fast(Fast::Raw),
         Route::new(Get, "/download/{id}", Pastes, read::download),
         Route::new(Post, "/{id}/reveal", Pastes, read::reveal),
+        Route::new(Post, "/documents", Pastes, hastebin::create),
+        Route::new(Get, "/documents/{id}", Pastes, hastebin::read),
         Route::new(Get, "/{id}", Pastes, read::view).fast(Fast::View),
         Route::new(Delete, "/{id}", Pastes, delete::delete),
         Route::new(Get, "/", Pages, create::form),

@@ -6,10 +6,12 @@
 //! client can hold a connection. What happens to a connection before HTTP
 //! lives beside it: the PROXY protocol header ([`proxy_protocol`]) and the
 //! header-read deadline ([`header_timer`]); [`sweeper`] is the background
-//! task that deletes expired pastes.
+//! task that deletes expired pastes, and [`netcat`] the optional port that
+//! takes pastes from `nc`.
 
 pub mod conn_limit;
 pub mod header_timer;
+pub mod netcat;
 pub mod proxy_protocol;
 pub mod send_timeout;
 pub mod sweeper;
@@ -93,6 +95,9 @@ pub struct ServerConfig {
     pub tls: Option<TlsConfig>,
     /// An address for plain HTTP that redirects to the HTTPS public URL.
     pub redirect_http: Option<SocketAddr>,
+    /// An address where whatever a client sends is stored as a paste
+    /// ([`netcat`]).
+    pub netcat_listen: Option<SocketAddr>,
 }
 
 impl ServerConfig {
@@ -172,14 +177,8 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         Some(tls) => Some(Tls::start(tls).await?),
         None => None,
     };
-    let redirect = match config.redirect_http {
-        Some(addr) => Some(
-            TcpListener::bind(addr)
-                .await
-                .with_context(|| format!("cannot listen on {addr} (--redirect-http)"))?,
-        ),
-        None => None,
-    };
+    let redirect = bind_extra(config.redirect_http, "--redirect-http").await?;
+    let netcat = bind_extra(config.netcat_listen, "--netcat-listen").await?;
     let mut metrics = Metrics::new(openapi::route_templates());
     if let Some(tls) = &tls {
         metrics = metrics.with_tls(tls.stats());
@@ -285,6 +284,21 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             },
         ))
     });
+    let netcat = netcat.map(|listener| {
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!("taking pastes from netcat on {addr}");
+        }
+        // Stopped with the redirects, once the main listener has drained.
+        let mut stopped = stop_sweeper.subscribe();
+        tokio::spawn(netcat::run(
+            listener,
+            crate::http::routes::make_router(state.clone()),
+            options.conn_limit.clone(),
+            async move {
+                let _ = stopped.changed().await;
+            },
+        ))
+    });
     let tls = tls.map(|tls| TlsConnections::new(&tls, config.header_timeout));
     let (broke, broken) = tokio::sync::oneshot::channel();
     let stop = {
@@ -317,6 +331,9 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     if let Some(redirect) = redirect {
         let _ = redirect.await;
     }
+    if let Some(netcat) = netcat {
+        let _ = netcat.await;
+    }
     if let Ok(e) = broken.await {
         // Closing writes nothing a restart needs: it replays the journal.
         let _ = store.close().await;
@@ -325,6 +342,17 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
     store.close().await.context("closing the store")?;
     tracing::info!("snip stopped");
     Ok(())
+}
+
+/// Binds the listener an optional `flag` asks for at `addr`, if it does.
+async fn bind_extra(addr: Option<SocketAddr>, flag: &str) -> anyhow::Result<Option<TcpListener>> {
+    let Some(addr) = addr else {
+        return Ok(None);
+    };
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} ({flag})"))?;
+    Ok(Some(listener))
 }
 
 /// Binds `--metrics-listen` and serves `GET /metrics` there until `stop` turns true.
@@ -431,15 +459,7 @@ pub async fn run<A: Serve>(
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(conn) => conn,
-                Err(e) => {
-                    // Usually EMFILE: back off instead of spinning.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
+            accepted = accept(&listener) => accepted,
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
@@ -490,6 +510,20 @@ pub async fn run<A: Serve>(
         .is_err()
     {
         tracing::warn!("some connections did not finish within {SHUTDOWN_GRACE:?}");
+    }
+}
+
+/// The next connection on `listener`. A failed accept (usually EMFILE) is
+/// logged and tried again after a short back-off instead of spinning.
+async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok(conn) => return conn,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod cli_admin;
 mod cli_encrypt;
 mod cli_hostile;
 mod cli_scripting;
+mod compat;
 mod compression;
 mod config_file;
 mod corruption;

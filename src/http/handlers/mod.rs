@@ -1,6 +1,7 @@
 //! The handlers, one module per feature: creating ([`create`]), reading
 //! ([`read`], with its [`range`] headers), deleting ([`delete`]), metadata ([`meta`]) and listing
-//! ([`list`]) pastes; browser sessions ([`session`]) and "My pastes"
+//! ([`list`]) pastes, and the hastebin API's names for them
+//! ([`hastebin`]); browser sessions ([`session`]) and "My pastes"
 //! ([`my`]); the admin API ([`admin`], [`backup`]); the operator
 //! routes ([`ops`]) and the API description they serve ([`openapi`]).
 //!
@@ -14,6 +15,7 @@ pub mod admin;
 pub mod backup;
 pub mod create;
 pub mod delete;
+pub mod hastebin;
 pub mod list;
 pub mod meta;
 pub mod my;

@@ -307,7 +307,7 @@ pub async fn download(
 
 /// Opens a paste for a raw read, refusing burn pastes (they are only
 /// revealed) and, without the right proof, pastes with a key check.
-async fn readable(
+pub async fn readable(
     state: &SharedState,
     read: &PasteRead,
     headers: &HeaderMap,

@@ -64,23 +64,59 @@ pub async fn answer_create(
     headers: &HeaderMap,
     body: Body,
 ) -> Response {
+    match create_paste(state, caller, origin, query, headers, body).await {
+        Ok(created) => {
+            let base = state.base_url(origin);
+            created_response(&base, &created, accepts(headers))
+        }
+        Err(answer) => answer,
+    }
+}
+
+/// A paste just stored.
+pub struct NewPaste {
+    /// Its metadata (with its ID).
+    pub meta: PasteMeta,
+    /// Its delete token.
+    pub token: String,
+    /// Whether it came as a `multipart/form-data` form.
+    pub form: bool,
+}
+
+/// Checks that `caller` may create, reads the paste from `body` (with the
+/// options of `query` and `headers`) and stores it; a refusal is the answer.
+pub async fn create_paste(
+    state: &SharedState,
+    caller: &Caller,
+    origin: &Origin,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<NewPaste, Response> {
     if let Err(error) = super::check_can_write(caller, state.auth.anonymous) {
-        return body::closing(error);
+        return Err(body::closing(error));
     }
     let limit = paste_limit(state, caller);
     // Holds the body's bytes as they arrive, until the paste is stored.
     let mut reservation = state.inflight.reservation(origin.client);
-    let upload = match read_upload(state, query, headers, body, limit, &mut reservation).await {
-        Ok(upload) => upload,
-        Err(error) => return error.into_answer(),
-    };
-    match store_paste(state, caller, upload).await {
-        Ok((meta, token)) => {
-            let base = state.base_url(origin);
-            created_response(&base, &meta, &token, accepts(headers))
-        }
-        Err(error) => error.into_response(),
+    let upload = read_upload(state, query, headers, body, limit, &mut reservation)
+        .await
+        .map_err(UploadError::into_answer)?;
+    let form = upload.form;
+    let (meta, token) = store_paste(state, caller, upload)
+        .await
+        .map_err(IntoResponse::into_response)?;
+    Ok(NewPaste { meta, token, form })
+}
+
+/// Sets the headers every answer to a create carries: the paste's delete
+/// token, and `no-store` (the answer holds that token).
+pub fn created_headers(response: &mut Response, token: &str) {
+    let headers = response.headers_mut();
+    if let Ok(token) = HeaderValue::from_str(token) {
+        headers.insert(X_DELETE_TOKEN, token);
     }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
 }
 
 /// The largest paste `caller` may create.
@@ -102,7 +138,7 @@ async fn read_upload(
     limit: u64,
     reservation: &mut Reservation,
 ) -> Result<Upload, UploadError> {
-    let options = CreateOptions::from_query(query)?;
+    let options = CreateOptions::from_request(query, headers)?;
     let pace = state.limits.body_pace;
     upload::read(options, headers, body, limit, pace, reservation).await
 }
@@ -116,6 +152,7 @@ async fn store_paste(
         options,
         body,
         declared_type,
+        form: _,
     } = upload;
     let ttl = resolve_ttl(options.ttl, &state.limits)?;
     let owner = caller.tenant_name().map(str::to_owned);
@@ -195,7 +232,12 @@ fn key_check(
     })
 }
 
-fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -> Response {
+/// The answer to a create: `303` to the paste for a browser's form, the
+/// JSON [`Created`] with `201`, or the URL as text: with `201` to a raw
+/// body, with `200` to a form, as rustypaste, 0x0.st and their clients
+/// (`rpaste` accepts nothing else) answer a form upload.
+fn created_response(base: &str, created: &NewPaste, wants: Accepts) -> Response {
+    let NewPaste { meta, token, form } = created;
     // `concat`, not `format!`: every create builds these, and a plain copy
     // skips the formatting machinery.
     let url = [base, "/", &meta.id].concat();
@@ -218,18 +260,21 @@ fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -
             };
             (StatusCode::CREATED, axum::Json(created)).into_response()
         }
-        Accepts::Other => (StatusCode::CREATED, [&url, "\n"].concat()).into_response(),
+        Accepts::Other => {
+            let status = if *form {
+                StatusCode::OK
+            } else {
+                StatusCode::CREATED
+            };
+            (status, [&url, "\n"].concat()).into_response()
+        }
     };
-    let headers = response.headers_mut();
     if let Some(location) = HeaderValue::from_str(&url)
         .ok()
         .filter(|_| wants != Accepts::Html)
     {
-        headers.insert(header::LOCATION, location);
+        response.headers_mut().insert(header::LOCATION, location);
     }
-    if let Ok(token) = HeaderValue::from_str(token) {
-        headers.insert(X_DELETE_TOKEN, token);
-    }
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    created_headers(&mut response, token);
     response
 }

@@ -2,6 +2,8 @@
 //! checked and typed ([`CreateOptions`]), and the lifetime policy
 //! ([`resolve_ttl`]).
 
+use axum::http::HeaderMap;
+
 use crate::core::Ttl;
 use crate::core::envelope;
 use crate::core::paste::{self, Visibility};
@@ -59,9 +61,38 @@ impl CreateOptions {
         Ok(())
     }
 
-    /// The options of a query string.
-    pub fn from_query(query: Option<&str>) -> Result<Self, ApiError> {
+    /// Sets the option of a form field: the options of [`Self::set`], and
+    /// the fields of rustypaste's forms: `oneshot_url` (a burn short link,
+    /// which snip refuses as it refuses `burn` with `url`), and `remote`,
+    /// refused: the server never fetches a URL a client names.
+    pub fn set_field(&mut self, key: &str, value: &str) -> Result<(), ApiError> {
+        match key {
+            "oneshot_url" => {
+                self.burn = true;
+                self.set("url", value)
+            }
+            "remote" => Err(ApiError::bad_request(
+                "this server does not fetch remote URLs (remote=…): download the file and upload it",
+            )),
+            _ => self.set(key, value),
+        }
+    }
+
+    /// The options of a query string and of the headers that rustypaste's
+    /// clients send: `expire` (a TTL, as `ttl=`) and `filename` (as
+    /// `name=`). The query's options win over the headers'.
+    pub fn from_request(query: Option<&str>, headers: &HeaderMap) -> Result<Self, ApiError> {
         let mut options = Self::default();
+        for (header, key) in [("expire", "ttl"), ("filename", "name")] {
+            if let Some(value) = headers.get(header) {
+                let value = value.to_str().map_err(|_| {
+                    ApiError::bad_request(format!("the {header} header must be text"))
+                })?;
+                options.set(key, value).map_err(|e| {
+                    ApiError::bad_request(format!("the {header} header: {}", e.message))
+                })?;
+            }
+        }
         for (key, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
             options.set(&key, &value)?;
         }
@@ -178,7 +209,7 @@ mod fuzz {
             "\\PC{0,80}",
             "((ttl|burn|lang|name|encrypted|visibility|url|x)=[a-zA-Z0-9%._/:-]{0,20}&?){0,5}",
         ]) {
-            match CreateOptions::from_query(Some(&query)) {
+            match CreateOptions::from_request(Some(&query), &HeaderMap::new()) {
                 Ok(options) => {
                     if let Some(name) = &options.name {
                         prop_assert!(validate_name(name).is_ok());

@@ -22,6 +22,9 @@ pub struct Upload {
     pub body: Bytes,
     /// The media type a multipart file part declared.
     pub declared_type: Option<String>,
+    /// Whether it came as a `multipart/form-data` form (answered as form
+    /// uploads are, see `created_response`).
+    pub form: bool,
 }
 
 impl Upload {
@@ -101,6 +104,7 @@ pub async fn read(
             options,
             body: body::read_whole(body, limit, pace, reservation).await?,
             declared_type: None,
+            form: false,
         },
     };
     let upload = upload.into_short_link()?;
@@ -203,16 +207,18 @@ async fn read_multipart(
     {
         let key = field.name().unwrap_or("").to_owned();
         match key.as_str() {
-            "file" | "content" => {
+            // rustypaste's clients name a burn paste's file part `oneshot`.
+            "file" | "content" | "oneshot" => {
                 if content.is_some() {
                     return Err(ApiError::bad_request(
                         "the form has more than one file or content part",
                     )
                     .into());
                 }
+                options.burn |= key == "oneshot";
                 let file_name = field.file_name().and_then(non_empty);
                 if let Some(file_name) =
-                    file_name.filter(|_| key == "file" && options.name.is_none())
+                    file_name.filter(|_| key != "content" && options.name.is_none())
                 {
                     options.name = Some(validate_name(file_name)?);
                 }
@@ -221,16 +227,21 @@ async fn read_multipart(
             }
             _ => {
                 let value = field.text().await.map_err(|e| multipart_error(e, limit))?;
-                options.set(&key, &value)?;
+                options.set_field(&key, &value)?;
             }
         }
     }
-    let body =
-        content.ok_or_else(|| ApiError::bad_request("the form has no file or content part"))?;
+    let body = match content {
+        Some(content) => content,
+        // A short link's form (`url=…`) has no file: its target is the paste.
+        None if options.url.is_some() => Bytes::new(),
+        None => return Err(ApiError::bad_request("the form has no file or content part").into()),
+    };
     Ok(Upload {
         options,
         body,
         declared_type,
+        form: true,
     })
 }
 
@@ -285,7 +296,7 @@ mod fuzz {
             Just(b"--XyZ\r\n".to_vec()),
             Just(b"--XyZ--\r\n".to_vec()),
             Just(b"\r\n".to_vec()),
-            "Content-Disposition: form-data; name=\"(file|content|ttl|burn|lang|name|url|x)\"(; filename=\"[a-z.]{0,8}\")?\r\n"
+            "Content-Disposition: form-data; name=\"(file|content|oneshot|oneshot_url|remote|ttl|burn|lang|name|url|x)\"(; filename=\"[a-z.]{0,8}\")?\r\n"
                 .prop_map(String::into_bytes),
             "Content-Type: [a-z/+-]{0,20}\r\n".prop_map(String::into_bytes),
             proptest::collection::vec(any::<u8>(), 0..64),
