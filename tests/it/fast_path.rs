@@ -209,12 +209,31 @@ async fn paste(server: &Server, body: &str, options: &str) -> (String, String) {
     server.create(body.to_owned(), options).await
 }
 
-/// A paste for each side.
+/// When the paste `id` was created, as pages show it (to the second).
+async fn created_at(server: &Server, id: &str) -> String {
+    let info: Value = client()
+        .get(server.at(&format!("/api/pastes/{id}")))
+        .fetch()
+        .await
+        .json()
+        .await
+        .unwrap();
+    info["created_at"].as_str().unwrap().to_owned()
+}
+
+/// A paste for each side, both created within the same second, so that the
+/// pages that show when (and until when) a paste lives match.
 async fn pair(server: &Server, body: &str, options: &str) -> [(String, String); 2] {
-    [
-        paste(server, body, options).await,
-        paste(server, body, options).await,
-    ]
+    for _ in 0..5 {
+        let pair = [
+            paste(server, body, options).await,
+            paste(server, body, options).await,
+        ];
+        if created_at(server, &pair[0].0).await == created_at(server, &pair[1].0).await {
+            return pair;
+        }
+    }
+    panic!("five pairs of pastes each straddled a second");
 }
 
 /// The samples: at least one per route of the table, on pastes made on `server`.
