@@ -3,7 +3,7 @@
 //! ([`AnonymousPolicy`]). The pipeline establishes the caller and leaves it
 //! in the request's extensions; handlers and pages ask it.
 
-use crate::core::tenant::{Authority, Tenant};
+use crate::core::tenant::{Authority, Person, Tenant};
 
 /// What anonymous (token-less) clients may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -33,6 +33,9 @@ pub enum Caller {
         /// The token and session that authorised the request: the store
         /// checks that they still hold when a write commits.
         authority: Authority,
+        /// The person signed in through the identity provider, for a
+        /// session opened that way.
+        person: Option<Person>,
     },
 }
 
@@ -42,6 +45,14 @@ impl Caller {
         match self {
             Self::Anonymous => None,
             Self::Tenant { tenant, .. } => Some(&tenant.name),
+        }
+    }
+
+    /// The person behind a session opened through the identity provider.
+    pub fn person(&self) -> Option<&Person> {
+        match self {
+            Self::Anonymous => None,
+            Self::Tenant { person, .. } => person.as_ref(),
         }
     }
 

@@ -21,6 +21,7 @@ pub mod openapi;
 pub mod ops;
 pub mod range;
 pub mod read;
+pub mod oidc;
 pub mod session;
 
 use super::api_error::ApiError;

@@ -30,11 +30,24 @@ struct SigninPage<'a> {
     refusal: Option<SigninRefusal>,
     /// Where a successful sign-in goes.
     next: &'a str,
+    /// `next`, URL-encoded for the identity provider link's query.
+    next_query: String,
+    /// Which ways of signing in the page offers.
+    ways: SigninWays,
+}
+
+/// Which ways of signing in the server offers.
+#[derive(Clone, Copy, Debug)]
+pub struct SigninWays {
+    /// Through the identity provider (`--oidc-issuer`).
+    pub provider: bool,
+    /// With an API token (unless `--token-signin off`).
+    pub token: bool,
 }
 
 /// The sign-in page; `refusal` says why the last attempt failed, `next` is
 /// where a successful sign-in goes (already checked to be a local path).
-pub fn signin(refusal: Option<SigninRefusal>, next: &str) -> String {
+pub fn signin(refusal: Option<SigninRefusal>, next: &str, ways: SigninWays) -> String {
     let page = SigninPage {
         layout: Layout {
             page: Page::Signin,
@@ -42,6 +55,8 @@ pub fn signin(refusal: Option<SigninRefusal>, next: &str) -> String {
         },
         refusal,
         next,
+        next_query: form_urlencoded::byte_serialize(next.as_bytes()).collect(),
+        ways,
     };
     render(&page, 4096)
 }
@@ -83,11 +98,11 @@ impl Row<'_> {
 
 /// A page of a signed-in tenant's pastes, newest first, with a link to the
 /// next page when there is one.
-pub fn my_pastes(tenant: &str, pastes: &[PasteMeta], next_cursor: Option<&str>) -> String {
+pub fn my_pastes(account: Account<'_>, pastes: &[PasteMeta], next_cursor: Option<&str>) -> String {
     let page = MyPastesPage {
         layout: Layout {
             page: Page::My,
-            account: Account::SignedIn(tenant),
+            account,
         },
         pastes,
         next_cursor: next_cursor
