@@ -15,11 +15,11 @@ use crate::core::paste::{MAX_PASTE_BYTES, hash_token};
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
 use crate::core::{Ttl, id};
+use crate::http::oidc::OidcSettings;
 use crate::http::{
     AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, Pace, ProxyConfig,
     ProxyHeaders,
 };
-use crate::http::oidc::OidcSettings;
 use crate::logging::LogFormat;
 use crate::server::ServerConfig;
 use crate::store::{Durability, OpenOptions};
@@ -200,7 +200,12 @@ pub struct ServeArgs {
 
     /// The ID token claim listing the person's groups; a group that is the
     /// name of a tenant makes them a member of it.
-    #[arg(long, env = "SNIP_OIDC_TENANT_CLAIM", default_value = "groups", value_name = "CLAIM")]
+    #[arg(
+        long,
+        env = "SNIP_OIDC_TENANT_CLAIM",
+        default_value = "groups",
+        value_name = "CLAIM"
+    )]
     pub oidc_tenant_claim: String,
 
     /// Whether browsers may also sign in with an API token (off: only

@@ -45,6 +45,8 @@ error_codes! {
     NoAsset,
     /// `404`: the admin API is disabled (no `--admin-token`).
     AdminDisabled,
+    /// `404`: sign-in through an identity provider is not configured (no `--oidc-issuer`).
+    ProviderDisabled,
     /// `404`: no such tenant.
     NoSuchTenant,
     /// `404`: no such token.

@@ -171,6 +171,22 @@ impl Oidc {
         Ok(metadata)
     }
 
+    /// Where a browser signing out goes to end its session at the provider
+    /// too (its `end_session_endpoint`, RP-initiated logout), coming back
+    /// to `back`; `None` if the provider offers none or cannot be asked.
+    pub async fn end_session_url(&self, back: &str) -> Option<String> {
+        let metadata = self.metadata(false).await.ok()?;
+        let endpoint = metadata
+            .additional_metadata()
+            .end_session_endpoint
+            .as_ref()?;
+        let mut url = endpoint.url().clone();
+        url.query_pairs_mut()
+            .append_pair("client_id", &self.settings.client_id)
+            .append_pair("post_logout_redirect_uri", back);
+        Some(url.to_string())
+    }
+
     /// The client towards the provider of `metadata`, redirecting to `redirect_uri`.
     fn client(
         &self,
@@ -237,7 +253,9 @@ impl Oidc {
         let nonce = Nonce::new(pending.nonce.clone());
         let verified = {
             let verifier = client.id_token_verifier().set_allowed_algs(ALLOWED_ALGS);
-            id_token.claims(&verifier, &nonce).map(|claims| claims.clone())
+            id_token
+                .claims(&verifier, &nonce)
+                .map(|claims| claims.clone())
         };
         let claims = match verified {
             Ok(claims) => claims,
@@ -387,9 +405,7 @@ impl ProviderHttp {
         for (name, value) in response.headers() {
             answer = answer.header(name, value);
         }
-        answer
-            .body(body)
-            .map_err(|_| ProviderHttpError::Malformed)
+        answer.body(body).map_err(|_| ProviderHttpError::Malformed)
     }
 }
 

@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 
 use crate::support::Server;
 use crate::support::frozen_proxy::FrozenProxy;
-use crate::support::oidc_provider::{CLIENT_ID, CLIENT_SECRET, Jar, Provider, log_in, no_redirects};
+use crate::support::oidc_provider::{
+    CLIENT_ID, CLIENT_SECRET, Jar, Provider, log_in, no_redirects,
+};
 use crate::support::tenants::{self, admin};
 
 /// A provider, and snip signing people in through it with tenants `team`
@@ -67,10 +69,21 @@ async fn begin(server: &Server) -> (Jar, String) {
     jar.take(&response);
     assert!(jar.get("snip_signin").is_some(), "a sign-in cookie");
     let cookie = set_cookies(&response).join("\n");
-    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"), "{cookie}");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
     let url = response.headers()["location"].to_str().unwrap().to_owned();
-    assert!(url.starts_with(&format!("{}/auth?", "")) || url.contains("/auth?"), "{url}");
-    for part in ["code_challenge_method=S256", "state=", "nonce=", "response_type=code"] {
+    assert!(
+        url.starts_with(&format!("{}/auth?", "")) || url.contains("/auth?"),
+        "{url}"
+    );
+    for part in [
+        "code_challenge_method=S256",
+        "state=",
+        "nonce=",
+        "response_type=code",
+    ] {
         assert!(url.contains(part), "{part} in {url}");
     }
     (jar, url)
@@ -111,7 +124,9 @@ async fn assert_refused(response: Response, status: u16, code: &str) -> String {
     assert_eq!(response.status(), status);
     let cookies = set_cookies(&response);
     assert!(
-        !cookies.iter().any(|c| c.starts_with("snip_session=") && !c.contains("Max-Age=0")),
+        !cookies
+            .iter()
+            .any(|c| c.starts_with("snip_session=") && !c.contains("Max-Age=0")),
         "{cookies:?}"
     );
     assert!(
@@ -145,7 +160,10 @@ async fn signs_in_through_the_provider() {
     assert_eq!(response.status(), 303);
     assert_eq!(response.headers()["location"], "/new");
     let session = jar.get("snip_session").expect("a session");
-    assert!(jar.get("snip_signin").is_none(), "the sign-in cookie is removed");
+    assert!(
+        jar.get("snip_signin").is_none(),
+        "the sign-in cookie is removed"
+    );
     let (status, page) = my(&setup.server, &jar).await;
     assert_eq!(status, 200);
     assert!(page.contains(r#"<span class="person" id="person-name">Alice Liddell</span>"#));
@@ -162,7 +180,8 @@ async fn a_callback_without_the_signin_cookie_is_refused() {
     let Some(setup) = setup().await else { return };
     let (_, start) = begin(&setup.server).await;
     let back = log_in(&no_redirects(), &start, "alice").await;
-    let message = assert_refused(callback(&Jar::default(), &back).await, 400, "signin_failed").await;
+    let message =
+        assert_refused(callback(&Jar::default(), &back).await, 400, "signin_failed").await;
     assert!(message.contains("not started in this browser"), "{message}");
 }
 
@@ -177,7 +196,11 @@ async fn a_wrong_state_is_refused() {
     let pairs: Vec<(String, String)> = url
         .query_pairs()
         .map(|(k, v)| {
-            let v = if k == "state" { format!("{v}x") } else { v.into_owned() };
+            let v = if k == "state" {
+                format!("{v}x")
+            } else {
+                v.into_owned()
+            };
             (k.into_owned(), v)
         })
         .collect();
@@ -197,7 +220,16 @@ async fn a_replayed_callback_is_refused() {
     let back = log_in(&no_redirects(), &start, "alice").await;
     assert_eq!(callback(&jar, &back).await.status(), 303);
     assert_refused(callback(&jar, &back).await, 400, "signin_failed").await;
-    assert!(!setup.server.log_text().contains(back.split("code=").nth(1).unwrap().split('&').next().unwrap()));
+    assert!(
+        !setup.server.log_text().contains(
+            back.split("code=")
+                .nth(1)
+                .unwrap()
+                .split('&')
+                .next()
+                .unwrap()
+        )
+    );
 }
 
 /// The ID token's `nonce` must be the one this browser's sign-in sent: a
@@ -237,7 +269,10 @@ async fn a_person_in_no_tenant_group_gets_no_session() {
     let Some(setup) = setup().await else { return };
     let (_, response) = sign_in(&setup, "carol").await;
     let message = assert_refused(response, 403, "forbidden").await;
-    assert!(message.contains("you signed in as Carol Nobody, but none of your groups is a tenant"), "{message}");
+    assert!(
+        message.contains("you signed in as Carol Nobody, but none of your groups is a tenant"),
+        "{message}"
+    );
 }
 
 /// Deleting the tenant ends the session at the next request.
@@ -247,7 +282,13 @@ async fn deleting_the_tenant_ends_the_session() {
     let (jar, response) = sign_in(&setup, "alice").await;
     assert_eq!(response.status(), 303);
     assert_eq!(my(&setup.server, &jar).await.0, 200);
-    let (status, _) = admin(&setup.server, reqwest::Method::DELETE, "/api/admin/tenants/team", None).await;
+    let (status, _) = admin(
+        &setup.server,
+        reqwest::Method::DELETE,
+        "/api/admin/tenants/team",
+        None,
+    )
+    .await;
     assert_eq!(status, 204);
     assert_eq!(my(&setup.server, &jar).await.0, 401);
 }
@@ -274,7 +315,15 @@ async fn a_provider_that_is_down_is_a_clear_error() {
         .unwrap();
     let message = assert_refused(response, 502, "provider_unavailable").await;
     assert!(message.contains("cannot be reached"), "{message}");
-    assert_eq!(no_redirects().get(server.at("/healthz")).send().await.unwrap().status(), 200);
+    assert_eq!(
+        no_redirects()
+            .get(server.at("/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
 }
 
 /// A provider that stalls mid-answer: a `502` within the bound on its
@@ -282,7 +331,12 @@ async fn a_provider_that_is_down_is_a_clear_error() {
 #[tokio::test]
 async fn a_provider_that_stalls_is_a_clear_error() {
     let Some(setup) = setup().await else { return };
-    let target = setup.provider.issuer.trim_start_matches("http://").parse().unwrap();
+    let target = setup
+        .provider
+        .issuer
+        .trim_start_matches("http://")
+        .parse()
+        .unwrap();
     let proxy = FrozenProxy::start(target).await;
     proxy.freeze();
     let dir = tempfile::tempdir().unwrap();
@@ -309,9 +363,20 @@ async fn a_provider_that_stalls_is_a_clear_error() {
 #[tokio::test]
 async fn not_configured() {
     let server = Server::start();
-    let response = no_redirects().get(server.at("/signin/oidc")).send().await.unwrap();
+    let response = no_redirects()
+        .get(server.at("/signin/oidc"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), 404);
-    let page = no_redirects().get(server.at("/signin")).send().await.unwrap().text().await.unwrap();
+    let page = no_redirects()
+        .get(server.at("/signin"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(!page.contains("signin-provider"));
     assert!(page.contains(r#"id="token""#));
 }
@@ -331,7 +396,14 @@ async fn token_signin_can_be_turned_off() {
         &format!("--oidc-client-secret-file={}", secret.display()),
         "--token-signin=off",
     ]);
-    let page = no_redirects().get(server.at("/signin")).send().await.unwrap().text().await.unwrap();
+    let page = no_redirects()
+        .get(server.at("/signin"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(page.contains("signin-provider"));
     assert!(!page.contains(r#"id="token""#));
     let token = tenants::tenant(&server, "team", json!({})).await;
@@ -345,4 +417,59 @@ async fn token_signin_can_be_turned_off() {
         .unwrap();
     assert_eq!(response.status(), 403);
     assert!(set_cookies(&response).is_empty());
+}
+
+/// Signing out deletes the session and offers a link to the provider's
+/// `end_session_endpoint`, which comes back to snip; a token session's
+/// sign-out just goes to `/`.
+#[tokio::test]
+async fn signing_out_ends_the_providers_session_too() {
+    let Some(setup) = setup().await else { return };
+    let (jar, response) = sign_in(&setup, "alice").await;
+    assert_eq!(response.status(), 303);
+    let response = no_redirects()
+        .post(setup.server.at("/signout"))
+        .header("cookie", jar.header())
+        .header("origin", &setup.server.url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(set_cookies(&response)[0].starts_with("snip_session=;"));
+    let page = response.text().await.unwrap();
+    let start = page.find(r#"<a href=""#).unwrap() + 9;
+    let link = page[start..start + page[start..].find('"').unwrap()]
+        .replace("&#38;", "&")
+        .replace("&amp;", "&");
+    let to = reqwest::Url::parse(&link).unwrap();
+    assert_eq!(
+        format!("{}{}", to.origin().ascii_serialization(), to.path()),
+        format!("{}/session/end", setup.provider.issuer)
+    );
+    let back: Vec<_> = to
+        .query_pairs()
+        .filter(|(k, _)| k == "post_logout_redirect_uri")
+        .map(|(_, v)| v.into_owned())
+        .collect();
+    assert_eq!(back, [setup.server.at("/")]);
+    assert_eq!(my(&setup.server, &jar).await.0, 401);
+    let token = tenants::token(&setup.server, "team", json!({})).await.1;
+    let signed_in = no_redirects()
+        .post(setup.server.at("/signin"))
+        .header("origin", &setup.server.url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("token={token}"))
+        .send()
+        .await
+        .unwrap();
+    let mut token_jar = Jar::default();
+    token_jar.take(&signed_in);
+    let response = no_redirects()
+        .post(setup.server.at("/signout"))
+        .header("cookie", token_jar.header())
+        .header("origin", &setup.server.url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["location"], "/");
 }

@@ -131,8 +131,13 @@ describe('signing in through an identity provider', () => {
     // The session is the tenant's: its pastes are listed on "My pastes".
     await page.goto(`${snip.url}/my`);
     assert.equal(await page.textContent('#person-name'), 'Alice Liddell');
-    // Signing out ends the session.
+    // Signing out ends the session; a link signs out at the provider too (its logout page), then comes back.
     await page.click('#signout');
+    await page.waitForSelector('#signed-out');
+    assert.equal(await page.locator('#person-name').count(), 0);
+    await page.click('#provider-signout');
+    await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+    await page.click('button[name=logout]');
     await page.waitForURL(`${snip.url}/`);
     assert.equal(await page.locator('#person-name').count(), 0);
     await context.close();

@@ -17,11 +17,11 @@ pub mod delete;
 pub mod list;
 pub mod meta;
 pub mod my;
+pub mod oidc;
 pub mod openapi;
 pub mod ops;
 pub mod range;
 pub mod read;
-pub mod oidc;
 pub mod session;
 
 use super::api_error::ApiError;

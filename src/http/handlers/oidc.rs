@@ -109,7 +109,9 @@ pub async fn callback(
         .finish(&redirect_uri, &pending, &code)
         .await
         .map_err(|e| failed(e, secure))?;
-    let Some(tenant) = first_tenant(&state, &identity).await.map_err(|e| refusal(e, secure))?
+    let Some(tenant) = first_tenant(&state, &identity)
+        .await
+        .map_err(|e| refusal(e, secure))?
     else {
         return Err(refusal(
             ApiError::forbidden(format!(
@@ -122,10 +124,18 @@ pub async fn callback(
     };
     let now = paste::now();
     let expires = now + SESSION_SECS;
-    let (_, token) = TokenRecord::generate(&tenant, false, now, Some(expires))
-        .map_err(|e| refusal(ApiError::internal_from("no randomness for a token", e), secure))?;
-    let (secret, mut session) = SessionRecord::generate(token.hash, now)
-        .map_err(|e| refusal(ApiError::internal_from("no randomness for a session", e), secure))?;
+    let (_, token) = TokenRecord::generate(&tenant, false, now, Some(expires)).map_err(|e| {
+        refusal(
+            ApiError::internal_from("no randomness for a token", e),
+            secure,
+        )
+    })?;
+    let (secret, mut session) = SessionRecord::generate(token.hash, now).map_err(|e| {
+        refusal(
+            ApiError::internal_from("no randomness for a session", e),
+            secure,
+        )
+    })?;
     session.person = Some(identity.person);
     let token_hash = token.hash;
     state
@@ -148,7 +158,10 @@ pub async fn callback(
 }
 
 /// The first of the person's groups that names a tenant of this server.
-async fn first_tenant(state: &SharedState, identity: &Identity) -> Result<Option<String>, ApiError> {
+async fn first_tenant(
+    state: &SharedState,
+    identity: &Identity,
+) -> Result<Option<String>, ApiError> {
     for group in identity.groups.iter().take(64) {
         if state.store.tenant(group).await?.is_some() {
             return Ok(Some(group.clone()));
@@ -198,7 +211,7 @@ fn decode_pending(value: &str) -> Option<(Pending, String)> {
 fn not_configured() -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
-        ErrorCode::NoRoute,
+        ErrorCode::ProviderDisabled,
         "sign-in through an identity provider is not configured on this server",
     )
     .into_response()

@@ -90,7 +90,9 @@ pub async fn signin(
 }
 
 /// `POST /signout`: deletes the session (on every instance, as the store is
-/// shared) and clears the cookie, then `303` to `/`.
+/// shared) and clears the cookie, then `303` to `/`; for a session opened
+/// through the identity provider that offers an `end_session_endpoint`, the
+/// sign-in page with a link to sign out there too.
 pub async fn signout(
     State(state): State<SharedState>,
     Extension(origin): Extension<Origin>,
@@ -100,11 +102,28 @@ pub async fn signout(
     check_form_post(&state, &origin, &method, &headers).map_err(IntoResponse::into_response)?;
     let secure = is_secure(&state, &origin);
     if let Some(session) = session_cookie::session_cookie(&headers, secure) {
+        let hash = hash_token(session);
+        let record = state.store.session(&hash).await.map_err(store_error)?;
         state
             .store
-            .delete_session(&hash_token(session))
+            .delete_session(&hash)
             .await
             .map_err(store_error)?;
+        // A person signed in through the provider is signed out there too,
+        // when it offers that (and back here afterwards).
+        if let (Some(oidc), Some(_)) = (&state.oidc, record.and_then(|r| r.person)) {
+            let back = format!("{}/", state.base_url(&origin));
+            if let Some(url) = oidc.end_session_url(&back).await {
+                let page = account::signed_out(ways(&state), &url);
+                let mut response = Html(page).into_response();
+                let headers = response.headers_mut();
+                if let Ok(cookie) = HeaderValue::from_str(&clear_cookie(secure)) {
+                    headers.insert(header::SET_COOKIE, cookie);
+                }
+                headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                return Ok(response);
+            }
+        }
     }
     Ok(see_other("/", &clear_cookie(secure)))
 }
@@ -139,7 +158,10 @@ fn check_form_post(
 
 /// Counts a sign-in attempt against the client's IP bucket; the refusal
 /// (`429` over it, `503` when shared buckets cannot be read), if any.
-pub(super) async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<Response> {
+pub(super) async fn count_attempt(
+    state: &SharedState,
+    client: std::net::IpAddr,
+) -> Option<Response> {
     match state.rate_limits.check_ip_anywhere(client).await {
         Ok(Verdict::Limited { limit, retry_after }) => {
             state.metrics.rate_limited(Bucket::Ip);
@@ -170,15 +192,19 @@ fn page(
     refusal: Option<SigninRefusal>,
     next: &str,
 ) -> Response {
-    let ways = SigninWays {
-        provider: state.oidc.is_some(),
-        token: state.auth.token_signin,
-    };
-    let mut response = (status, Html(account::signin(refusal, next, ways))).into_response();
+    let mut response = (status, Html(account::signin(refusal, next, ways(state)))).into_response();
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+/// The ways of signing in this server offers.
+fn ways(state: &SharedState) -> SigninWays {
+    SigninWays {
+        provider: state.oidc.is_some(),
+        token: state.auth.token_signin,
+    }
 }
 
 /// `303 See Other` to `to` (a local path, or the provider's authorization

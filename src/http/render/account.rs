@@ -34,6 +34,9 @@ struct SigninPage<'a> {
     next_query: String,
     /// Which ways of signing in the page offers.
     ways: SigninWays,
+    /// After signing out a person who signed in through the provider: the
+    /// provider's end-session URL, to sign out there too.
+    provider_signout: Option<&'a str>,
 }
 
 /// Which ways of signing in the server offers.
@@ -48,6 +51,23 @@ pub struct SigninWays {
 /// The sign-in page; `refusal` says why the last attempt failed, `next` is
 /// where a successful sign-in goes (already checked to be a local path).
 pub fn signin(refusal: Option<SigninRefusal>, next: &str, ways: SigninWays) -> String {
+    signin_page(refusal, next, ways, None)
+}
+
+/// The sign-in page after signing out a person who signed in through the
+/// provider, with a link to `provider_signout` (its end-session URL): a
+/// link, since the pages' CSP (`form-action 'self'`) stops the sign-out
+/// form's answer from sending the browser to another site.
+pub fn signed_out(ways: SigninWays, provider_signout: &str) -> String {
+    signin_page(None, "/my", ways, Some(provider_signout))
+}
+
+fn signin_page(
+    refusal: Option<SigninRefusal>,
+    next: &str,
+    ways: SigninWays,
+    provider_signout: Option<&str>,
+) -> String {
     let page = SigninPage {
         layout: Layout {
             page: Page::Signin,
@@ -57,6 +77,7 @@ pub fn signin(refusal: Option<SigninRefusal>, next: &str, ways: SigninWays) -> S
         next,
         next_query: form_urlencoded::byte_serialize(next.as_bytes()).collect(),
         ways,
+        provider_signout,
     };
     render(&page, 4096)
 }

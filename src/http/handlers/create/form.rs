@@ -10,8 +10,8 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::options::resolve_ttl;
 use crate::core::Ttl;
-use crate::http::context::{AnonymousPolicy, Caller};
 use crate::http::context::Origin;
+use crate::http::context::{AnonymousPolicy, Caller};
 use crate::http::credentials;
 use crate::http::handlers::my::ended;
 use crate::http::handlers::session::is_secure;
