@@ -118,7 +118,7 @@ async fn token_caller(
             token_hash: record.hash,
             session_hash: session,
         },
-        person,
+        person: person.map(Box::new),
     })
 }
 

@@ -253,9 +253,7 @@ impl Oidc {
         let nonce = Nonce::new(pending.nonce.clone());
         let verified = {
             let verifier = client.id_token_verifier().set_allowed_algs(ALLOWED_ALGS);
-            id_token
-                .claims(&verifier, &nonce)
-                .map(|claims| claims.clone())
+            id_token.claims(&verifier, &nonce).cloned()
         };
         let claims = match verified {
             Ok(claims) => claims,

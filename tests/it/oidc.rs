@@ -25,19 +25,47 @@ struct Setup {
     _dir: tempfile::TempDir,
 }
 
+/// The flags that point snip at `issuer` as client `snip`, and the temp dir
+/// holding the client secret file (kept while the server runs).
+fn oidc_flags(issuer: &str) -> (tempfile::TempDir, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, format!("{CLIENT_SECRET}\n")).unwrap();
+    let flags = vec![
+        format!("--oidc-issuer={issuer}"),
+        format!("--oidc-client-id={CLIENT_ID}"),
+        format!("--oidc-client-secret-file={}", secret.display()),
+    ];
+    (dir, flags)
+}
+
+/// `flags` and `extra` as the arguments a server starts with.
+fn args<'a>(flags: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
+    flags
+        .iter()
+        .map(String::as_str)
+        .chain(extra.iter().copied())
+        .collect()
+}
+
+/// The body of `GET path`.
+async fn page(server: &Server, path: &str) -> String {
+    no_redirects()
+        .get(server.at(path))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 /// Starts the provider and snip, or `None` where the provider cannot run
 /// (see [`Provider::start`]).
 async fn setup() -> Option<Setup> {
     let mut provider = Provider::start()?;
-    let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret");
-    std::fs::write(&secret, format!("{CLIENT_SECRET}\n")).unwrap();
-    let server = tenants::start(&[
-        &format!("--oidc-issuer={}", provider.issuer),
-        &format!("--oidc-client-id={CLIENT_ID}"),
-        &format!("--oidc-client-secret-file={}", secret.display()),
-        "--ip-rate=off",
-    ]);
+    let (dir, flags) = oidc_flags(&provider.issuer);
+    let server = tenants::start(&args(&flags, &["--ip-rate=off"]));
     provider.configure(&[server.at("/signin/oidc/callback")]);
     for name in ["team", "other"] {
         let (status, _) = admin(
@@ -232,19 +260,32 @@ async fn a_replayed_callback_is_refused() {
     );
 }
 
+/// Signs in as alice with the part `index` of the browser's sign-in cookie
+/// (0 state, 1 nonce, 2 PKCE verifier) replaced by `other` (base64url);
+/// the callback's answer.
+async fn with_signin_cookie_part(setup: &Setup, index: usize, other: &str) -> Response {
+    let (mut jar, start) = begin(&setup.server).await;
+    let back = log_in(&no_redirects(), &start, "alice").await;
+    let value = jar.get("snip_signin").unwrap().to_owned();
+    let mut parts: Vec<&str> = value.split('.').collect();
+    parts[index] = other;
+    jar.set("snip_signin", &parts.join("."));
+    callback(&jar, &back).await
+}
+
 /// The ID token's `nonce` must be the one this browser's sign-in sent: a
 /// sign-in cookie with another nonce (state and verifier intact) gets the
 /// real provider's real ID token refused.
 #[tokio::test]
 async fn a_wrong_nonce_is_refused() {
     let Some(setup) = setup().await else { return };
-    let (mut jar, start) = begin(&setup.server).await;
-    let back = log_in(&no_redirects(), &start, "alice").await;
-    let value = jar.get("snip_signin").unwrap().to_owned();
-    let mut parts: Vec<&str> = value.split('.').collect();
-    parts[1] = "b3RoZXItbm9uY2U"; // "other-nonce"
-    jar.set("snip_signin", &parts.join("."));
-    assert_refused(callback(&jar, &back).await, 400, "signin_failed").await;
+    // "other-nonce"
+    let response = with_signin_cookie_part(&setup, 1, "b3RoZXItbm9uY2U").await;
+    assert_refused(response, 400, "signin_failed").await;
+    assert!(
+        setup.server.log_text().contains("Invalid nonce"),
+        "the log says why"
+    );
 }
 
 /// A PKCE verifier that does not match the challenge sent: the provider
@@ -252,14 +293,13 @@ async fn a_wrong_nonce_is_refused() {
 #[tokio::test]
 async fn a_wrong_pkce_verifier_is_refused() {
     let Some(setup) = setup().await else { return };
-    let (mut jar, start) = begin(&setup.server).await;
-    let back = log_in(&no_redirects(), &start, "alice").await;
-    let value = jar.get("snip_signin").unwrap().to_owned();
-    let mut parts: Vec<&str> = value.split('.').collect();
     let other = "b3RoZXItdmVyaWZpZXItb3RoZXItdmVyaWZpZXItb3RoZXItdmVyaWZpZXI";
-    parts[2] = other;
-    jar.set("snip_signin", &parts.join("."));
-    assert_refused(callback(&jar, &back).await, 400, "signin_failed").await;
+    let response = with_signin_cookie_part(&setup, 2, other).await;
+    assert_refused(response, 400, "signin_failed").await;
+    assert!(
+        setup.server.log_text().contains("the code was refused"),
+        "the log says why"
+    );
 }
 
 /// A person none of whose groups is a tenant is told so, with their name,
@@ -299,14 +339,8 @@ async fn a_provider_that_is_down_is_a_clear_error() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let issuer = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret");
-    std::fs::write(&secret, "s").unwrap();
-    let server = Server::start_with(&[
-        &format!("--oidc-issuer={issuer}"),
-        "--oidc-client-id=snip",
-        &format!("--oidc-client-secret-file={}", secret.display()),
-    ]);
+    let (_dir, flags) = oidc_flags(&issuer);
+    let server = Server::start_with(&args(&flags, &[]));
     let response = no_redirects()
         .get(server.at("/signin/oidc"))
         .header("accept", "application/json")
@@ -339,14 +373,8 @@ async fn a_provider_that_stalls_is_a_clear_error() {
         .unwrap();
     let proxy = FrozenProxy::start(target).await;
     proxy.freeze();
-    let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret");
-    std::fs::write(&secret, CLIENT_SECRET).unwrap();
-    let server = Server::start_with(&[
-        &format!("--oidc-issuer=http://{}", proxy.addr),
-        "--oidc-client-id=snip",
-        &format!("--oidc-client-secret-file={}", secret.display()),
-    ]);
+    let (_dir, flags) = oidc_flags(&format!("http://{}", proxy.addr));
+    let server = Server::start_with(&args(&flags, &[]));
     let started = std::time::Instant::now();
     let response = no_redirects()
         .get(server.at("/signin/oidc"))
@@ -369,14 +397,7 @@ async fn not_configured() {
         .await
         .unwrap();
     assert_eq!(response.status(), 404);
-    let page = no_redirects()
-        .get(server.at("/signin"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = page(&server, "/signin").await;
     assert!(!page.contains("signin-provider"));
     assert!(page.contains(r#"id="token""#));
 }
@@ -387,23 +408,9 @@ async fn not_configured() {
 async fn token_signin_can_be_turned_off() {
     let Some(setup) = setup().await else { return };
     drop(setup.server);
-    let dir = tempfile::tempdir().unwrap();
-    let secret = dir.path().join("secret");
-    std::fs::write(&secret, CLIENT_SECRET).unwrap();
-    let server = tenants::start(&[
-        &format!("--oidc-issuer={}", setup.provider.issuer),
-        "--oidc-client-id=snip",
-        &format!("--oidc-client-secret-file={}", secret.display()),
-        "--token-signin=off",
-    ]);
-    let page = no_redirects()
-        .get(server.at("/signin"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_dir, flags) = oidc_flags(&setup.provider.issuer);
+    let server = tenants::start(&args(&flags, &["--token-signin=off"]));
+    let page = page(&server, "/signin").await;
     assert!(page.contains("signin-provider"));
     assert!(!page.contains(r#"id="token""#));
     let token = tenants::tenant(&server, "team", json!({})).await;

@@ -34,8 +34,9 @@ pub enum Caller {
         /// checks that they still hold when a write commits.
         authority: Authority,
         /// The person signed in through the identity provider, for a
-        /// session opened that way.
-        person: Option<Person>,
+        /// session opened that way (boxed: most callers have none, and the
+        /// enum stays small).
+        person: Option<Box<Person>>,
     },
 }
 
@@ -52,7 +53,7 @@ impl Caller {
     pub fn person(&self) -> Option<&Person> {
         match self {
             Self::Anonymous => None,
-            Self::Tenant { person, .. } => person.as_ref(),
+            Self::Tenant { person, .. } => person.as_deref(),
         }
     }
 
