@@ -2,7 +2,7 @@
 //! Connect): `GET /signin/oidc` sends the browser to the provider with a
 //! fresh `state`, `nonce` and PKCE challenge, kept in a short-lived
 //! `HttpOnly` cookie; `GET /signin/oidc/callback` checks the `state` against
-//! that cookie, exchanges the code, verifies the ID token ([`oidc`]) and
+//! that cookie, exchanges the code, verifies the ID token (`http::oidc`) and
 //! opens a session for the first tenant the person's groups name.
 //!
 //! The cookie is removed by every callback, so a callback replayed (or
