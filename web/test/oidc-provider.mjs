@@ -89,7 +89,7 @@ function configure(redirectUris) {
     },
     cookies: { keys: ['oidc-provider-test-cookie-key'] },
   });
-  // Quiet: development warnings would drown the test's own output.
+  // Its server errors on stderr, where the test shows them.
   provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${error}\n`));
   handler = provider.callback();
 }
