@@ -193,6 +193,18 @@ pub enum ConfigError {
     /// The admin token file cannot be read or holds no usable token.
     #[error("admin token file {}: {error}", path.display())]
     AdminTokenFile { path: PathBuf, error: String },
+    /// `--oidc-issuer` without a client ID or secret, or those without it.
+    #[error(
+        "sign-in through an identity provider needs --oidc-issuer, --oidc-client-id and \
+         --oidc-client-secret-file together"
+    )]
+    OidcIncomplete,
+    /// The OIDC client secret file cannot be read or is empty.
+    #[error("OIDC client secret file {}: {error}", path.display())]
+    OidcSecretFile { path: PathBuf, error: String },
+    /// `--token-signin off` without an identity provider: nobody could sign in.
+    #[error("--token-signin off needs --oidc-issuer: otherwise no browser could sign in")]
+    NoSignin,
 }
 
 /// Parses the command line (exiting with clap's message on a bad one, or

@@ -15,6 +15,7 @@ use crate::core::paste::{MAX_PASTE_BYTES, hash_token};
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
 use crate::core::{Ttl, id};
+use crate::http::oidc::OidcSettings;
 use crate::http::{
     AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, Pace, ProxyConfig,
     ProxyHeaders,
@@ -190,6 +191,35 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_ADMIN_TOKEN_FILE")]
     pub admin_token_file: Option<PathBuf>,
 
+    /// The OpenID Connect issuer whose people may sign in (its discovery
+    /// document is ISSUER/.well-known/openid-configuration); register
+    /// {public URL}/signin/oidc/callback as the redirect URI [default: off].
+    #[arg(long, env = "SNIP_OIDC_ISSUER", value_name = "URL")]
+    pub oidc_issuer: Option<String>,
+
+    /// The client ID snip is registered under at the identity provider.
+    #[arg(long, env = "SNIP_OIDC_CLIENT_ID", value_name = "ID")]
+    pub oidc_client_id: Option<String>,
+
+    /// File holding the client secret (surrounding whitespace ignored).
+    #[arg(long, env = "SNIP_OIDC_CLIENT_SECRET_FILE", value_name = "FILE")]
+    pub oidc_client_secret_file: Option<PathBuf>,
+
+    /// The ID token claim listing the person's groups; a group that is the
+    /// name of a tenant makes them a member of it.
+    #[arg(
+        long,
+        env = "SNIP_OIDC_TENANT_CLAIM",
+        default_value = "groups",
+        value_name = "CLAIM"
+    )]
+    pub oidc_tenant_claim: String,
+
+    /// Whether browsers may also sign in with an API token (off: only
+    /// through the identity provider).
+    #[arg(long, env = "SNIP_TOKEN_SIGNIN", value_enum, default_value_t = Switch::On)]
+    pub token_signin: Switch,
+
     /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
     /// At info every request gets one line (snip::request=warn turns that off).
     #[arg(long, env = "SNIP_LOG", default_value = "info")]
@@ -352,7 +382,43 @@ impl ServeArgs {
                 headers: self.proxy_headers,
             },
             admin_token_hash: self.admin_token()?.map(|t| hash_token(&t.0)),
+            oidc: self.oidc()?,
+            token_signin: self.token_signin == Switch::On,
         })
+    }
+
+    /// Sign-in through the identity provider: all three of issuer, client ID
+    /// and secret file, or none.
+    fn oidc(&self) -> Result<Option<OidcSettings>, ConfigError> {
+        let settings = match (
+            &self.oidc_issuer,
+            &self.oidc_client_id,
+            &self.oidc_client_secret_file,
+        ) {
+            (None, None, None) => None,
+            (Some(issuer), Some(client_id), Some(path)) => {
+                let bad = |error: String| ConfigError::OidcSecretFile {
+                    path: path.clone(),
+                    error,
+                };
+                let secret = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+                let secret = secret.trim();
+                if secret.is_empty() {
+                    return Err(bad("it is empty".into()));
+                }
+                Some(OidcSettings {
+                    issuer: issuer.trim_end_matches('/').to_owned(),
+                    client_id: client_id.clone(),
+                    client_secret: secret.to_owned(),
+                    tenant_claim: self.oidc_tenant_claim.clone(),
+                })
+            }
+            _ => return Err(ConfigError::OidcIncomplete),
+        };
+        if settings.is_none() && self.token_signin == Switch::Off {
+            return Err(ConfigError::NoSignin);
+        }
+        Ok(settings)
     }
 
     /// The admin token, from --admin-token or --admin-token-file (not both:
@@ -376,6 +442,13 @@ struct Lifetimes {
     default: Ttl,
     max: Ttl,
     choices: Vec<Ttl>,
+}
+
+/// A setting that is on or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
 }
 
 /// Reads a secret from the file at `path`, without surrounding whitespace.

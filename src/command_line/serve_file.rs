@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::serve::{
-    RateSetting, Secret, ServeArgs, parse_id_length, parse_ipv6_prefix, parse_paste_size,
+    RateSetting, Secret, ServeArgs, Switch, parse_id_length, parse_ipv6_prefix, parse_paste_size,
     parse_rate,
 };
 use super::tls::{Interval, parse_domain, parse_email, parse_interval};
@@ -115,6 +115,16 @@ pub struct ServeFile {
     admin_token: Option<Secret>,
     #[serde(default, deserialize_with = "from_str")]
     admin_token_file: Option<PathBuf>,
+    #[serde(default, deserialize_with = "from_str")]
+    oidc_issuer: Option<String>,
+    #[serde(default, deserialize_with = "from_str")]
+    oidc_client_id: Option<String>,
+    #[serde(default, deserialize_with = "from_str")]
+    oidc_client_secret_file: Option<PathBuf>,
+    #[serde(default, deserialize_with = "from_str")]
+    oidc_tenant_claim: Option<String>,
+    #[serde(default, deserialize_with = "value_enum")]
+    token_signin: Option<Switch>,
     #[serde(default, deserialize_with = "from_str")]
     log: Option<String>,
     #[serde(default, deserialize_with = "value_enum")]
@@ -215,6 +225,11 @@ impl ServeFile {
             proxy_protocol,
             admin_token,
             admin_token_file,
+            oidc_issuer,
+            oidc_client_id,
+            oidc_client_secret_file,
+            oidc_tenant_claim,
+            token_signin,
             log,
             log_format,
             netcat_listen,
@@ -271,6 +286,11 @@ impl ServeFile {
         fill!(args.proxy_protocol, proxy_protocol);
         fill!(args.admin_token, Some(admin_token));
         fill!(args.admin_token_file, Some(admin_token_file));
+        fill!(args.oidc_issuer, Some(oidc_issuer));
+        fill!(args.oidc_client_id, Some(oidc_client_id));
+        fill!(args.oidc_client_secret_file, Some(oidc_client_secret_file));
+        fill!(args.oidc_tenant_claim, oidc_tenant_claim);
+        fill!(args.token_signin, token_signin);
         fill!(args.log, log);
         fill!(args.log_format, log_format);
         fill!(args.netcat_listen, Some(netcat_listen));

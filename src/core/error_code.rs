@@ -29,6 +29,10 @@ macro_rules! error_codes {
 error_codes! {
     /// `400`: a parameter or the body is unacceptable.
     BadRequest,
+    /// `400`: a sign-in through the identity provider failed (a callback
+    /// this browser did not start, a wrong state, an ID token that does not
+    /// verify).
+    SigninFailed,
     /// `404`: no such paste (unknown, expired and burned look the same).
     NotFound,
     /// `404`: an ID whose check character does not match (a typo).
@@ -41,6 +45,8 @@ error_codes! {
     NoAsset,
     /// `404`: the admin API is disabled (no `--admin-token`).
     AdminDisabled,
+    /// `404`: sign-in through an identity provider is not configured (no `--oidc-issuer`).
+    ProviderDisabled,
     /// `404`: no such tenant.
     NoSuchTenant,
     /// `404`: no such token.
@@ -83,6 +89,9 @@ error_codes! {
     Internal,
     /// `500`: the stored data the request needs is damaged.
     Corrupt,
+    /// `502`: the identity provider cannot be reached, or its answer is
+    /// malformed, oversized or late.
+    ProviderUnavailable,
     /// `503`: the server holds all the request bodies or responses it may.
     Busy,
     /// `503`: the store refuses writes until it is reopened.

@@ -178,6 +178,20 @@ pub struct SessionRecord {
     pub created_at: UnixTime,
     /// After this the session is refused.
     pub expires_at: UnixTime,
+    /// The person signed in through the identity provider (`None` for a
+    /// session opened with a token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<Person>,
+}
+
+/// A person as the identity provider names them: the ID token's `sub`
+/// (stable, unique at that provider) and a name to show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Person {
+    /// The subject identifier (`sub`).
+    pub subject: String,
+    /// The display name (`name`, else `preferred_username`, else `sub`).
+    pub name: String,
 }
 
 impl SessionRecord {
@@ -196,6 +210,7 @@ impl SessionRecord {
             token_hash,
             created_at: now,
             expires_at: now + SESSION_SECS,
+            person: None,
         };
         Ok((secret, record))
     }

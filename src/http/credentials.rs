@@ -1,6 +1,6 @@
 //! The credentials a request carries, checked: a bearer token or a browser
 //! session cookie resolved through the store to the tenant behind it
-//! ([`caller_of`], [`page_tenant`]), the cross-site guard of requests that
+//! ([`caller_of`], [`page_caller`]), the cross-site guard of requests that
 //! rely on the cookie ([`check_same_origin`]), the admin token
 //! ([`AdminCaller`]), and the extra charge of a wrong proof of key
 //! ([`charge_wrong_guess`]). The pipeline's authentication
@@ -29,7 +29,7 @@ use super::context::{Caller, Origin};
 use super::ratelimit::{Limit, Verdict};
 use super::state::SharedState;
 use crate::core::paste::{self, hash_token};
-use crate::core::tenant::{Authority, Tenant};
+use crate::core::tenant::{Authority, Person};
 use crate::metrics::Bucket;
 use crate::store::StoreError;
 
@@ -84,7 +84,7 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 /// without either); `401` for credentials that do not hold.
 pub async fn caller_of(state: &SharedState, asked: &Asked<'_>) -> Result<Caller, ApiError> {
     if let Some(token) = bearer(asked.headers)? {
-        return token_caller(state, &hash_token(token), None).await;
+        return token_caller(state, &hash_token(token), None, None).await;
     }
     let Some(session) = session_cookie(asked.headers, asked.secure()) else {
         return Ok(Caller::Anonymous);
@@ -99,6 +99,7 @@ async fn token_caller(
     state: &SharedState,
     hash: &[u8; 32],
     session: Option<[u8; 32]>,
+    person: Option<Person>,
 ) -> Result<Caller, ApiError> {
     let record = state
         .store
@@ -121,6 +122,7 @@ async fn token_caller(
             token_hash: record.hash,
             session_hash: session,
         },
+        person: person.map(Box::new),
     })
 }
 
@@ -137,7 +139,7 @@ async fn session_caller(state: &SharedState, session: &str) -> Result<Caller, Ap
         .await?
         .filter(|record| !record.is_expired(paste::now()))
         .ok_or_else(|| ApiError::unauthorized(SESSION_ENDED))?;
-    token_caller(state, &record.token_hash, Some(record.hash))
+    token_caller(state, &record.token_hash, Some(record.hash), record.person)
         .await
         .map_err(|e| match e.status {
             StatusCode::UNAUTHORIZED => ApiError::unauthorized(SESSION_ENDED),
@@ -145,22 +147,17 @@ async fn session_caller(state: &SharedState, session: &str) -> Result<Caller, Ap
         })
 }
 
-/// The signed-in tenant of a browser page request (`GET`) over HTTPS
-/// (`secure`) or plain HTTP: `None` without a session cookie, `401` for a
+/// The caller of a browser page request (`GET`) over HTTPS (`secure`) or
+/// plain HTTP, from its session cookie: anonymous without one, `401` for a
 /// cookie whose session has ended.
-pub async fn page_tenant(
+pub async fn page_caller(
     state: &SharedState,
     headers: &HeaderMap,
     secure: bool,
-) -> Result<Option<(Tenant, bool)>, ApiError> {
-    let Some(session) = session_cookie(headers, secure) else {
-        return Ok(None);
-    };
-    match session_caller(state, session).await? {
-        Caller::Tenant {
-            tenant, read_only, ..
-        } => Ok(Some((tenant, read_only))),
-        Caller::Anonymous => Ok(None),
+) -> Result<Caller, ApiError> {
+    match session_cookie(headers, secure) {
+        Some(session) => session_caller(state, session).await,
+        None => Ok(Caller::Anonymous),
     }
 }
 

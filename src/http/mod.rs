@@ -29,6 +29,7 @@ pub mod credentials;
 pub mod forwarded;
 pub mod handlers;
 pub mod inflight;
+pub mod oidc;
 pub mod outbound;
 pub mod pipeline;
 pub mod ratelimit;

@@ -13,7 +13,7 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
-    admin, backup, create, delete, hastebin, list, meta, my, ops, read, session,
+    admin, backup, create, delete, hastebin, list, meta, my, oidc, ops, read, session,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
@@ -159,6 +159,8 @@ pub fn routes() -> Vec<Route> {
         Route::new(Get, "/my", Pages, my::my),
         Route::new(Post, "/signin", Session, session::signin),
         Route::new(Post, "/signout", Session, session::signout),
+        Route::new(Get, "/signin/oidc", Session, oidc::start),
+        Route::new(Get, "/signin/oidc/callback", Session, oidc::callback),
         Route::new(Get, "/api/admin/tenants", Admin, admin::list_tenants),
         Route::new(Post, "/api/admin/tenants", Admin, admin::create_tenant),
         Route::new(Patch, "/api/admin/tenants/{name}", Admin, admin::update_tenant),

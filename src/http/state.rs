@@ -11,6 +11,7 @@ use super::body::Pace;
 use super::context::{AnonymousPolicy, Origin};
 use super::forwarded::ProxyConfig;
 use super::inflight::InflightBytes;
+use super::oidc::{Oidc, OidcSettings};
 use super::ratelimit::RateLimits;
 use crate::core::Ttl;
 use crate::metrics::Metrics;
@@ -43,7 +44,7 @@ pub struct Limits {
 }
 
 /// Authentication settings.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AuthConfig {
     /// What anonymous clients may do.
     pub anonymous: AnonymousPolicy,
@@ -51,6 +52,22 @@ pub struct AuthConfig {
     pub proxy: ProxyConfig,
     /// SHA-256 of the admin token; `None` disables the admin API.
     pub admin_token_hash: Option<[u8; 32]>,
+    /// Sign-in through an OpenID Connect provider (`--oidc-issuer`), if configured.
+    pub oidc: Option<OidcSettings>,
+    /// Whether browsers may sign in with an API token (`--token-signin`).
+    pub token_signin: bool,
+}
+
+impl Default for AuthConfig {
+    fn default() -> Self {
+        Self {
+            anonymous: AnonymousPolicy::default(),
+            proxy: ProxyConfig::default(),
+            admin_token_hash: None,
+            oidc: None,
+            token_signin: true,
+        }
+    }
 }
 
 /// What every handler can reach.
@@ -80,6 +97,8 @@ pub struct AppState {
     pub outbound: Arc<InflightBytes>,
     /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
     pub hsts: Option<HeaderValue>,
+    /// The OpenID Connect relying party, with `--oidc-issuer`.
+    pub oidc: Option<Oidc>,
 }
 
 /// Whether the store answers, for `/readyz`: asked when a probe comes, at

@@ -224,6 +224,13 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             config.ipv6_prefix,
         )),
         hsts: tls.as_ref().and(config.hsts).and_then(hsts_header),
+        oidc: match &config.auth.oidc {
+            Some(settings) => Some(
+                crate::http::oidc::Oidc::new(settings.clone())
+                    .context("cannot set up sign-in through the identity provider")?,
+            ),
+            None => None,
+        },
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {

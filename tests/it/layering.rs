@@ -31,6 +31,7 @@ const LAYERS: &[&[&str]] = &[
         "http::credentials",
         "http::ratelimit",
         "http::forwarded",
+        "http::oidc",
     ],
     &["http::body", "http::inflight", "http::outbound"],
     &["http::api_error", "http::context", "http::client_net"],

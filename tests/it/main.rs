@@ -34,6 +34,7 @@ mod limits;
 mod multi_instance;
 mod nginx;
 mod observability;
+mod oidc;
 mod openapi;
 mod outage;
 mod pg_cache;

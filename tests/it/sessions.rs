@@ -97,7 +97,7 @@ async fn form_create(server: &Server, cookie: &str, text: &str, visibility: &str
 }
 
 /// With anonymous creation off the form page offers sign-in; a token signs
-/// in (an HttpOnly, SameSite=Strict cookie, never the token), after which
+/// in (an HttpOnly, SameSite=Lax cookie, never the token), after which
 /// the form offers visibility, creates private pastes the session can read,
 /// and "My pastes" lists them.
 #[tokio::test]
@@ -117,7 +117,7 @@ async fn signin_opens_a_session_for_pages() {
         .to_str()
         .unwrap()
         .to_owned();
-    for part in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+    for part in ["HttpOnly", "SameSite=Lax", "Path=/"] {
         assert!(set.contains(part), "{set}");
     }
     assert!(!set.contains("Secure"), "plain HTTP: {set}");

@@ -3,7 +3,7 @@
 //! ([`AnonymousPolicy`]). The pipeline establishes the caller and leaves it
 //! in the request's extensions; handlers and pages ask it.
 
-use crate::core::tenant::{Authority, Tenant};
+use crate::core::tenant::{Authority, Person, Tenant};
 
 /// What anonymous (token-less) clients may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -33,6 +33,10 @@ pub enum Caller {
         /// The token and session that authorised the request: the store
         /// checks that they still hold when a write commits.
         authority: Authority,
+        /// The person signed in through the identity provider, for a
+        /// session opened that way (boxed: most callers have none, and the
+        /// enum stays small).
+        person: Option<Box<Person>>,
     },
 }
 
@@ -42,6 +46,14 @@ impl Caller {
         match self {
             Self::Anonymous => None,
             Self::Tenant { tenant, .. } => Some(&tenant.name),
+        }
+    }
+
+    /// The person behind a session opened through the identity provider.
+    pub fn person(&self) -> Option<&Person> {
+        match self {
+            Self::Anonymous => None,
+            Self::Tenant { person, .. } => person.as_deref(),
         }
     }
 

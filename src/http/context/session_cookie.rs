@@ -1,5 +1,7 @@
 //! The browser session cookie: its two names (plain HTTP and HTTPS), reading
-//! it from a request, and the `Set-Cookie` values that set and clear it.
+//! it from a request, and the `Set-Cookie` values that set and clear it;
+//! likewise the short-lived cookie that carries a sign-in through an
+//! identity provider from its start to its callback.
 
 use axum::http::{HeaderMap, header};
 
@@ -51,7 +53,7 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 /// The `Set-Cookie` value that sets the session cookie to `secret` for `max_age` seconds.
 pub fn set_session_cookie(secret: &str, max_age: u64, secure: bool) -> String {
     format!(
-        "{}={secret}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Strict{}",
+        "{}={secret}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Lax{}",
         session_cookie_name(secure),
         if secure { "; Secure" } else { "" }
     )
@@ -60,6 +62,42 @@ pub fn set_session_cookie(secret: &str, max_age: u64, secure: bool) -> String {
 /// The `Set-Cookie` value that removes the session cookie.
 pub fn clear_session_cookie(secure: bool) -> String {
     set_session_cookie("", 0, secure)
+}
+
+/// The name of the cookie that carries a sign-in through the identity
+/// provider over plain HTTP (and [`SECURE_SIGNIN_COOKIE`] over HTTPS).
+pub const SIGNIN_COOKIE: &str = "snip_signin";
+
+/// Its name over HTTPS, with the `__Host-` prefix for the same reason as the
+/// session's.
+pub const SECURE_SIGNIN_COOKIE: &str = "__Host-snip_signin";
+
+/// How long a sign-in through the provider may take, in seconds.
+pub const SIGNIN_SECS: u64 = 600;
+
+/// The sign-in cookie a request carries, if any.
+pub fn signin_cookie(headers: &HeaderMap, secure: bool) -> Option<&str> {
+    cookie(
+        headers,
+        if secure {
+            SECURE_SIGNIN_COOKIE
+        } else {
+            SIGNIN_COOKIE
+        },
+    )
+}
+
+/// The `Set-Cookie` value that sets the sign-in cookie to `value` (or, with
+/// an empty value, removes it). `SameSite=Lax`: the provider sends the
+/// browser back with a top-level navigation from its own site.
+pub fn set_signin_cookie(value: &str, secure: bool) -> String {
+    let (name, secure_attr) = if secure {
+        (SECURE_SIGNIN_COOKIE, "; Secure")
+    } else {
+        (SIGNIN_COOKIE, "")
+    };
+    let max_age = if value.is_empty() { 0 } else { SIGNIN_SECS };
+    format!("{name}={value}; Max-Age={max_age}; Path=/; HttpOnly; SameSite=Lax{secure_attr}")
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ pub mod hastebin;
 pub mod list;
 pub mod meta;
 pub mod my;
+pub mod oidc;
 pub mod openapi;
 pub mod ops;
 pub mod range;

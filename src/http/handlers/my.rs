@@ -10,7 +10,7 @@ use axum::response::{Html, IntoResponse, Response};
 use super::session::{clear_cookie, is_secure};
 use crate::core::paste;
 use crate::http::api_error::ApiError;
-use crate::http::context::Origin;
+use crate::http::context::{Caller, Origin};
 use crate::http::credentials;
 use crate::http::render::account;
 use crate::http::render::layout::Account;
@@ -28,11 +28,11 @@ pub async fn my(
     RawQuery(raw): RawQuery,
 ) -> Response {
     let secure = is_secure(&state, &origin);
-    let tenant = match credentials::page_tenant(&state, &headers, secure).await {
-        Ok(tenant) => tenant,
+    let caller = match credentials::page_caller(&state, &headers, secure).await {
+        Ok(caller) => caller,
         Err(e) => return ended(e, secure),
     };
-    let Some((tenant, _)) = tenant else {
+    let Caller::Tenant { tenant, .. } = &caller else {
         return html(account::my_local(Account::SignedOut));
     };
     let cursor = form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
@@ -45,7 +45,7 @@ pub async fn my(
     };
     match state.store.list(&tenant.name, &query, paste::now()).await {
         Ok(page) => html(account::my_pastes(
-            &tenant.name,
+            Account::of(&caller),
             &page.pastes,
             page.next_cursor.as_deref(),
         )),

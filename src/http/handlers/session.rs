@@ -26,7 +26,7 @@ use crate::http::context::Origin;
 use crate::http::context::session_cookie;
 use crate::http::credentials::{self, Asked};
 use crate::http::ratelimit::Verdict;
-use crate::http::render::account::{self, SigninRefusal};
+use crate::http::render::account::{self, SigninRefusal, SigninWays};
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;
 
@@ -37,9 +37,9 @@ const DEFAULT_NEXT: &str = "/my";
 const MAX_FORM_BYTES: u64 = 8 * 1024;
 
 /// `GET /signin`: the form.
-pub async fn form(RawQuery(raw): RawQuery) -> Response {
-    let next = field(raw.as_deref().unwrap_or(""), "next");
-    page(StatusCode::OK, None, local_path(next.as_deref()))
+pub async fn form(State(state): State<SharedState>, RawQuery(raw): RawQuery) -> Response {
+    let next = query_field(raw.as_deref().unwrap_or(""), "next");
+    page(&state, StatusCode::OK, None, local_path(next.as_deref()))
 }
 
 /// `POST /signin`: checks the token, opens a session and sets its cookie,
@@ -51,6 +51,12 @@ pub async fn signin(
 ) -> Result<Response, Response> {
     check_form_post(&state, &origin, request.method(), request.headers())
         .map_err(IntoResponse::into_response)?;
+    if !state.auth.token_signin {
+        return Err(ApiError::forbidden(
+            "signing in with an API token is turned off on this server; sign in through your organisation",
+        )
+        .into_response());
+    }
     let secure = is_secure(&state, &origin);
     let mut reservation = state.inflight.reservation(origin.client);
     let pace = state.limits.body_pace;
@@ -59,13 +65,13 @@ pub async fn signin(
         .map_err(|e| e.into_answer(|_| form_too_large()))?;
     drop(reservation);
     let body = String::from_utf8_lossy(&body);
-    let next = local_path(field(&body, "next").as_deref()).to_owned();
+    let next = local_path(query_field(&body, "next").as_deref()).to_owned();
     if let Some(refusal) = count_attempt(&state, origin.client).await {
         return Err(refusal);
     }
-    let token = field(&body, "token").unwrap_or_default();
+    let token = query_field(&body, "token").unwrap_or_default();
     let token_hash = hash_token(token.trim());
-    let refused = |why| page(StatusCode::UNAUTHORIZED, Some(why), &next);
+    let refused = |why| page(&state, StatusCode::UNAUTHORIZED, Some(why), &next);
     let Some(record) = state.store.token(&token_hash).await.map_err(store_error)? else {
         return Err(refused(SigninRefusal::UnknownToken));
     };
@@ -84,7 +90,9 @@ pub async fn signin(
 }
 
 /// `POST /signout`: deletes the session (on every instance, as the store is
-/// shared) and clears the cookie, then `303` to `/`.
+/// shared) and clears the cookie, then `303` to `/`; for a session opened
+/// through the identity provider that offers an `end_session_endpoint`, the
+/// sign-in page with a link to sign out there too.
 pub async fn signout(
     State(state): State<SharedState>,
     Extension(origin): Extension<Origin>,
@@ -94,11 +102,28 @@ pub async fn signout(
     check_form_post(&state, &origin, &method, &headers).map_err(IntoResponse::into_response)?;
     let secure = is_secure(&state, &origin);
     if let Some(session) = session_cookie::session_cookie(&headers, secure) {
+        let hash = hash_token(session);
+        let record = state.store.session(&hash).await.map_err(store_error)?;
         state
             .store
-            .delete_session(&hash_token(session))
+            .delete_session(&hash)
             .await
             .map_err(store_error)?;
+        // A person signed in through the provider is signed out there too,
+        // when it offers that (and back here afterwards).
+        if let (Some(oidc), Some(_)) = (&state.oidc, record.and_then(|r| r.person)) {
+            let back = format!("{}/", state.base_url(&origin));
+            if let Some(url) = oidc.end_session_url(&back).await {
+                let page = account::signed_out(ways(&state), &url);
+                let mut response = Html(page).into_response();
+                let headers = response.headers_mut();
+                if let Ok(cookie) = HeaderValue::from_str(&clear_cookie(secure)) {
+                    headers.insert(header::SET_COOKIE, cookie);
+                }
+                headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                return Ok(response);
+            }
+        }
     }
     Ok(see_other("/", &clear_cookie(secure)))
 }
@@ -133,7 +158,10 @@ fn check_form_post(
 
 /// Counts a sign-in attempt against the client's IP bucket; the refusal
 /// (`429` over it, `503` when shared buckets cannot be read), if any.
-async fn count_attempt(state: &SharedState, client: std::net::IpAddr) -> Option<Response> {
+pub(super) async fn count_attempt(
+    state: &SharedState,
+    client: std::net::IpAddr,
+) -> Option<Response> {
     match state.rate_limits.check_ip_anywhere(client).await {
         Ok(Verdict::Limited { limit, retry_after }) => {
             state.metrics.rate_limited(Bucket::Ip);
@@ -158,16 +186,30 @@ fn store_error(e: crate::store::StoreError) -> Response {
 }
 
 /// The sign-in page with `status`.
-fn page(status: StatusCode, refusal: Option<SigninRefusal>, next: &str) -> Response {
-    let mut response = (status, Html(account::signin(refusal, next))).into_response();
+fn page(
+    state: &SharedState,
+    status: StatusCode,
+    refusal: Option<SigninRefusal>,
+    next: &str,
+) -> Response {
+    let mut response = (status, Html(account::signin(refusal, next, ways(state)))).into_response();
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }
 
-/// `303 See Other` to the local path `to`, setting `cookie`.
-fn see_other(to: &str, cookie: &str) -> Response {
+/// The ways of signing in this server offers.
+fn ways(state: &SharedState) -> SigninWays {
+    SigninWays {
+        provider: state.oidc.is_some(),
+        token: state.auth.token_signin,
+    }
+}
+
+/// `303 See Other` to `to` (a local path, or the provider's authorization
+/// URL), setting `cookie`.
+pub(super) fn see_other(to: &str, cookie: &str) -> Response {
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
     if let Ok(location) = HeaderValue::from_str(to) {
@@ -181,7 +223,7 @@ fn see_other(to: &str, cookie: &str) -> Response {
 }
 
 /// The value of `name` in a URL-encoded form or query.
-fn field(encoded: &str, name: &str) -> Option<String> {
+pub(super) fn query_field(encoded: &str, name: &str) -> Option<String> {
     form_urlencoded::parse(encoded.as_bytes())
         .find(|(key, _)| key == name)
         .map(|(_, value)| value.into_owned())
@@ -190,7 +232,7 @@ fn field(encoded: &str, name: &str) -> Option<String> {
 /// `next` if it is a path on this server, else [`DEFAULT_NEXT`]: a sign-in
 /// never sends the browser to another site (`//host` and `/\host` are
 /// other sites to a browser).
-fn local_path(next: Option<&str>) -> &str {
+pub(super) fn local_path(next: Option<&str>) -> &str {
     match next {
         Some(path)
             if path.starts_with('/')

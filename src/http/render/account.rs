@@ -30,11 +30,44 @@ struct SigninPage<'a> {
     refusal: Option<SigninRefusal>,
     /// Where a successful sign-in goes.
     next: &'a str,
+    /// `next`, URL-encoded for the identity provider link's query.
+    next_query: String,
+    /// Which ways of signing in the page offers.
+    ways: SigninWays,
+    /// After signing out a person who signed in through the provider: the
+    /// provider's end-session URL, to sign out there too.
+    provider_signout: Option<&'a str>,
+}
+
+/// Which ways of signing in the server offers.
+#[derive(Clone, Copy, Debug)]
+pub struct SigninWays {
+    /// Through the identity provider (`--oidc-issuer`).
+    pub provider: bool,
+    /// With an API token (unless `--token-signin off`).
+    pub token: bool,
 }
 
 /// The sign-in page; `refusal` says why the last attempt failed, `next` is
 /// where a successful sign-in goes (already checked to be a local path).
-pub fn signin(refusal: Option<SigninRefusal>, next: &str) -> String {
+pub fn signin(refusal: Option<SigninRefusal>, next: &str, ways: SigninWays) -> String {
+    signin_page(refusal, next, ways, None)
+}
+
+/// The sign-in page after signing out a person who signed in through the
+/// provider, with a link to `provider_signout` (its end-session URL): a
+/// link, since the pages' CSP (`form-action 'self'`) stops the sign-out
+/// form's answer from sending the browser to another site.
+pub fn signed_out(ways: SigninWays, provider_signout: &str) -> String {
+    signin_page(None, "/my", ways, Some(provider_signout))
+}
+
+fn signin_page(
+    refusal: Option<SigninRefusal>,
+    next: &str,
+    ways: SigninWays,
+    provider_signout: Option<&str>,
+) -> String {
     let page = SigninPage {
         layout: Layout {
             page: Page::Signin,
@@ -42,6 +75,9 @@ pub fn signin(refusal: Option<SigninRefusal>, next: &str) -> String {
         },
         refusal,
         next,
+        next_query: form_urlencoded::byte_serialize(next.as_bytes()).collect(),
+        ways,
+        provider_signout,
     };
     render(&page, 4096)
 }
@@ -83,11 +119,11 @@ impl Row<'_> {
 
 /// A page of a signed-in tenant's pastes, newest first, with a link to the
 /// next page when there is one.
-pub fn my_pastes(tenant: &str, pastes: &[PasteMeta], next_cursor: Option<&str>) -> String {
+pub fn my_pastes(account: Account<'_>, pastes: &[PasteMeta], next_cursor: Option<&str>) -> String {
     let page = MyPastesPage {
         layout: Layout {
             page: Page::My,
-            account: Account::SignedIn(tenant),
+            account,
         },
         pastes,
         next_cursor: next_cursor

@@ -46,17 +46,32 @@ pub enum Account<'a> {
     SignedOut,
     /// A session of this tenant: its name and a "Sign out" button.
     SignedIn(&'a str),
+    /// A person signed in through the identity provider, acting for a
+    /// tenant: both names and a "Sign out" button.
+    Person {
+        /// The person's display name.
+        name: &'a str,
+        /// The tenant they act for.
+        tenant: &'a str,
+    },
 }
 
 impl<'a> Account<'a> {
     /// The header's account of a request by `caller`.
     pub fn of(caller: &'a Caller) -> Self {
-        caller.tenant_name().map_or(Self::SignedOut, Self::SignedIn)
+        match (caller.tenant_name(), caller.person()) {
+            (Some(tenant), Some(person)) => Self::Person {
+                name: &person.name,
+                tenant,
+            },
+            (Some(tenant), None) => Self::SignedIn(tenant),
+            (None, _) => Self::SignedOut,
+        }
     }
 
     /// Whether a tenant is signed in.
     pub fn is_signed_in(&self) -> bool {
-        matches!(self, Self::SignedIn(_))
+        matches!(self, Self::SignedIn(_) | Self::Person { .. })
     }
 }
 

@@ -3,7 +3,7 @@
 
 use axum::http::StatusCode;
 
-use super::account::{my_local, my_pastes, signin};
+use super::account::{SigninWays, my_local, my_pastes, signin};
 use super::layout::Account;
 use super::pages::{NewPasteOptions, burn_interstitial, error_page, new_paste, view};
 use crate::core::paste::PasteMeta;
@@ -87,7 +87,11 @@ fn error_page_escapes_the_message() {
 /// `next` comes from the sign-in link's query.
 #[test]
 fn signin_escapes_next() {
-    assert_escaped(&signin(None, EVIL), 1);
+    let both = SigninWays {
+        provider: true,
+        token: true,
+    };
+    assert_escaped(&signin(None, EVIL, both), 1);
 }
 
 /// "My pastes": the tenant's and each paste's name; the cursor is
@@ -95,7 +99,7 @@ fn signin_escapes_next() {
 #[test]
 fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
     let pastes = [meta(|m| m.name = Some(EVIL.into()))];
-    let page = my_pastes(EVIL, &pastes, Some(EVIL));
+    let page = my_pastes(Account::SignedIn(EVIL), &pastes, Some(EVIL));
     assert_escaped(&page, 2);
     assert!(
         page.contains("href=\"/my?cursor=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26\""),
@@ -115,4 +119,14 @@ fn new_paste_escapes_the_tenant() {
         may_create: true,
     });
     assert_escaped(&page, 1);
+}
+
+/// The header names the person and the tenant a provider's sign-in gave.
+#[test]
+fn header_escapes_the_person() {
+    let account = Account::Person {
+        name: EVIL,
+        tenant: EVIL,
+    };
+    assert_escaped(&my_local(account), 2);
 }

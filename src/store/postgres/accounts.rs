@@ -17,7 +17,7 @@ use super::notify::{self, Invalidation};
 use super::rows::{to_i64, to_u64};
 use super::{PostgresStore, db_error};
 use crate::core::UnixTime;
-use crate::core::tenant::{Rate, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{Person, Rate, SessionRecord, Tenant, TokenRecord};
 use crate::store::{AccountStore, StoreError};
 
 const TENANT_COLUMNS: &str =
@@ -357,13 +357,15 @@ impl AccountStore for PostgresStore {
             let client = self.client().await?;
             let result = client
                 .execute(
-                    "INSERT INTO sessions (hash, token_hash, created_at, expires_at)
-                     VALUES ($1, $2, $3, $4)",
+                    "INSERT INTO sessions (hash, token_hash, created_at, expires_at, subject, person_name)
+                     VALUES ($1, $2, $3, $4, $5, $6)",
                     &[
                         &record.hash.as_slice(),
                         &record.token_hash.as_slice(),
                         &to_i64(record.created_at),
                         &to_i64(record.expires_at),
+                        &record.person.as_ref().map(|p| p.subject.as_str()),
+                        &record.person.as_ref().map(|p| p.name.as_str()),
                     ],
                 )
                 .await;
@@ -377,7 +379,8 @@ impl AccountStore for PostgresStore {
             let client = self.client().await?;
             let stmt = client
                 .prepare_cached(
-                    "SELECT hash, token_hash, created_at, expires_at FROM sessions WHERE hash = $1",
+                    "SELECT hash, token_hash, created_at, expires_at, subject, person_name
+                     FROM sessions WHERE hash = $1",
                 )
                 .await
                 .map_err(db_error)?;
@@ -398,6 +401,10 @@ impl AccountStore for PostgresStore {
                 token_hash: bytes(1)?,
                 created_at: to_u64(row.get(2)),
                 expires_at: to_u64(row.get(3)),
+                person: match (row.get::<_, Option<String>>(4), row.get(5)) {
+                    (Some(subject), Some(name)) => Some(Person { subject, name }),
+                    _ => None,
+                },
             }))
         })
         .await

@@ -6,6 +6,7 @@ pub mod data;
 pub mod disk;
 pub mod frozen_proxy;
 pub mod http;
+pub mod oidc_provider;
 pub mod ports;
 pub mod postgres;
 pub mod server;

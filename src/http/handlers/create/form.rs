@@ -9,8 +9,8 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{Html, IntoResponse, Response};
 
 use crate::core::Ttl;
-use crate::http::context::AnonymousPolicy;
 use crate::http::context::Origin;
+use crate::http::context::{AnonymousPolicy, Caller};
 use crate::http::credentials;
 use crate::http::handlers::my::ended;
 use crate::http::handlers::session::is_secure;
@@ -27,18 +27,16 @@ pub async fn form(
 ) -> Response {
     if accepts(&headers) == Accepts::Html {
         let secure = is_secure(&state, &origin);
-        let tenant = match credentials::page_tenant(&state, &headers, secure).await {
-            Ok(tenant) => tenant,
+        let caller = match credentials::page_caller(&state, &headers, secure).await {
+            Ok(caller) => caller,
             Err(e) => return ended(e, secure),
         };
         let (choices, default) = ttl_choices(&state);
-        let (account, may_create) = match &tenant {
-            Some((tenant, read_only)) => (Account::SignedIn(&tenant.name), !read_only),
-            None => (
-                Account::SignedOut,
-                state.auth.anonymous == AnonymousPolicy::Allowed,
-            ),
+        let may_create = match &caller {
+            Caller::Tenant { read_only, .. } => !read_only,
+            Caller::Anonymous => state.auth.anonymous == AnonymousPolicy::Allowed,
         };
+        let account = Account::of(&caller);
         let mut response = Html(pages::new_paste(&pages::NewPasteOptions {
             ttl_choices: &choices,
             default_ttl: &default,

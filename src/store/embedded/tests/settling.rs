@@ -80,6 +80,7 @@ async fn a_store_settles_until_a_write_gives_the_sweeper_work() {
         token_hash: token.hash,
         created_at: 1,
         expires_at: 100,
+        person: None,
     };
     store.create_session(session).await.unwrap();
     assert!(woken(&store), "a session did not wake the sweeper");

@@ -1,0 +1,233 @@
+//! A real OpenID Connect provider for the tests: panva's `oidc-provider`
+//! run by `web/test/oidc-provider.mjs` on an ephemeral loopback port, and a
+//! person going through its development login and consent pages over HTTP
+//! (cookies kept by hand, forms read from its pages), up to the moment the
+//! provider sends the browser back to snip's callback.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+
+use reqwest::Url;
+
+/// The client the script registers.
+pub const CLIENT_ID: &str = "snip";
+/// Its secret.
+pub const CLIENT_SECRET: &str = "snip-test-secret";
+
+/// The running provider; killed when dropped.
+pub struct Provider {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    /// `http://127.0.0.1:PORT`.
+    pub issuer: String,
+}
+
+impl Provider {
+    /// Starts the provider, or `None` (with the reason printed) without
+    /// node or `web/node_modules` on a developer's machine; under `CI` their
+    /// absence fails the test.
+    pub fn start() -> Option<Self> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let script = root.join("web/test/oidc-provider.mjs");
+        if !root.join("web/node_modules/oidc-provider").is_dir() {
+            let why = "web/node_modules/oidc-provider is missing (npm ci --prefix web)";
+            if std::env::var_os("CI").is_some() {
+                panic!("{why}; CI must install it (.ci/run does)");
+            }
+            eprintln!("skipping: {why}");
+            return None;
+        }
+        let mut child = Command::new("node")
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if send.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut provider = Self {
+            child,
+            stdin,
+            lines,
+            issuer: String::new(),
+        };
+        let issuer = provider.expect("issuer ");
+        provider.issuer = issuer.trim_start_matches("issuer ").to_owned();
+        Some(provider)
+    }
+
+    /// The next line the provider prints that starts with `prefix`.
+    fn expect(&self, prefix: &str) -> String {
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(super::wait::PATIENCE)
+                .expect("the provider answers");
+            if line.starts_with(prefix) {
+                return line;
+            }
+        }
+    }
+
+    /// Registers snip's callbacks (`redirect_uris`) and waits until the
+    /// provider serves.
+    pub fn configure(&mut self, redirect_uris: &[String]) {
+        writeln!(self.stdin, "{}", redirect_uris.join(" ")).expect("write to the provider");
+        self.expect("ready");
+    }
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A browser's cookies for one host, kept by hand.
+#[derive(Default)]
+pub struct Jar(BTreeMap<String, String>);
+
+impl Jar {
+    /// Takes the `Set-Cookie` headers of `response` (an empty value removes).
+    pub fn take(&mut self, response: &reqwest::Response) {
+        for value in response.headers().get_all("set-cookie") {
+            let Some((name, rest)) = value.to_str().ok().and_then(|v| v.split_once('=')) else {
+                continue;
+            };
+            let value = rest.split(';').next().unwrap_or("").to_owned();
+            let expired = rest.contains("Max-Age=0") || rest.contains("expires=Thu, 01 Jan 1970");
+            if value.is_empty() || expired {
+                self.0.remove(name);
+            } else {
+                self.0.insert(name.to_owned(), value);
+            }
+        }
+    }
+
+    /// The `Cookie` header value.
+    pub fn header(&self) -> String {
+        self.0
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// The value of the cookie `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    /// Sets the cookie `name`.
+    pub fn set(&mut self, name: &str, value: &str) {
+        self.0.insert(name.to_owned(), value.to_owned());
+    }
+}
+
+/// A client that follows no redirects.
+pub fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// Goes through the provider's pages from its authorization URL `start` as
+/// `login` (any password), keeping the provider's cookies; returns the URL
+/// the provider sends the browser back to (snip's callback with the code).
+pub async fn log_in(client: &reqwest::Client, start: &str, login: &str) -> String {
+    let mut jar = Jar::default();
+    let mut url = Url::parse(start).unwrap();
+    let origin = url.origin().ascii_serialization();
+    for _ in 0..20 {
+        let response = client
+            .get(url.clone())
+            .header("cookie", jar.header())
+            .send()
+            .await
+            .unwrap();
+        jar.take(&response);
+        let mut next = location(&url, &response);
+        if next.is_none() {
+            // A page with a form: the login form, or the consent form.
+            let page = response.text().await.unwrap();
+            let (action, mut fields) = form(&page);
+            if fields.iter().any(|(name, _)| name == "login") {
+                fields.retain(|(name, _)| name != "login" && name != "password");
+                fields.push(("login".into(), login.into()));
+                fields.push(("password".into(), "any password".into()));
+            }
+            let posted = client
+                .post(url.join(&action).unwrap())
+                .header("cookie", jar.header())
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(
+                    form_urlencoded::Serializer::new(String::new())
+                        .extend_pairs(&fields)
+                        .finish(),
+                )
+                .send()
+                .await
+                .unwrap();
+            jar.take(&posted);
+            next = location(&url, &posted);
+        }
+        let next = next.expect("the provider redirects");
+        if next.origin().ascii_serialization() != origin {
+            return next.to_string();
+        }
+        url = next;
+    }
+    panic!("the provider never sent the browser back");
+}
+
+/// Where a redirect points, if it is one.
+fn location(base: &Url, response: &reqwest::Response) -> Option<Url> {
+    if !response.status().is_redirection() {
+        return None;
+    }
+    let location = response.headers().get("location")?.to_str().ok()?;
+    base.join(location).ok()
+}
+
+/// The first form of `page`: its action and its inputs' names and values.
+fn form(page: &str) -> (String, Vec<(String, String)>) {
+    let start = page.find("<form").expect("a form on the provider's page");
+    let form = &page[start..];
+    let form = &form[..form.find("</form>").unwrap_or(form.len())];
+    let action = attribute(form, "action").unwrap_or_default();
+    let fields = form
+        .split("<input")
+        .skip(1)
+        .filter_map(|input| {
+            let input = &input[..input.find('>').unwrap_or(input.len())];
+            Some((
+                attribute(input, "name")?,
+                attribute(input, "value").unwrap_or_default(),
+            ))
+        })
+        .collect();
+    (action, fields)
+}
+
+/// The value of `name="…"` in a tag.
+fn attribute(tag: &str, name: &str) -> Option<String> {
+    let pattern = format!("{name}=\"");
+    let start = tag.find(&pattern)? + pattern.len();
+    let end = tag[start..].find('"')?;
+    Some(tag[start..start + end].replace("&amp;", "&"))
+}

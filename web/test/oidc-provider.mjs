@@ -1,0 +1,95 @@
+// A real OpenID Connect provider for the tests: panva's oidc-provider
+// (OpenID-certified), with its development login and consent pages, on an
+// ephemeral loopback port.
+//
+//   node web/test/oidc-provider.mjs [ACCOUNTS_JSON]
+//
+// Prints "issuer http://127.0.0.1:PORT" on stdout as soon as the port is
+// bound, then reads one line from stdin: the redirect URIs to register for
+// the client (space-separated; snip's port is known only once snip runs,
+// and snip needs the issuer to start), configures the provider and prints
+// "ready". Every request before that is answered 503.
+//
+// The client: id "snip", secret "snip-test-secret", the code flow (PKCE)
+// and the device flow (RFC 8628). Anyone may log in on the development
+// login page with any password; the login name picks the account from
+// ACCOUNTS_JSON ({"alice": {"name": "Alice Liddell", "groups": ["team"]}},
+// by default alice, bob and carol below); an unknown name is an account
+// with no groups. Stdin is read on: a line "groups LOGIN G1,G2" changes an
+// account's groups (answered "ok"), so a test can take someone out of a group.
+
+import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
+import Provider from 'oidc-provider';
+
+export const CLIENT_ID = 'snip';
+export const CLIENT_SECRET = 'snip-test-secret';
+
+const accounts = JSON.parse(process.argv[2] || 'null') || {
+  alice: { name: 'Alice Liddell', groups: ['team'] },
+  bob: { name: 'Bob Hope', groups: ['team', 'other'] },
+  carol: { name: 'Carol Nobody', groups: [] },
+};
+
+let handler = (_req, res) => {
+  res.writeHead(503).end('not configured yet');
+};
+const server = createServer((req, res) => handler(req, res));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${server.address().port}`;
+process.stdout.write(`issuer ${issuer}\n`);
+
+const lines = createInterface({ input: process.stdin });
+let configured = false;
+lines.on('line', (line) => {
+  if (!configured) {
+    configured = true;
+    configure(line.trim().split(/\s+/).filter(Boolean));
+    process.stdout.write('ready\n');
+    return;
+  }
+  const [command, login, groups] = line.trim().split(/\s+/);
+  if (command === 'groups' && login) {
+    accounts[login] = { ...(accounts[login] || { name: login }), groups: (groups || '').split(',').filter(Boolean) };
+    process.stdout.write('ok\n');
+  }
+});
+// The test closing stdin (or dying) ends the provider.
+lines.on('close', () => process.exit(0));
+
+function configure(redirectUris) {
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        client_secret: CLIENT_SECRET,
+        redirect_uris: redirectUris,
+        post_logout_redirect_uris: redirectUris.map((uri) => new URL('/', uri).href),
+        grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+        response_types: ['code'],
+      },
+    ],
+    async findAccount(_ctx, id) {
+      return {
+        accountId: id,
+        async claims() {
+          const account = accounts[id] || { name: id, groups: [] };
+          return { sub: id, name: account.name, preferred_username: id, groups: account.groups };
+        },
+      };
+    },
+    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], groups: ['groups'] },
+    scopes: ['openid', 'offline_access', 'profile', 'groups'],
+    // The ID token carries the claims its scopes ask for (snip reads them there).
+    conformIdTokenClaims: false,
+    features: {
+      devInteractions: { enabled: true },
+      deviceFlow: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+    },
+    cookies: { keys: ['oidc-provider-test-cookie-key'] },
+  });
+  // Its server errors on stderr, where the test shows them.
+  provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${error}\n`));
+  handler = provider.callback();
+}

@@ -1,0 +1,174 @@
+// Signing in through an OpenID Connect provider, in Chromium: snip against
+// panva's oidc-provider (web/test/oidc-provider.mjs) on loopback, through
+// its development login and consent pages.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { startServer } from './server.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const ADMIN = 'admin-token-for-oidc-0123456789abcdef';
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Starts the provider; resolves to {issuer, configure(redirectUris), setGroups(login, groups), stop}.
+ * Each command waits for the provider's answer line, never for time.
+ */
+export async function startProvider() {
+  const child = spawn(process.execPath, [join(HERE, 'oidc-provider.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdout.setEncoding('utf8');
+  const waiting = [];
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      const index = waiting.findIndex((w) => w.test(line));
+      if (index >= 0) waiting.splice(index, 1)[0].resolve(line);
+    }
+  });
+  const expect = (pattern) => new Promise((resolve, reject) => {
+    waiting.push({ test: (line) => pattern.test(line), resolve });
+    child.once('exit', (code) => reject(new Error(`oidc-provider exited (${code})`)));
+  });
+  const issuer = (await expect(/^issuer /)).split(' ')[1];
+  return {
+    issuer,
+    async configure(redirectUris) {
+      const ready = expect(/^ready$/);
+      child.stdin.write(`${redirectUris.join(' ')}\n`);
+      await ready;
+    },
+    async setGroups(login, groups) {
+      const ok = expect(/^ok$/);
+      child.stdin.write(`groups ${login} ${groups.join(',')}\n`);
+      await ok;
+    },
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.stdin.end();
+        await exited;
+      }
+    },
+  };
+}
+
+describe('signing in through an identity provider', () => {
+  let provider;
+  let snip;
+  let browser;
+
+  before(async () => {
+    provider = await startProvider();
+    const secretFile = join(mkdtempSync(join(tmpdir(), 'snip-oidc-')), 'secret');
+    writeFileSync(secretFile, 'snip-test-secret\n');
+    snip = await startServer([
+      `--admin-token=${ADMIN}`,
+      `--oidc-issuer=${provider.issuer}`,
+      '--oidc-client-id=snip',
+      `--oidc-client-secret-file=${secretFile}`,
+    ]);
+    await provider.configure([`${snip.url}/signin/oidc/callback`]);
+    for (const name of ['team', 'other']) {
+      const response = await fetch(`${snip.url}/api/admin/tenants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name }),
+      });
+      assert.equal(response.status, 201);
+    }
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await snip?.stop();
+    await provider?.stop();
+  });
+
+  /** Signs `login` in from snip's sign-in page through the provider's pages. */
+  async function signIn(page, login) {
+    await page.goto(`${snip.url}/signin?next=/new`);
+    await page.click('#signin-provider');
+    await page.waitForURL((url) => url.href.startsWith(provider.issuer));
+    await page.fill('input[name=login]', login);
+    await page.fill('input[name=password]', 'any password');
+    await page.click('button[type=submit]');
+    // The consent page, the first time this person signs in to snip.
+    await page.waitForURL((url) => url.href.startsWith(snip.url) || /consent|interaction/.test(url.href));
+    if (!page.url().startsWith(snip.url)) {
+      await page.click('button[type=submit]');
+      await page.waitForURL((url) => url.href.startsWith(snip.url));
+    }
+  }
+
+  /** A person in a group named like a tenant is signed in for it: name and tenant in the header, on every page. */
+  test('a person in a tenant group signs in and sees their name and tenant', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, 'alice');
+    assert.equal(new URL(page.url()).pathname, '/new');
+    assert.equal(await page.textContent('#person-name'), 'Alice Liddell');
+    assert.equal(await page.textContent('#tenant-name'), 'team');
+    const cookies = await context.cookies(snip.url);
+    const session = cookies.find((c) => c.name === 'snip_session');
+    assert.ok(session, 'a session cookie');
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, 'Lax');
+    assert.ok(!cookies.some((c) => c.name === 'snip_signin'), 'the sign-in cookie is gone');
+    // The session is the tenant's: its pastes are listed on "My pastes".
+    await page.goto(`${snip.url}/my`);
+    assert.equal(await page.textContent('#person-name'), 'Alice Liddell');
+    // Signing out ends the session; a link signs out at the provider too (its logout page), then comes back.
+    await page.click('#signout');
+    await page.waitForSelector('#signed-out');
+    assert.equal(await page.locator('#person-name').count(), 0);
+    await page.click('#provider-signout');
+    await page.waitForURL((url) => url.href.startsWith(`${provider.issuer}/session/end`));
+    await page.click('button[name=logout]');
+    await page.waitForURL(`${snip.url}/`);
+    assert.equal(await page.locator('#person-name').count(), 0);
+    await context.close();
+  });
+
+  /** A person none of whose groups is a tenant gets a page saying so in plain words, and no session. */
+  test('a person in no tenant group is told so and gets no session', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, 'carol');
+    assert.match(await page.textContent('body'), /you signed in as Carol Nobody, but none of your groups is a tenant/);
+    const cookies = await context.cookies(snip.url);
+    assert.ok(!cookies.some((c) => c.name === 'snip_session'), 'no session cookie');
+    await context.close();
+  });
+
+  /** Coming back to the callback (the back button, a bookmarked URL) opens nothing: the sign-in cookie is gone. */
+  test('a replayed callback opens no session', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    let callback;
+    page.on('request', (request) => {
+      if (request.url().includes('/signin/oidc/callback')) callback = request.url();
+    });
+    await signIn(page, 'bob');
+    assert.ok(callback);
+    await context.clearCookies();
+    const response = await page.goto(callback);
+    assert.equal(response.status(), 400);
+    assert.match(await page.textContent('body'), /was not started in this browser, was already used/);
+    assert.ok(!(await context.cookies(snip.url)).some((c) => c.name === 'snip_session'));
+    await context.close();
+  });
+});
