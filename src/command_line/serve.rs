@@ -14,7 +14,7 @@ use crate::client::StoreArgs;
 use crate::core::paste::{MAX_PASTE_BYTES, hash_token};
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
-use crate::core::{Ttl, id};
+use crate::core::{Ttl, files, id};
 use crate::http::{
     AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, Pace, ProxyConfig,
     ProxyHeaders,
@@ -46,6 +46,10 @@ pub struct ServeArgs {
     /// Largest paste accepted (bytes, or with a unit: 512KiB, 16MiB; at most 1GiB).
     #[arg(long, env = "SNIP_MAX_PASTE_SIZE", default_value = "16MiB", value_parser = parse_paste_size)]
     pub max_paste_size: u64,
+
+    /// Most files one paste may hold (a form with more `file` parts is refused).
+    #[arg(long, env = "SNIP_MAX_FILES", default_value_t = files::DEFAULT_MAX_FILES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    pub max_files: usize,
 
     /// Stop accepting pastes once their bodies take this much space [default: unlimited].
     #[arg(long, env = "SNIP_MAX_STORAGE", value_parser = parse_size)]
@@ -280,6 +284,7 @@ impl ServeArgs {
             .unwrap_or(self.max_paste_size.saturating_mul(4));
         Limits {
             max_paste_bytes: self.max_paste_size,
+            max_files: self.max_files,
             default_ttl: self.default_ttl,
             max_ttl: self.max_ttl,
             id_length: self.id_length,

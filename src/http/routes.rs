@@ -12,7 +12,7 @@ use axum::handler::Handler;
 use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
-use super::handlers::{admin, backup, create, delete, list, meta, my, ops, read, session};
+use super::handlers::{admin, backup, create, delete, files, list, meta, my, ops, read, session};
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
 use super::pipeline::hot::{Fast, FastRoute};
@@ -145,6 +145,7 @@ pub fn routes() -> Vec<Route> {
         Route::new(Get, "/api/pastes", Pastes, list::list),
         Route::new(Get, "/api/pastes/{id}", Pastes, meta::metadata),
         Route::new(Get, "/raw/{id}", Pastes, read::raw).fast(Fast::Raw),
+        Route::new(Get, "/raw/{id}/{name}", Pastes, files::raw_file),
         Route::new(Get, "/download/{id}", Pastes, read::download),
         Route::new(Post, "/{id}/reveal", Pastes, read::reveal),
         Route::new(Get, "/{id}", Pastes, read::view).fast(Fast::View),

@@ -206,6 +206,22 @@ async fn paste(server: &Server, body: &str, options: &str) -> (String, String) {
     server.create(body.to_owned(), options).await
 }
 
+/// Creates a paste of two files, `a.rs` and `b.md`, and returns its ID.
+async fn several_files(server: &Server) -> String {
+    let (content_type, body) =
+        crate::files::form(&[("a.rs", b"fn main() {}\n"), ("b.md", b"# B\n")], &[]);
+    let response = server
+        .request(Method::POST, "/")
+        .header("content-type", content_type)
+        .header("accept", "application/json")
+        .body(body)
+        .fetch()
+        .await;
+    assert_eq!(response.status(), 201);
+    let json: Value = response.json().await.unwrap();
+    json["id"].as_str().unwrap().to_owned()
+}
+
 /// A paste for each side.
 async fn pair(server: &Server, body: &str, options: &str) -> [(String, String); 2] {
     [
@@ -232,6 +248,7 @@ async fn samples(server: &Server) -> Vec<Sample> {
     let bad_token = ("authorization", "Bearer snip_nope");
     let basic = ("authorization", "Basic Zm9vOmJhcg==");
 
+    let bundle = several_files(server).await;
     let burn_raw = pair(server, "burn me", "burn=true").await;
     let burn_view = pair(server, "burn me", "burn=true").await;
     let burn_page = pair(server, "burn me", "burn=true").await;
@@ -265,6 +282,15 @@ async fn samples(server: &Server) -> Vec<Sample> {
         same("/raw/{id}", get(format!("/raw/{id}"), &[bad_token])),
         same("/raw/{id}", get(format!("/raw/{id}"), &[auth])),
         same("/raw/{id}", get("/raw/k7m3q9xw2hd4p", &[])),
+        same("/raw/{id}", get(format!("/raw/{bundle}"), &[])),
+        same("/{id}", get(format!("/{bundle}"), &[])),
+        same("/raw/{id}/{name}", get(format!("/raw/{bundle}/b.md"), &[])),
+        same(
+            "/raw/{id}/{name}",
+            get(format!("/raw/{bundle}/a.rs"), &[("range", "bytes=1-3")]),
+        ),
+        same("/raw/{id}/{name}", get(format!("/raw/{id}/a.rs"), &[])),
+        same("/download/{id}", get(format!("/download/{bundle}"), &[])),
         own("/raw/{id}", (a, b), |id, _| get(format!("/raw/{id}"), &[])),
         same("/{id}", get(format!("/{text}"), &[zstd])),
         same("/{id}", get(format!("/{text}"), &[zstd, html])),

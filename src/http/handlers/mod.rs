@@ -1,5 +1,5 @@
 //! The handlers, one module per feature: creating ([`create`]), reading
-//! ([`read`], with its [`range`] headers), deleting ([`delete`]), metadata ([`meta`]) and listing
+//! ([`read`], with its [`range`] headers, and the [`files`] of a several-file paste), deleting ([`delete`]), metadata ([`meta`]) and listing
 //! ([`list`]) pastes; browser sessions ([`session`]) and "My pastes"
 //! ([`my`]); the admin API ([`admin`], [`backup`]); the operator
 //! routes ([`ops`]) and the API description they serve ([`openapi`]).
@@ -14,6 +14,7 @@ pub mod admin;
 pub mod backup;
 pub mod create;
 pub mod delete;
+pub mod files;
 pub mod list;
 pub mod meta;
 pub mod my;

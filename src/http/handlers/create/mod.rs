@@ -104,7 +104,8 @@ async fn read_upload(
 ) -> Result<Upload, UploadError> {
     let options = CreateOptions::from_query(query)?;
     let pace = state.limits.body_pace;
-    upload::read(options, headers, body, limit, pace, reservation).await
+    let max_files = state.limits.max_files;
+    upload::read(options, headers, body, limit, max_files, pace, reservation).await
 }
 
 async fn store_paste(
@@ -116,6 +117,7 @@ async fn store_paste(
         options,
         body,
         declared_type,
+        files,
     } = upload;
     let ttl = resolve_ttl(options.ttl, &state.limits)?;
     let owner = caller.tenant_name().map(str::to_owned);
@@ -139,6 +141,9 @@ async fn store_paste(
         .transpose()?;
     let content_type = if options.encrypted {
         paste::OCTET_STREAM.to_owned()
+    } else if !files.is_empty() {
+        // Never served as such: each file is, with its own type.
+        paste::content_type_for(None, None, &body)
     } else {
         paste::content_type_for(options.name.as_deref(), declared_type.as_deref(), &body)
     };
@@ -157,6 +162,7 @@ async fn store_paste(
         visibility: options.visibility,
         redirect: options.url,
         key_check,
+        files,
     };
     meta.id = state
         .store
@@ -215,6 +221,7 @@ fn created_response(base: &str, meta: &PasteMeta, token: &str, wants: Accepts) -
                 expires_at: meta.expires_at.map(paste::rfc3339),
                 burn: meta.burn,
                 size: meta.size,
+                files: Cow::Borrowed(&meta.files),
             };
             (StatusCode::CREATED, axum::Json(created)).into_response()
         }
