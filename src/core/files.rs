@@ -115,6 +115,20 @@ pub fn is_safe_base_name(name: &str) -> bool {
     safe_base_name(name).is_ok_and(|safe| safe == name)
 }
 
+/// `name` as one URL path segment (`/raw/{id}/{name}`): every byte but
+/// the unreserved ones percent-encoded.
+pub fn path_segment(name: &str) -> String {
+    name.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
 /// Checks a file table against its paste's body size: at most `max`
 /// files (when given), each safely named, none empty, no name twice, sizes
 /// adding up to `size`. A one-file paste's empty table passes.

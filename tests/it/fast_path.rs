@@ -206,22 +206,6 @@ async fn paste(server: &Server, body: &str, options: &str) -> (String, String) {
     server.create(body.to_owned(), options).await
 }
 
-/// Creates a paste of two files, `a.rs` and `b.md`, and returns its ID.
-async fn several_files(server: &Server) -> String {
-    let (content_type, body) =
-        crate::files::form(&[("a.rs", b"fn main() {}\n"), ("b.md", b"# B\n")], &[]);
-    let response = server
-        .request(Method::POST, "/")
-        .header("content-type", content_type)
-        .header("accept", "application/json")
-        .body(body)
-        .fetch()
-        .await;
-    assert_eq!(response.status(), 201);
-    let json: Value = response.json().await.unwrap();
-    json["id"].as_str().unwrap().to_owned()
-}
-
 /// A paste for each side.
 async fn pair(server: &Server, body: &str, options: &str) -> [(String, String); 2] {
     [
@@ -248,7 +232,7 @@ async fn samples(server: &Server) -> Vec<Sample> {
     let bad_token = ("authorization", "Bearer snip_nope");
     let basic = ("authorization", "Basic Zm9vOmJhcg==");
 
-    let bundle = several_files(server).await;
+    let bundle = crate::files::two_files(server).await;
     let burn_raw = pair(server, "burn me", "burn=true").await;
     let burn_view = pair(server, "burn me", "burn=true").await;
     let burn_page = pair(server, "burn me", "burn=true").await;

@@ -7,6 +7,7 @@ use std::io::Read;
 use reqwest::Method;
 use serde_json::Value;
 
+use crate::support::cli::{failed, run_cli, stdout, succeeded};
 use crate::support::http::{Fetch, client};
 use crate::support::server::Server;
 
@@ -53,6 +54,19 @@ async fn post_form(
         .await;
     let status = response.status().as_u16();
     (status, response.json().await.unwrap())
+}
+
+/// Creates a paste of two files, `a.rs` (`fn main() {}`) and `b.md`
+/// (`# B`); its ID.
+pub async fn two_files(server: &Server) -> String {
+    let (status, json) = post_form(
+        server,
+        &[("a.rs", b"fn main() {}\n"), ("b.md", b"# B\n")],
+        &[],
+    )
+    .await;
+    assert_eq!(status, 201, "{json}");
+    json["id"].as_str().unwrap().to_owned()
 }
 
 const RUST: &[u8] = b"fn main() {\n    println!(\"hi\");\n}\n";
@@ -377,4 +391,81 @@ async fn one_reveal_gives_every_file() {
         ]
     );
     assert_eq!(server.reveal(id).await.status(), 404);
+}
+
+/// `snip put a b c` makes one paste of three files; `snip get URL -o DIR`
+/// writes each into DIR (a burn paste's too, revealing it once), `snip get
+/// URL/NAME` prints one, and a several-file paste without either says how.
+#[tokio::test]
+async fn the_cli_puts_and_gets_several_files() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let client_dir = dir.path();
+    let src = client_dir.join("src");
+    std::fs::create_dir(&src).unwrap();
+    let paths = [
+        src.join("a.rs"),
+        client_dir.join("Cargo.toml"),
+        client_dir.join("notes.md"),
+    ];
+    for (path, bytes) in paths.iter().zip([RUST, TOML, NOTES]) {
+        std::fs::write(path, bytes).unwrap();
+    }
+    let args: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    let snip = |args: &[&str]| run_cli(&server, client_dir, &[], args, b"");
+    let put = stdout(&snip(&[&["put"], &args[..]].concat()));
+    let urls: Vec<&str> = put.lines().collect();
+    assert_eq!(urls.len(), 1, "{put}");
+    let url = urls[0];
+    let id = url.rsplit('/').next().unwrap();
+    let names: Vec<Value> = server.metadata(id).await.1["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].clone())
+        .collect();
+    assert_eq!(names, ["a.rs", "Cargo.toml", "notes.md"]);
+
+    let out = client_dir.join("out");
+    let written = snip(&["get", url, "-o", out.to_str().unwrap()]);
+    succeeded(&written);
+    let written = stdout(&written);
+    assert_eq!(written.lines().count(), 3, "{written}");
+    assert_eq!(std::fs::read(out.join("a.rs")).unwrap(), RUST);
+    assert_eq!(std::fs::read(out.join("Cargo.toml")).unwrap(), TOML);
+    assert_eq!(std::fs::read(out.join("notes.md")).unwrap(), NOTES);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 3);
+
+    let one = snip(&["get", &format!("{url}/Cargo.toml")]);
+    succeeded(&one);
+    assert_eq!(one.stdout, TOML);
+    let bare = snip(&["get", &format!("{id}/notes.md")]);
+    succeeded(&bare);
+    assert_eq!(bare.stdout, NOTES);
+    let missing = failed(&snip(&["get", &format!("{url}/nope.txt")]));
+    assert!(missing.contains("no file named"), "{missing}");
+    let unsaid = failed(&snip(&["get", url]));
+    assert!(unsaid.contains("-o DIR"), "{unsaid}");
+
+    let burn = stdout(&snip(&[&["put", "--burn"], &args[..2]].concat()));
+    let burn_out = client_dir.join("burned");
+    succeeded(&snip(&[
+        "get",
+        burn.trim(),
+        "-o",
+        burn_out.to_str().unwrap(),
+    ]));
+    assert_eq!(std::fs::read(burn_out.join("a.rs")).unwrap(), RUST);
+    let gone = failed(&snip(&[
+        "get",
+        burn.trim(),
+        "-o",
+        burn_out.to_str().unwrap(),
+    ]));
+    assert!(gone.contains("no such paste"), "{gone}");
+
+    let each = stdout(&snip(&[&["put", "--each"], &args[..]].concat()));
+    assert_eq!(each.lines().count(), 3, "{each}");
+    let twice = failed(&snip(&["put", args[0], args[0]]));
+    assert!(twice.contains("two files are named"), "{twice}");
 }

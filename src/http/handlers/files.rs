@@ -61,7 +61,7 @@ pub fn listing(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> Respon
         text.push_str(&format!(
             "{base}/raw/{}/{}\n",
             meta.id,
-            path_segment(&file.name)
+            files::path_segment(&file.name)
         ));
     }
     text.push_str(&format!(
@@ -79,19 +79,6 @@ pub fn listing(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> Respon
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
-}
-
-/// `name` as one path segment: every byte but unreserved ones percent-encoded.
-pub fn path_segment(name: &str) -> String {
-    name.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                char::from(b).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
 }
 
 /// Where a zip's bytes come from.
