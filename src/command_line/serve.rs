@@ -48,7 +48,7 @@ pub struct ServeArgs {
     pub max_paste_size: u64,
 
     /// Most files one paste may hold (a form with more `file` parts is refused).
-    #[arg(long, env = "SNIP_MAX_FILES", default_value_t = files::DEFAULT_MAX_FILES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
+    #[arg(long, env = "SNIP_MAX_FILES", default_value_t = files::DEFAULT_MAX_FILES, value_parser = parse_max_files)]
     pub max_files: usize,
 
     /// Stop accepting pastes once their bodies take this much space [default: unlimited].
@@ -355,6 +355,15 @@ pub(super) fn parse_id_length(input: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| range.contains(n))
         .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
+}
+
+/// The most files one paste may hold, 1 to 1000.
+pub(super) fn parse_max_files(input: &str) -> Result<usize, String> {
+    input
+        .parse()
+        .ok()
+        .filter(|n| (1..=1000).contains(n))
+        .ok_or_else(|| "must be a number from 1 to 1000".to_owned())
 }
 
 /// An IPv6 prefix length, 0 to 128.

@@ -69,6 +69,11 @@ pub async fn two_files(server: &Server) -> String {
     json["id"].as_str().unwrap().to_owned()
 }
 
+/// The file parts of a form: (file name, bytes).
+type Files<'a> = Vec<(&'a str, &'a [u8])>;
+/// The option fields of a form: (name, value).
+type Fields<'a> = Vec<(&'a str, &'a str)>;
+
 const RUST: &[u8] = b"fn main() {\n    println!(\"hi\");\n}\n";
 const TOML: &[u8] = b"[package]\nname = \"a\"\n";
 const NOTES: &[u8] = b"# Notes\n\nsome text\n";
@@ -191,7 +196,7 @@ async fn one_file_pastes_are_unchanged() {
 #[tokio::test]
 async fn hostile_forms_are_refused() {
     let server = Server::start_with(&["--max-files", "3"]);
-    let cases: Vec<(Vec<(&str, &[u8])>, Vec<(&str, &str)>, &str)> = vec![
+    let cases: Vec<(Files, Fields, &str)> = vec![
         (
             vec![("a.rs", RUST), ("a.rs", TOML)],
             vec![],
