@@ -145,7 +145,7 @@ pub fn routes() -> Vec<Route> {
         Route::new(Get, "/api/pastes", Pastes, list::list),
         Route::new(Get, "/api/pastes/{id}", Pastes, meta::metadata),
         Route::new(Get, "/raw/{id}", Pastes, read::raw).fast(Fast::Raw),
-        Route::new(Get, "/raw/{id}/{name}", Pastes, files::raw_file),
+        Route::new(Get, "/raw/{id}/{name}", Pastes, files::raw_file).fast(Fast::RawFile),
         Route::new(Get, "/download/{id}", Pastes, read::download),
         Route::new(Post, "/{id}/reveal", Pastes, read::reveal),
         Route::new(Get, "/{id}", Pastes, read::view).fast(Fast::View),

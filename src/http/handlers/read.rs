@@ -352,14 +352,23 @@ pub async fn readable_file(
     };
     let file = &span.file;
     // The file as a paste of its own; its `id` names its entity tag.
+    // Only what a raw answer's headers read is copied.
     let file_meta = PasteMeta {
         id: format!("{}.{}", meta.id, span.index),
+        created_at: meta.created_at,
+        expires_at: meta.expires_at,
+        burn: meta.burn,
+        encrypted: meta.encrypted,
+        lang: None,
         name: Some(file.name.clone()),
-        lang: file.lang.clone(),
         content_type: file.content_type.clone(),
         size: file.size,
+        delete_token_hash: meta.delete_token_hash,
+        owner: None,
+        visibility: meta.visibility,
+        redirect: None,
+        key_check: None,
         files: Vec::new(),
-        ..(*meta).clone()
     };
     match body {
         OpenedBody::Loaded { body, .. } => {
