@@ -212,16 +212,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         let names = bundle::names(&args.files)?;
         let inputs = read_inputs(&args.files)?;
         let files = names.into_iter().zip(inputs.into_iter().map(|i| i.body));
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(ttl) = &ttl {
-            query.push(("ttl", ttl.clone()));
-        }
-        if burn {
-            query.push(("burn", "true".into()));
-        }
-        if args.private {
-            query.push(("visibility", "private".into()));
-        }
+        let query = lifetime_query(ttl.as_deref(), burn, args.private);
         let (content_type, body) = bundle::form(&files.collect::<Vec<_>>())?;
         let request = || {
             auth::authorize(client.post(base.clone()), token.as_deref())
@@ -257,16 +248,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             .as_deref()
             .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().into_owned());
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(ttl) = &ttl {
-            query.push(("ttl", ttl.clone()));
-        }
-        if burn {
-            query.push(("burn", "true".into()));
-        }
-        if args.private {
-            query.push(("visibility", "private".into()));
-        }
+        let mut query = lifetime_query(ttl.as_deref(), burn, args.private);
         let name = args.name.clone().or(file_name);
         let (body, key) = if encrypt {
             // Everything the paste says about itself goes inside the envelope.
@@ -326,6 +308,22 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&uploaded)?);
     }
     Ok(())
+}
+
+/// The query every paste `put` makes starts with: its lifetime, burn and
+/// visibility.
+fn lifetime_query(ttl: Option<&str>, burn: bool, private: bool) -> Vec<(&'static str, String)> {
+    let mut query = Vec::new();
+    if let Some(ttl) = ttl {
+        query.push(("ttl", ttl.to_owned()));
+    }
+    if burn {
+        query.push(("burn", "true".into()));
+    }
+    if private {
+        query.push(("visibility", "private".into()));
+    }
+    query
 }
 
 /// One paste to upload: a file's bytes (with its path), or standard input's.

@@ -70,6 +70,13 @@ pub fn listing(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> Respon
     ));
     let mut response = (StatusCode::MULTIPLE_CHOICES, text).into_response();
     let headers = response.headers_mut();
+    safety_headers(headers);
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// The security headers of a raw answer (with the raw CSP), on `headers`.
+fn safety_headers(headers: &mut axum::http::HeaderMap) {
     for (name, value) in SECURITY_HEADERS {
         headers.insert(name, value);
     }
@@ -77,8 +84,6 @@ pub fn listing(state: &SharedState, origin: &Origin, meta: &PasteMeta) -> Respon
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(RAW_CSP),
     );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    response
 }
 
 /// Where a zip's bytes come from.
@@ -134,13 +139,7 @@ pub async fn zip(
     });
     let mut response = Response::new(Body::from_stream(stream));
     let headers = response.headers_mut();
-    for (name, value) in SECURITY_HEADERS {
-        headers.insert(name, value);
-    }
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(RAW_CSP),
-    );
+    safety_headers(headers);
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/zip"),
