@@ -20,13 +20,14 @@ use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::core::Ttl;
+use crate::core::{PasteId, Ttl};
 use crate::core::api::{Created, DELETE_TOKEN_HEADER, PasteInfo};
 use crate::core::envelope::{self, EnvelopeError, Key};
 
 pub mod admin;
 pub mod auth;
 pub mod backup;
+mod bundle;
 mod error_answer;
 mod progress;
 mod proved;
@@ -64,8 +65,12 @@ impl ServerArg {
 /// `snip put`.
 #[derive(Debug, Clone, Args)]
 pub struct PutArgs {
-    /// Files to upload, one paste each [default: standard input].
+    /// Files to upload: several make one paste holding them all, each under
+    /// its base name (with --each, one paste each) [default: standard input].
     pub files: Vec<PathBuf>,
+    /// One paste per file, instead of one paste holding every file.
+    #[arg(long)]
+    pub each: bool,
     /// Lifetime: seconds, 30s, 10m, 1h, 1d, 1w, or never [default: SNIP_TTL,
     /// then the config file's ttl, then the server's].
     #[arg(short, long)]
@@ -116,7 +121,9 @@ pub struct GetArgs {
     pub meta: bool,
     /// Write the paste to FILE (a temporary file renamed into place, so FILE
     /// is never half-written); `-` writes to standard output even when it is
-    /// a terminal, which binary pastes otherwise are not.
+    /// a terminal, which binary pastes otherwise are not. For a paste of
+    /// several files, the directory to write each of them into (made if
+    /// missing; never a path outside it); `URL/NAME` reads one file.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
@@ -202,11 +209,40 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     }
     let ttl = ttl.value;
     let burn = config.burn(args.burn)?.value;
+    let encrypt = config.encrypt(args.encrypt)?.value || args.password;
+    if args.files.len() > 1 && !args.each {
+        if encrypt {
+            bail!("an encrypted paste holds one file: add --each for one encrypted paste per file");
+        }
+        let names = bundle::names(&args.files)?;
+        let inputs = read_inputs(&args.files)?;
+        let files = names.into_iter().zip(inputs.into_iter().map(|i| i.body));
+        let query = lifetime_query(ttl.as_deref(), burn, args.private);
+        let (content_type, body) = bundle::form(&files.collect::<Vec<_>>())?;
+        let request = || {
+            auth::authorize(client.post(base.clone()), token.as_deref())
+                .query(&query)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .header(reqwest::header::CONTENT_TYPE, content_type.clone())
+        };
+        let created: Created<'static> = upload::send(request, body, "uploading", &base).await?;
+        if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
+            eprintln!(
+                "snip: warning: could not remember the delete token of {}: {e:#}",
+                created.id
+            );
+        }
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&created)?);
+        } else {
+            println!("{}", created.url);
+        }
+        return Ok(());
+    }
     let inputs = read_inputs(&args.files)?;
     // Several links on a terminal are told apart by their files; a pipe gets bare URLs.
     let labelled = !args.json && inputs.len() > 1 && std::io::stdout().is_terminal();
     let mut uploaded = Vec::new();
-    let encrypt = config.encrypt(args.encrypt)?.value || args.password;
     let password = if args.password {
         Some(new_password()?)
     } else {
@@ -217,16 +253,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             .as_deref()
             .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().into_owned());
-        let mut query: Vec<(&str, String)> = Vec::new();
-        if let Some(ttl) = &ttl {
-            query.push(("ttl", ttl.clone()));
-        }
-        if burn {
-            query.push(("burn", "true".into()));
-        }
-        if args.private {
-            query.push(("visibility", "private".into()));
-        }
+        let mut query = lifetime_query(ttl.as_deref(), burn, args.private);
         let name = args.name.clone().or(file_name);
         let remembered_name = name.clone();
         let (body, key) = if encrypt {
@@ -306,6 +333,22 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The query every paste `put` makes starts with: its lifetime, burn and
+/// visibility.
+fn lifetime_query(ttl: Option<&str>, burn: bool, private: bool) -> Vec<(&'static str, String)> {
+    let mut query = Vec::new();
+    if let Some(ttl) = ttl {
+        query.push(("ttl", ttl.to_owned()));
+    }
+    if burn {
+        query.push(("burn", "true".into()));
+    }
+    if private {
+        query.push(("visibility", "private".into()));
+    }
+    query
+}
+
 /// One paste to upload: a file's bytes (with its path), or standard input's.
 struct Input {
     path: Option<PathBuf>,
@@ -374,6 +417,9 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
         let json = serde_json::to_string_pretty(&info)? + "\n";
         return sink.write(json.as_bytes());
     }
+    if target.file.is_some() || !info.files.is_empty() {
+        return get_files(&client, &target, token.as_deref(), &info, &args).await;
+    }
     // Checked before the download too, so a burn paste is not revealed only to be refused.
     if !info.encrypted && !info.content_type.starts_with("text/") {
         sink.check_binary(true)?;
@@ -421,6 +467,80 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     };
     sink.check_binary(looks_binary(&content))?;
     sink.write(&content)
+}
+
+/// `snip get` of a several-file paste: `URL/NAME` writes one file as a
+/// one-file paste is written; `URL -o DIR` writes every file into DIR, from
+/// the paste's zip (a burn paste's reveal), each only under a safe base
+/// name ([`bundle::write_all`]).
+async fn get_files(
+    client: &reqwest::Client,
+    target: &PasteUrl,
+    token: Option<&str>,
+    info: &PasteInfo,
+    args: &GetArgs,
+) -> anyhow::Result<()> {
+    let sink = Sink::new(args.output.as_deref());
+    if let Some(name) = &target.file {
+        let Some(file) = info.files.iter().find(|f| &f.name == name) else {
+            bail!("this paste holds no file named {name:?}");
+        };
+        if !file.content_type.starts_with("text/") {
+            sink.check_binary(true)?;
+        }
+        let segment = crate::core::files::path_segment(name);
+        let url = target.base.join(&format!("raw/{}/{segment}", target.id))?;
+        let response = send(auth::authorize(client.get(url), token), &target.base).await?;
+        let content = download(response).await?;
+        sink.check_binary(looks_binary(&content))?;
+        return sink.write(&content);
+    }
+    let names: Vec<&str> = info.files.iter().map(|f| f.name.as_str()).collect();
+    let dir = match &args.output {
+        Some(dir) if dir != Path::new("-") => dir,
+        _ => bail!(
+            "this paste holds {} files ({}): write them all with -o DIR, or one with snip get URL/NAME",
+            names.len(),
+            names.join(", ")
+        ),
+    };
+    let request = if info.burn {
+        // One reveal gives every file, and destroys the paste.
+        let reveal = target.base.join(&format!("{}/reveal", target.id))?;
+        client.post(reveal)
+    } else {
+        client.get(target.endpoint("download/")?)
+    };
+    let response = send(auth::authorize(request, token), &target.base).await?;
+    let archive = download(response).await?;
+    for path in bundle::write_all(dir, &archive, &info.files)? {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+/// A URL path segment, percent-decoded (a file name in a link).
+fn decoded(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Where `snip get` writes the paste.
@@ -692,6 +812,8 @@ pub(crate) fn base_url(server: &str) -> anyhow::Result<Url> {
 struct PasteUrl {
     base: Url,
     id: String,
+    /// One file of a several-file paste (`URL/NAME`).
+    file: Option<String>,
     fragment: Option<String>,
     /// The configured server's URL.
     configured: Url,
@@ -709,9 +831,15 @@ impl PasteUrl {
         let fragment = fragment.map(str::to_owned);
         let configured = base_url(server)?;
         if !input.contains("://") {
+            let bare = input.trim_matches('/');
+            let (id, file) = match bare.split_once('/') {
+                Some((id, name)) => (id, Some(decoded(name))),
+                None => (bare, None),
+            };
             return Ok(Self {
                 base: configured.clone(),
-                id: input.trim_matches('/').to_owned(),
+                id: id.to_owned(),
+                file,
                 fragment,
                 configured,
                 on_configured_server: true,
@@ -722,9 +850,17 @@ impl PasteUrl {
             .path_segments()
             .map(|s| s.filter(|s| !s.is_empty()).map(str::to_owned).collect())
             .unwrap_or_default();
-        let Some(id) = segments.pop() else {
+        let Some(mut id) = segments.pop() else {
             bail!("{input:?} names no paste");
         };
+        // `…/ID/NAME`: one file of a several-file paste.
+        let mut file = None;
+        if PasteId::parse(&id).is_err()
+            && segments.last().is_some_and(|s| PasteId::parse(s).is_ok())
+        {
+            file = Some(decoded(&id));
+            id = segments.pop().unwrap_or_default();
+        }
         if matches!(
             segments.last().map(String::as_str),
             Some("raw" | "download")
@@ -740,6 +876,7 @@ impl PasteUrl {
             on_configured_server: url.origin() == configured.origin(),
             base: url,
             id,
+            file,
             fragment,
             configured,
         })

@@ -14,7 +14,7 @@ use crate::client::StoreArgs;
 use crate::core::paste::{MAX_PASTE_BYTES, hash_token};
 use crate::core::tenant::{Rate, TenantError};
 use crate::core::units::{self, parse_duration, parse_size};
-use crate::core::{Ttl, id};
+use crate::core::{Ttl, files, id};
 use crate::http::oidc::OidcSettings;
 use crate::http::{
     AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, Pace, ProxyConfig,
@@ -47,6 +47,10 @@ pub struct ServeArgs {
     /// Largest paste accepted (bytes, or with a unit: 512KiB, 16MiB; at most 1GiB).
     #[arg(long, env = "SNIP_MAX_PASTE_SIZE", default_value = "16MiB", value_parser = parse_paste_size)]
     pub max_paste_size: u64,
+
+    /// Most files one paste may hold (a form with more `file` parts is refused).
+    #[arg(long, env = "SNIP_MAX_FILES", default_value_t = files::DEFAULT_MAX_FILES, value_parser = parse_max_files)]
+    pub max_files: usize,
 
     /// Stop accepting pastes once their bodies take this much space [default: unlimited].
     #[arg(long, env = "SNIP_MAX_STORAGE", value_parser = parse_size)]
@@ -355,6 +359,7 @@ impl ServeArgs {
             .unwrap_or(self.max_paste_size.saturating_mul(4));
         Limits {
             max_paste_bytes: self.max_paste_size,
+            max_files: self.max_files,
             default_ttl: lifetimes.default,
             max_ttl: lifetimes.max,
             ttl_choices: lifetimes.choices,
@@ -480,6 +485,15 @@ pub(super) fn parse_id_length(input: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| range.contains(n))
         .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
+}
+
+/// The most files one paste may hold, 1 to 1000.
+pub(super) fn parse_max_files(input: &str) -> Result<usize, String> {
+    input
+        .parse()
+        .ok()
+        .filter(|n| (1..=1000).contains(n))
+        .ok_or_else(|| "must be a number from 1 to 1000".to_owned())
 }
 
 /// An IPv6 prefix length, 0 to 128.

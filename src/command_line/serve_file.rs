@@ -26,8 +26,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::serve::{
-    RateSetting, Secret, ServeArgs, Switch, parse_id_length, parse_ipv6_prefix, parse_paste_size,
-    parse_rate,
+    RateSetting, Secret, ServeArgs, Switch, parse_id_length, parse_ipv6_prefix, parse_max_files,
+    parse_paste_size, parse_rate,
 };
 use super::tls::{Interval, parse_domain, parse_email, parse_interval};
 use crate::client::store_args::parse_schema;
@@ -57,6 +57,8 @@ pub struct ServeFile {
     public_url: Option<String>,
     #[serde(default, deserialize_with = "paste_size")]
     max_paste_size: Option<u64>,
+    #[serde(default, deserialize_with = "max_files")]
+    max_files: Option<usize>,
     #[serde(default, deserialize_with = "size")]
     max_storage: Option<u64>,
     #[serde(default, deserialize_with = "ttl")]
@@ -196,6 +198,7 @@ impl ServeFile {
             store_timeout,
             public_url,
             max_paste_size,
+            max_files,
             max_storage,
             default_ttl,
             max_ttl,
@@ -260,6 +263,7 @@ impl ServeFile {
         fill!(args.ttl_choices, Some(ttl_choices));
         fill!(args.sync, sync);
         fill!(args.id_length, id_length);
+        fill!(args.max_files, max_files);
         fill!(args.sweep_interval, sweep_interval);
         fill!(args.header_timeout, header_timeout);
         fill!(args.max_inflight_bytes, Some(max_inflight_bytes));
@@ -429,6 +433,10 @@ fn rate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RateSetting>, D::Error
 
 fn id_length<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
     parsed(d, parse_id_length)
+}
+
+fn max_files<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    parsed(d, parse_max_files)
 }
 
 fn ipv6_prefix<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u8>, D::Error> {

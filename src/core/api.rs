@@ -14,6 +14,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 use super::error_code::ErrorCode;
+use super::files::PasteFile;
 use super::paste::{KeyCheck, PasteMeta, Visibility, rfc3339};
 use super::tenant::{Tenant, TokenRecord};
 
@@ -40,6 +41,10 @@ pub struct Created<'a> {
     pub burn: bool,
     /// Its size in bytes.
     pub size: u64,
+    /// A several-file paste's files (each read at `raw_url` + `/` + its
+    /// name); left out for a one-file paste.
+    #[serde(default, skip_serializing_if = "<[PasteFile]>::is_empty")]
+    pub files: Cow<'a, [PasteFile]>,
 }
 
 /// A paste's public metadata (`GET /api/pastes/{id}`, and each listed paste):
@@ -73,6 +78,9 @@ pub struct PasteInfo {
     /// needs to compute it; left out for every other paste.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proof: Option<ProofParams>,
+    /// A several-file paste's files, in order; left out for a one-file paste.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<PasteFile>,
 }
 
 /// The public parameters of a paste's proof of key (`docs/envelope.md`):
@@ -120,6 +128,7 @@ impl From<PasteMeta> for PasteInfo {
             visibility: meta.visibility,
             url: meta.redirect,
             proof: meta.key_check.as_ref().map(ProofParams::of),
+            files: meta.files,
         }
     }
 }

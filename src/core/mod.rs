@@ -5,6 +5,7 @@
 pub mod api;
 pub mod envelope;
 pub mod error_code;
+pub mod files;
 pub mod hex;
 pub mod id;
 pub mod id_cipher;

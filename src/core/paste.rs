@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::envelope::Proof;
+use super::files::PasteFile;
 use super::id::PasteId;
 use super::random::OsRandom;
 
@@ -139,11 +140,15 @@ pub struct PasteMeta {
     #[serde(default)]
     pub redirect: Option<String>,
     /// For an encrypted paste created with a verifier: the proof of key a
-    /// reader must present (`docs/envelope.md`). Must stay the last field:
-    /// the embedded store reads records written without it by appending
-    /// postcard's `None`.
+    /// reader must present (`docs/envelope.md`). The embedded store reads
+    /// records written without it by appending postcard's `None`.
     #[serde(default)]
     pub key_check: Option<KeyCheck>,
+    /// A several-file paste's file table, in body order (`core::files`);
+    /// empty for a one-file paste. Must stay the last field: the embedded
+    /// store writes a one-file paste's record without it.
+    #[serde(default)]
+    pub files: Vec<PasteFile>,
 }
 
 /// What the server keeps to check a proof of key, and the public parameters
@@ -344,6 +349,7 @@ pub(crate) mod tests {
             visibility: Visibility::Unlisted,
             redirect: None,
             key_check: None,
+            files: Vec::new(),
         }
     }
 
@@ -406,6 +412,7 @@ pub(crate) mod tests {
             visibility: Visibility::Unlisted,
             redirect: None,
             key_check: None,
+            files: Vec::new(),
         };
         assert!(meta.delete_token_matches(&token));
         assert!(!meta.delete_token_matches("0123"));

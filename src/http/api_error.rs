@@ -107,6 +107,11 @@ impl ApiError {
         Self::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
     }
 
+    /// `404` for what is not there, of a paste that is (a file name).
+    pub fn not_found_because(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, message)
+    }
+
     /// `404`: unknown, expired and burned pastes all look the same.
     pub fn not_found() -> Self {
         Self::new(

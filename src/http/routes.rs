@@ -13,7 +13,7 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
-    admin, backup, create, delete, hastebin, list, meta, my, oidc, ops, read, session,
+    admin, backup, create, delete, files, hastebin, list, meta, my, oidc, ops, read, session,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
@@ -147,6 +147,7 @@ pub fn routes() -> Vec<Route> {
         Route::new(Get, "/api/pastes", Pastes, list::list),
         Route::new(Get, "/api/pastes/{id}", Pastes, meta::metadata),
         Route::new(Get, "/raw/{id}", Pastes, read::raw).fast(Fast::Raw),
+        Route::new(Get, "/raw/{id}/{name}", Pastes, files::raw_file).fast(Fast::RawFile),
         Route::new(Get, "/download/{id}", Pastes, read::download),
         Route::new(Post, "/{id}/reveal", Pastes, read::reveal),
         Route::new(Post, "/documents", Pastes, hastebin::create),

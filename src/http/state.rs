@@ -22,6 +22,8 @@ use crate::store::{Store, StoreError};
 pub struct Limits {
     /// Largest accepted paste body, in bytes.
     pub max_paste_bytes: u64,
+    /// Most files one paste may hold.
+    pub max_files: usize,
     /// TTL of pastes that do not ask for one.
     pub default_ttl: Ttl,
     /// Longest TTL a paste may ask for (`Never` allows pastes that never expire).

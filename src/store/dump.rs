@@ -12,7 +12,8 @@
 //! corruption is detected, and the trailer (with the count) is the last thing
 //! written, so any truncation is too. Metadata is the same JSON the model
 //! types serialise to, so a paste comes back with its ID, times, delete-token
-//! hash and owner. A body travels as the store keeps it: the encoding byte
+//! hash, owner and file table (`files`, an empty list for a one-file paste,
+//! and absent in dumps made before pastes had files). A body travels as the store keeps it: the encoding byte
 //! (`codec`: 0 the body itself, 1 a zstd stream) says how, and the metadata's
 //! `size` stays the body's length. Readers check everything before a restore
 //! writes anything, a compressed body by decompressing it to exactly `size`
@@ -274,6 +275,10 @@ impl<R: Read> DumpReader<R> {
         let record = self.count + 1;
         check_size(record, meta)?;
         let corrupt = |what: String| DumpError::Corrupt(format!("record {record}: {what}"));
+        // A file table is checked as a create checks it: its names are
+        // written to disk by `snip get -o DIR`.
+        crate::core::files::check_table(&meta.files, meta.size, None)
+            .map_err(|e| corrupt(e.to_string()))?;
         let encoding = match self.version {
             IDENTITY_BODIES => Encoding::Identity,
             _ => {
@@ -389,6 +394,7 @@ mod tests {
             visibility: Visibility::Private,
             redirect: None,
             key_check: None,
+            files: Vec::new(),
         };
         (meta, Bytes::copy_from_slice(body))
     }
@@ -567,6 +573,41 @@ mod tests {
             let e = read_all(&dump).unwrap_err();
             let expected = format!("unknown body encoding {byte}");
             assert!(e.to_string().contains(&expected), "{e}");
+        }
+    }
+
+    /// A several-file paste's file table is carried; a table that would not
+    /// pass a create (an unsafe name, sizes that do not add up) is refused.
+    #[tokio::test]
+    async fn file_tables_are_carried_and_checked() {
+        use crate::core::files::PasteFile;
+        let (mut meta, body) = paste("idf", b"fn a() {}\n# notes\n");
+        let file = |name: &str, size| PasteFile {
+            name: name.into(),
+            size,
+            lang: None,
+            content_type: crate::core::paste::TEXT_PLAIN.into(),
+        };
+        meta.files = vec![file("a.rs", 10), file("notes.md", 8)];
+        let mut out = Vec::new();
+        let mut writer = DumpWriter::new(&mut out).await.unwrap();
+        writer.paste(&meta, &body, None).await.unwrap();
+        writer.finish().await.unwrap();
+        assert_eq!(
+            read_all(&out).unwrap(),
+            vec![Record::Paste(meta.clone(), body.clone(), None)]
+        );
+        for files in [
+            vec![file("../a.rs", 10), file("notes.md", 8)],
+            vec![file("a.rs", 10), file("notes.md", 9)],
+        ] {
+            let bad = PasteMeta {
+                files,
+                ..meta.clone()
+            };
+            let mut dump = header();
+            dump.extend(paste_record(&bad, 0, &body));
+            assert!(matches!(read_all(&dump), Err(DumpError::Corrupt(_))));
         }
     }
 

@@ -148,6 +148,7 @@ mod tests {
                 visibility: Visibility::Unlisted,
                 redirect: None,
                 key_check: None,
+                files: Vec::new(),
             }),
             body: Bytes::from(vec![b'x'; size]),
             compressed: None,

@@ -90,6 +90,8 @@ struct Fixture {
     proved: (String, String, Vec<u8>),
     /// A text paste the store keeps compressed.
     text: String,
+    /// A paste of two files, `a.rs` and `b.md`.
+    bundle: String,
 }
 
 /// A body the stores keep compressed: a few KiB of log lines.
@@ -188,6 +190,8 @@ async fn fixture() -> Fixture {
     pastes.push((proved.0.clone(), String::new(), proved.2.clone()));
     let (text, _) = server.create(log_lines(), "").await;
     pastes.push((text.clone(), String::new(), log_lines()));
+    let bundle = crate::files::two_files(&server).await;
+    pastes.push((bundle.clone(), String::new(), Vec::new()));
     Fixture {
         server,
         secret,
@@ -195,6 +199,7 @@ async fn fixture() -> Fixture {
         burn: burn_id,
         proved,
         text,
+        bundle,
     }
 }
 
@@ -264,6 +269,11 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
     assert_eq!(zstd.headers()["content-encoding"], "zstd");
     let stream = zstd.bytes().await.unwrap();
     assert_eq!(zstd::decode_all(&stream[..]).unwrap(), log_lines());
+    // The file table came along: each file is read at its own URL.
+    let (status, text) = restored
+        .text(&format!("/raw/{}/b.md", fixture.bundle))
+        .await;
+    assert_eq!((status, text.as_str()), (200, "# B\n"));
     let link = &fixture.pastes[4].0;
     let redirect = restored.get(&format!("/{link}")).await;
     assert_eq!(redirect.headers()["location"], "https://example.com/x");
@@ -293,7 +303,7 @@ fn backup_online(fixture: &Fixture, dir: &Path) -> PathBuf {
         dir,
         &["backup", "--out", dump.to_str().unwrap()],
     ));
-    assert!(said.contains("backed up 7 pastes"), "{said}");
+    assert!(said.contains("backed up 8 pastes"), "{said}");
     assert!(!dir.join("snip.snipdump.partial").exists());
     dump
 }
@@ -312,7 +322,7 @@ async fn backup_then_restore_reproduces_everything() {
     let dump = backup_online(&fixture, dir.path());
     let target = Target::same_backend();
     let said = succeeded(&restore(&fixture.server, dir.path(), &dump, &target));
-    assert!(said.contains("restored 7 pastes"), "{said}");
+    assert!(said.contains("restored 8 pastes"), "{said}");
     assert_same(&target.serve(), &fixture).await;
 }
 
@@ -399,7 +409,7 @@ async fn across_backends() {
             &to,
         ],
     ));
-    assert!(said.contains("copied 7 pastes"), "{said}");
+    assert!(said.contains("copied 8 pastes"), "{said}");
     assert_same(&postgres.serve(), &fixture).await;
     assert_same(&back.serve(), &fixture).await;
 }

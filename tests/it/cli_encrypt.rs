@@ -273,16 +273,33 @@ async fn burn_and_encrypt() {
     assert!(again.contains("no such paste"), "{again}");
 }
 
-/// Several files: one paste and one key each; lang and name stay out of the query.
+/// Several files with `--each`: one paste and one key each; lang and name
+/// stay out of the query. Without `--each` they are refused: an encrypted
+/// paste holds one file.
 #[tokio::test]
 async fn several_files() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = two_source_files(dir.path());
-    let out = ok(snip(
+    let refused = snip(
         &server,
         dir.path(),
         &["put", "--encrypt", a.to_str().unwrap(), b.to_str().unwrap()],
+        b"",
+        &[],
+    );
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--each"));
+    let out = ok(snip(
+        &server,
+        dir.path(),
+        &[
+            "put",
+            "--each",
+            "--encrypt",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
         b"",
         &[],
     ));

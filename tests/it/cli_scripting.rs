@@ -62,8 +62,8 @@ fn succeeded_output(output: Output) -> Output {
     output
 }
 
-/// Several files: bare URLs into a pipe, `file<TAB>url` lines on a terminal,
-/// and `--json` names each paste's file.
+/// Several files with `--each`, one paste per file: bare URLs into a pipe,
+/// `file<TAB>url` lines on a terminal, and `--json` names each paste's file.
 #[tokio::test]
 async fn several_files() {
     let server = Server::start();
@@ -74,19 +74,24 @@ async fn several_files() {
     let piped = stdout(&succeeded_output(snip(
         &server,
         dir.path(),
-        &["put", a, b],
+        &["put", "--each", a, b],
         b"",
     )));
     let lines: Vec<&str> = piped.lines().collect();
     assert_eq!(lines.len(), 2);
     assert!(lines.iter().all(|l| l.starts_with(&server.url)), "{piped}");
 
-    let terminal = run_cli_on_terminal(&server, dir.path(), &["put", a, b]);
+    let terminal = run_cli_on_terminal(&server, dir.path(), &["put", "--each", a, b]);
     let text = stdout(&succeeded_output(terminal));
     assert!(text.contains(&format!("{a}\t{}", server.url)), "{text:?}");
     assert!(text.contains(&format!("{b}\t{}", server.url)), "{text:?}");
 
-    let json = json_of(&snip(&server, dir.path(), &["put", "--json", a, b], b""));
+    let json = json_of(&snip(
+        &server,
+        dir.path(),
+        &["put", "--each", "--json", a, b],
+        b"",
+    ));
     assert_eq!(json[0]["file"], a);
     assert_eq!(json[1]["file"], b);
 }

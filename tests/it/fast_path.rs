@@ -254,6 +254,7 @@ async fn samples(server: &Server) -> Vec<Sample> {
     let bad_token = ("authorization", "Bearer snip_nope");
     let basic = ("authorization", "Basic Zm9vOmJhcg==");
 
+    let bundle = crate::files::two_files(server).await;
     let burn_raw = pair(server, "burn me", "burn=true").await;
     let burn_view = pair(server, "burn me", "burn=true").await;
     let burn_page = pair(server, "burn me", "burn=true").await;
@@ -287,6 +288,15 @@ async fn samples(server: &Server) -> Vec<Sample> {
         same("/raw/{id}", get(format!("/raw/{id}"), &[bad_token])),
         same("/raw/{id}", get(format!("/raw/{id}"), &[auth])),
         same("/raw/{id}", get("/raw/k7m3q9xw2hd4p", &[])),
+        same("/raw/{id}", get(format!("/raw/{bundle}"), &[])),
+        same("/{id}", get(format!("/{bundle}"), &[])),
+        same("/raw/{id}/{name}", get(format!("/raw/{bundle}/b.md"), &[])),
+        same(
+            "/raw/{id}/{name}",
+            get(format!("/raw/{bundle}/a.rs"), &[("range", "bytes=1-3")]),
+        ),
+        same("/raw/{id}/{name}", get(format!("/raw/{id}/a.rs"), &[])),
+        same("/download/{id}", get(format!("/download/{bundle}"), &[])),
         own("/raw/{id}", (a, b), |id, _| get(format!("/raw/{id}"), &[])),
         same("/{id}", get(format!("/{text}"), &[zstd])),
         same("/{id}", get(format!("/{text}"), &[zstd, html])),

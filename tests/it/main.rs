@@ -28,6 +28,7 @@ mod disk_full;
 mod durability;
 mod expiry;
 mod fast_path;
+mod files;
 mod identity;
 mod layering;
 mod limits;

@@ -1,5 +1,6 @@
 //! The handlers, one module per feature: creating ([`create`]), reading
-//! ([`read`], with its [`range`] headers), deleting ([`delete`]), metadata ([`meta`]) and listing
+//! ([`read`], with its [`range`] headers, and the [`files`] of a several-file
+//! paste), deleting ([`delete`]), metadata ([`meta`]) and listing
 //! ([`list`]) pastes, and the hastebin API's names for them
 //! ([`hastebin`]); browser sessions ([`session`]) and "My pastes"
 //! ([`my`]); the admin API ([`admin`], [`backup`]); the operator
@@ -15,6 +16,7 @@ pub mod admin;
 pub mod backup;
 pub mod create;
 pub mod delete;
+pub mod files;
 pub mod hastebin;
 pub mod list;
 pub mod meta;

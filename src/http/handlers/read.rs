@@ -22,8 +22,10 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header}
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use bytes::Bytes;
 
+use super::files::{self, ZipSource};
 use super::range::{RangeOutcome, single_range};
 use crate::core::envelope::Proof;
+use crate::core::files::find as find_file;
 use crate::core::paste::{self, PasteMeta, ProofStanding};
 use crate::core::{PasteId, Visibility};
 use crate::http::api_error::ApiError;
@@ -321,6 +323,92 @@ pub async fn readable(
     Ok(opened)
 }
 
+/// Where a file's bytes are in its paste's body.
+#[derive(Clone, Copy)]
+struct FileAt {
+    /// The offset of its first byte.
+    offset: u64,
+    /// The size of the whole body.
+    paste_size: u64,
+}
+
+/// A raw read of the file called `name` of a several-file paste (see
+/// [`files::raw_file`]): refused as a raw read of the paste is, else its
+/// bytes, with its own media type and an entity tag of its own
+/// (`"{id}.{index}"`). `404` for a name the paste has not.
+pub async fn readable_file(
+    state: &SharedState,
+    read: &PasteRead,
+    name: &str,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
+    let Opened { meta, body } = readable(state, read, headers).await?;
+    let Some(span) = find_file(&meta.files, name) else {
+        return Err(ApiError::not_found_because(if meta.files.is_empty() {
+            "this paste holds one file: read it at /raw/ID".to_owned()
+        } else {
+            "this paste holds no file of that name".to_owned()
+        }));
+    };
+    let file = &span.file;
+    // The file as a paste of its own; its `id` names its entity tag.
+    // Only what a raw answer's headers read is copied.
+    let file_meta = PasteMeta {
+        id: format!("{}.{}", meta.id, span.index),
+        created_at: meta.created_at,
+        expires_at: meta.expires_at,
+        burn: meta.burn,
+        encrypted: meta.encrypted,
+        lang: None,
+        name: Some(file.name.clone()),
+        content_type: file.content_type.clone(),
+        size: file.size,
+        delete_token_hash: meta.delete_token_hash,
+        owner: None,
+        visibility: meta.visibility,
+        redirect: None,
+        key_check: None,
+        files: Vec::new(),
+    };
+    match body {
+        OpenedBody::Loaded { body, .. } => {
+            let start = usize::try_from(span.offset).unwrap_or(usize::MAX);
+            let end = start.saturating_add(usize::try_from(file.size).unwrap_or(usize::MAX));
+            if end > body.len() {
+                return Err(ApiError::internal("a file lies outside its paste's body"));
+            }
+            let body = body.slice(start..end);
+            Ok(raw_response(
+                &file_meta,
+                body,
+                None,
+                headers,
+                Disposition::Inline,
+            ))
+        }
+        OpenedBody::Stored(stored) => {
+            let at = FileAt {
+                offset: span.offset,
+                paste_size: meta.size,
+            };
+            let disposition = Disposition::Inline;
+            streamed_response(
+                state,
+                read,
+                &file_meta,
+                stored,
+                headers,
+                disposition,
+                Some(at),
+            )
+            .await
+        }
+        OpenedBody::Withheld => Err(ApiError::internal(
+            "the store withheld the body of a paste that is read whole",
+        )),
+    }
+}
+
 /// `POST /{id}/reveal`: reads a burn paste and deletes it in the same atomic
 /// step, checking its proof of key (if it has a key check) in that step
 /// too. For other pastes it is a plain read.
@@ -360,7 +448,11 @@ pub async fn reveal(
     };
     let on_page = wants == Accepts::Html
         && (!paste.meta.burn || pages::shows_whole(&paste.meta, &paste.body));
-    let mut response = if on_page {
+    let mut response = if !paste.meta.files.is_empty() && !on_page {
+        // One reveal gives every file: they are gone after it.
+        let source = ZipSource::Memory(paste.body);
+        files::zip(&state, read.origin.client, &paste.meta, source).await?
+    } else if on_page {
         page(pages::view(
             &paste.meta,
             &paste.body,
@@ -423,12 +515,28 @@ async fn send(
     disposition: Disposition,
 ) -> Result<Response, ApiError> {
     let Opened { meta, body } = opened;
+    if !meta.files.is_empty() {
+        // A several-file paste's body is its files one after the other:
+        // never sent as such.
+        return match (disposition, body) {
+            (Disposition::Inline, _) => Ok(files::listing(state, &read.origin, &meta)),
+            (Disposition::Attachment, OpenedBody::Loaded { body, .. }) => {
+                files::zip(state, read.origin.client, &meta, ZipSource::Memory(body)).await
+            }
+            (Disposition::Attachment, OpenedBody::Stored(stored)) => {
+                files::zip(state, read.origin.client, &meta, ZipSource::Stored(stored)).await
+            }
+            (Disposition::Attachment, OpenedBody::Withheld) => Err(ApiError::internal(
+                "the store withheld the body of a paste that is read whole",
+            )),
+        };
+    }
     match body {
         OpenedBody::Loaded { body, compressed } => {
             Ok(raw_response(&meta, body, compressed, request, disposition))
         }
         OpenedBody::Stored(stored) => {
-            streamed_response(state, read, &meta, stored, request, disposition).await
+            streamed_response(state, read, &meta, stored, request, disposition, None).await
         }
         OpenedBody::Withheld => Err(ApiError::internal(
             "the store withheld the body of a paste that is read whole",
@@ -528,14 +636,17 @@ async fn streamed_response(
     stored: StoredBody,
     request: &HeaderMap,
     disposition: Disposition,
+    file: Option<FileAt>,
 ) -> Result<Response, ApiError> {
-    let has_stream = stored.encoding() == Encoding::Zstd;
+    let compressed = stored.encoding() == Encoding::Zstd;
+    // A file's bytes are part of the stream: it has no stream of its own.
+    let has_stream = compressed && file.is_none();
     let (coding, etag, selection) = select(meta, has_stream, request);
     let (decodes, range) = match selection {
         Selection::NotModified => return Ok(not_modified(meta, etag, disposition, coding)),
         Selection::Unsatisfiable => return Ok(ApiError::range_not_satisfiable(meta.size)),
         Selection::Stream => (false, None),
-        Selection::Body { start, end, part } => (has_stream, Some((start, end, part))),
+        Selection::Body { start, end, part } => (compressed, Some((start, end, part))),
     };
     let bytes = reservation_bytes(&stored, decodes);
     let hold = match outbound::reserve(&state.outbound, read.origin.client, bytes) {
@@ -543,9 +654,12 @@ async fn streamed_response(
         Err(refused) => return Ok(refused.into_response()),
     };
     let stored = stored.load().await?.ok_or_else(ApiError::not_found)?;
-    let reader = match range {
-        None => stored.stored_reader(),
-        Some((start, end, _)) => stored.body_reader(meta.size, start, end),
+    let reader = match (range, file) {
+        (None, _) => stored.stored_reader(),
+        (Some((start, end, _)), None) => stored.body_reader(meta.size, start, end),
+        (Some((start, end, _)), Some(at)) => {
+            stored.body_reader(at.paste_size, at.offset + start, at.offset + end)
+        }
     };
     let reader =
         reader.map_err(|e| ApiError::internal_from("cannot start reading a paste's body", e))?;

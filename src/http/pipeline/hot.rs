@@ -48,6 +48,8 @@ use crate::metrics::RouteId;
 pub enum Fast {
     /// A paste read raw (a template ending in `{id}`).
     Raw,
+    /// One file of a paste read raw (a template ending in `{id}/{name}`).
+    RawFile,
     /// A paste viewed (a template ending in `{id}`).
     View,
     /// A paste created (a template without parameters).
@@ -69,6 +71,8 @@ pub struct FastRoute {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Hot {
     Raw(PasteId),
+    /// A file name that needs no percent-decoding.
+    RawFile(PasteId, String),
     View(PasteId),
     Create,
 }
@@ -93,6 +97,15 @@ impl FastRoute {
                 })
             }
             (Fast::Create, None) if path == self.template => Some(Hot::Create),
+            (Fast::RawFile, None) => {
+                let prefix = self.template.strip_suffix("{id}/{name}")?;
+                let (id, name) = path.strip_prefix(prefix)?.split_once('/')?;
+                // Anything to decode, or not a plain name, is the router's.
+                if name.is_empty() || name.contains(['%', '/']) {
+                    return None;
+                }
+                Some(Hot::RawFile(PasteId::parse(id).ok()?, name.to_owned()))
+            }
             _ => None,
         }
     }
@@ -219,6 +232,12 @@ fn serve(
                     Hot::Raw(id) => {
                         let read = PasteRead { caller, origin, id };
                         read::answer_raw(&state, &read, request.headers())
+                            .await
+                            .into_response()
+                    }
+                    Hot::RawFile(id, name) => {
+                        let read = PasteRead { caller, origin, id };
+                        read::readable_file(&state, &read, &name, request.headers())
                             .await
                             .into_response()
                     }

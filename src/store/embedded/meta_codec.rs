@@ -10,12 +10,16 @@
 //! then the same postcard encoding. Other entries are pastes whose body is a
 //! file (`body_files`, whose trailer says the encoding).
 //!
-//! Versions 3 (plain) and 5 (located) are written. Version 4 is a located
-//! entry whose location has no encoding byte (20 bytes): its body is stored
-//! as it is. Versions 1 and 2 are versions 3 and 4 without the last field,
-//! `key_check`, and are still read: postcard is positional and encodes
-//! `None` as one zero byte, so such a record followed by a zero byte is
-//! exactly a version 3 or 4 record without a key check.
+//! A one-file paste is written as version 3 (plain) or 5 (located): the
+//! postcard encoding without its last field, `files`, whose empty table is
+//! one zero byte. A several-file paste is written as version 6 (plain) or 7
+//! (located), with its file table; so a one-file paste's entry is what it
+//! was before pastes had files, and an older snip reads it. Version 4 is a
+//! located entry whose location has no encoding byte (20 bytes): its body is
+//! stored as it is. Versions 1 and 2 are versions 3 and 4 without
+//! `key_check` too, and are still read: postcard is positional and encodes
+//! `None` and an empty table as one zero byte each, so such a record
+//! followed by zero bytes is exactly a record without them.
 
 use crate::core::PasteMeta;
 
@@ -26,26 +30,40 @@ use super::body_log::Location;
 const POSTCARD_V1: u8 = 1;
 /// The first byte of a body location followed by a postcard encoding without `key_check`.
 const LOCATED_V2: u8 = 2;
-/// The first byte of a postcard-encoded entry.
+/// The first byte of a postcard-encoded entry without `files`.
 const POSTCARD_V3: u8 = 3;
 /// The first byte of a body location without its encoding followed by a postcard encoding.
 const LOCATED_V4: u8 = 4;
-/// The first byte of a body location followed by a postcard encoding.
+/// The first byte of a body location followed by a postcard encoding without `files`.
 const LOCATED_V5: u8 = 5;
+/// The first byte of a postcard-encoded entry with its file table.
+const POSTCARD_V6: u8 = 6;
+/// The first byte of a body location followed by a postcard encoding with its file table.
+const LOCATED_V7: u8 = 7;
 
 /// Encodes `meta` for the `meta` keyspace, without a body location.
 pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
     // Sized for a typical entry, so the encoder does not grow it step by step.
     let mut entry = Vec::with_capacity(160);
-    entry.push(POSTCARD_V3);
-    postcard::to_extend(meta, entry).map_err(|e| StoreError::Corrupt(e.to_string()))
+    let several = !meta.files.is_empty();
+    entry.push(if several { POSTCARD_V6 } else { POSTCARD_V3 });
+    let mut entry =
+        postcard::to_extend(meta, entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    if !several {
+        // The empty table's zero byte: version 3 ends before it.
+        entry.pop();
+    }
+    Ok(entry)
 }
 
 /// Turns an entry made by [`encode`] into one that records where the body is.
 pub fn with_location(encoded: &[u8], at: &Location) -> Vec<u8> {
     let payload = encoded.get(1..).unwrap_or_default();
     let mut entry = Vec::with_capacity(1 + Location::ENCODED_LEN + payload.len());
-    entry.push(LOCATED_V5);
+    entry.push(match encoded.first() {
+        Some(&POSTCARD_V6) => LOCATED_V7,
+        _ => LOCATED_V5,
+    });
     at.encode_into(&mut entry);
     entry.extend_from_slice(payload);
     entry
@@ -62,24 +80,33 @@ pub fn decode_entry(key: &[u8], raw: &[u8]) -> Result<(PasteMeta, Option<Locatio
         StoreError::Corrupt(format!("metadata of {}: {e}", String::from_utf8_lossy(key)))
     };
     let postcard = |rest| postcard::from_bytes(rest).map_err(|e| corrupt(&e));
-    let legacy = |rest: &[u8]| {
-        let mut padded = Vec::with_capacity(rest.len() + 1);
+    // A record without its last `missing` fields (each `None` or an empty
+    // table: one zero byte).
+    let padded = |rest: &[u8], missing: usize| {
+        let mut padded = Vec::with_capacity(rest.len() + missing);
         padded.extend_from_slice(rest);
-        padded.push(0); // `key_check: None`
+        padded.resize(rest.len() + missing, 0);
         postcard::from_bytes(&padded).map_err(|e| corrupt(&e))
     };
+    let one_file = |rest| padded(rest, 1); // `files: []`
+    let legacy = |rest| padded(rest, 2); // `key_check: None, files: []`
     let located = |rest| Location::decode(rest).ok_or_else(|| corrupt(&"bad location"));
     let placed = |rest| Location::decode_place(rest).ok_or_else(|| corrupt(&"truncated location"));
     match raw.split_first() {
-        Some((&LOCATED_V5, rest)) => {
+        Some((&LOCATED_V7, rest)) => {
             let (at, rest) = located(rest)?;
             Ok((postcard(rest)?, Some(at)))
         }
+        Some((&LOCATED_V5, rest)) => {
+            let (at, rest) = located(rest)?;
+            Ok((one_file(rest)?, Some(at)))
+        }
         Some((&LOCATED_V4, rest)) => {
             let (at, rest) = placed(rest)?;
-            Ok((postcard(rest)?, Some(at)))
+            Ok((one_file(rest)?, Some(at)))
         }
-        Some((&POSTCARD_V3, rest)) => Ok((postcard(rest)?, None)),
+        Some((&POSTCARD_V6, rest)) => Ok((postcard(rest)?, None)),
+        Some((&POSTCARD_V3, rest)) => Ok((one_file(rest)?, None)),
         Some((&LOCATED_V2, rest)) => {
             let (at, rest) = placed(rest)?;
             Ok((legacy(rest)?, Some(at)))
@@ -118,6 +145,7 @@ mod tests {
                 iterations: 600_000,
                 salt: [5; 16],
             }),
+            files: Vec::new(),
         }
     }
 
@@ -194,6 +222,48 @@ mod tests {
             decode_entry(b"k", &entry[..12]),
             Err(StoreError::Corrupt(_))
         ));
+    }
+
+    /// A several-file paste's entry (versions 6 and 7) carries its file
+    /// table; a one-file paste's entry has no byte of it (versions 3 and 5,
+    /// what a snip without files wrote and reads).
+    #[test]
+    fn several_files_round_trip() {
+        let one = sample();
+        let encoded = encode(&one).unwrap();
+        let mut full = postcard::to_allocvec(&one).unwrap();
+        assert_eq!(full.pop(), Some(0), "the empty table is one zero byte");
+        assert_eq!(&encoded[1..], &full[..]);
+        let meta = PasteMeta {
+            files: vec![
+                crate::core::files::PasteFile {
+                    name: "a.rs".into(),
+                    size: 1000,
+                    lang: Some("rust".into()),
+                    content_type: "text/plain; charset=utf-8".into(),
+                },
+                crate::core::files::PasteFile {
+                    name: "notes.md".into(),
+                    size: 234,
+                    lang: None,
+                    content_type: "text/plain; charset=utf-8".into(),
+                },
+            ],
+            ..sample()
+        };
+        let encoded = encode(&meta).unwrap();
+        assert_eq!(encoded[0], POSTCARD_V6);
+        assert_eq!(decode(b"k", &encoded).unwrap(), meta);
+        let at = Location {
+            segment: 3,
+            offset: 4096,
+            len: 1234,
+            checksum: 99,
+            encoding: Encoding::Zstd,
+        };
+        let entry = with_location(&encoded, &at);
+        assert_eq!(entry[0], LOCATED_V7);
+        assert_eq!(decode_entry(b"k", &entry).unwrap(), (meta, Some(at)));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use deadpool_postgres::Pool;
 
 use super::deadline::{Lease, within};
-use super::rows::{key_check_columns, to_i64, visibility_text};
+use super::rows::{files_column, key_check_columns, to_i64, visibility_text};
 use super::{Totals, db_error, pool_error};
 use crate::core::PasteMeta;
 use crate::store::codec::Stored;
@@ -31,11 +31,11 @@ use crate::store::{BackendError, StoreError};
 /// parameter an array with one element per paste.
 const INSERT: &str = "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
         content_type, size, delete_token_hash, visibility, redirect, body,
-        proof_verifier, proof_iterations, proof_salt, body_encoding)
+        proof_verifier, proof_iterations, proof_salt, body_encoding, files)
      SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::boolean[],
         $5::boolean[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bytea[],
         $11::text[], $12::text[], $13::bytea[], $14::bytea[], $15::integer[], $16::bytea[],
-        $17::text[])
+        $17::text[], $18::text[])
      ON CONFLICT (id) DO NOTHING
      RETURNING id";
 
@@ -132,6 +132,7 @@ impl Inserter {
                     &columns.proof_iterations,
                     &columns.proof_salt,
                     &columns.body_encoding,
+                    &columns.files,
                 ],
             )
             .await
@@ -160,6 +161,7 @@ struct Columns<'a> {
     proof_iterations: Vec<Option<i32>>,
     proof_salt: Vec<Option<&'a [u8]>>,
     body_encoding: Vec<&'static str>,
+    files: Vec<Option<String>>,
 }
 
 impl<'a> Columns<'a> {
@@ -187,6 +189,7 @@ impl<'a> Columns<'a> {
         self.redirect.push(meta.redirect.as_deref());
         self.body.push(&body.bytes);
         self.body_encoding.push(body.encoding.name());
+        self.files.push(files_column(meta));
         let (verifier, iterations, salt) = key_check_columns(meta.key_check.as_ref());
         self.proof_verifier.push(verifier);
         self.proof_iterations.push(iterations);
@@ -231,6 +234,7 @@ mod tests {
                 visibility: Visibility::Unlisted,
                 redirect: None,
                 key_check: None,
+                files: Vec::new(),
             },
             body: Stored::identity(Bytes::from_static(body)),
         }

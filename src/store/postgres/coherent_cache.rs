@@ -340,6 +340,7 @@ mod tests {
                 visibility: Visibility::Unlisted,
                 redirect: None,
                 key_check: None,
+                files: Vec::new(),
             }),
             body: Bytes::from_static(b"hello"),
             compressed: None,

@@ -4,7 +4,7 @@
 //! rolls back no other.
 
 use super::authority;
-use super::rows::{key_check_columns, to_i64, visibility_text};
+use super::rows::{files_column, key_check_columns, to_i64, visibility_text};
 use super::{PostgresStore, db_error};
 use crate::core::{PasteMeta, paste};
 use crate::store::codec::Stored;
@@ -51,9 +51,9 @@ impl PostgresStore {
             .prepare_cached(
                 "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
                     content_type, size, delete_token_hash, owner, visibility, redirect, body,
-                    proof_verifier, proof_iterations, proof_salt, body_encoding)
+                    proof_verifier, proof_iterations, proof_salt, body_encoding, files)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                    $18)
+                    $18, $19)
                  ON CONFLICT (id) DO NOTHING",
             )
             .await
@@ -82,6 +82,7 @@ impl PostgresStore {
                     &proof_iterations,
                     &proof_salt,
                     &body.encoding.name(),
+                    &files_column(meta),
                 ],
             )
             .await

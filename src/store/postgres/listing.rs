@@ -7,7 +7,7 @@ use super::rows::META_COLUMNS;
 
 /// The column of [`list_statement`]'s rows after [`META_COLUMNS`]: `true` for
 /// a paste of the page, `false` for the last row the scan read.
-pub(super) const HIT_COLUMN: usize = 16;
+pub(super) const HIT_COLUMN: usize = super::rows::META_LEN;
 
 /// The listing query. Parameters: `$1` owner, `$2` now, `$3` name prefix
 /// (or null), `$4` most rows read, `$5` most pastes returned (the page's

@@ -12,7 +12,10 @@ use crate::store::codec::Stored;
 /// The metadata columns, in the order [`meta_from_row`] reads them.
 pub const META_COLUMNS: &str = "id, created_at, expires_at, burn, encrypted, lang, name, \
      content_type, size, delete_token_hash, owner, visibility, redirect, \
-     proof_verifier, proof_iterations, proof_salt";
+     proof_verifier, proof_iterations, proof_salt, files";
+
+/// How many columns [`META_COLUMNS`] names: the columns after it start here.
+pub const META_LEN: usize = 17;
 
 /// Stored integers are `bigint`; Unix times and sizes fit with room to spare.
 pub fn to_i64(n: u64) -> i64 {
@@ -47,7 +50,20 @@ pub fn meta_from_row(row: &Row) -> Result<PasteMeta, StoreError> {
         },
         redirect: row.get(12),
         key_check: key_check_from_row(row).ok_or_else(|| corrupt("proof of key"))?,
+        files: match row.get::<_, Option<String>>(16) {
+            None => Vec::new(),
+            Some(json) => serde_json::from_str(&json).map_err(|_| corrupt("file table"))?,
+        },
     })
+}
+
+/// The `files` column of `meta`: the JSON of its file table, `NULL` for a
+/// one-file paste.
+pub fn files_column(meta: &PasteMeta) -> Option<String> {
+    if meta.files.is_empty() {
+        return None;
+    }
+    serde_json::to_string(&meta.files).ok()
 }
 
 /// The key check of a row: all three columns, or none (`Some(None)`);
@@ -96,7 +112,7 @@ pub fn stored_from_row(row: &Row) -> Result<(PasteMeta, Stored), StoreError> {
 pub fn withheld_from_row(row: &Row) -> Result<(PasteMeta, Option<Stored>), StoreError> {
     let meta = meta_from_row(row)?;
     let encoding = encoding_from_row(row, &meta)?;
-    let stored = row.get::<_, Option<Vec<u8>>>(16).map(|body| Stored {
+    let stored = row.get::<_, Option<Vec<u8>>>(META_LEN).map(|body| Stored {
         bytes: Bytes::from(body),
         encoding,
     });
@@ -105,7 +121,7 @@ pub fn withheld_from_row(row: &Row) -> Result<(PasteMeta, Option<Stored>), Store
 
 /// The body encoding of `meta`'s row.
 fn encoding_from_row(row: &Row, meta: &PasteMeta) -> Result<Encoding, StoreError> {
-    let encoding: String = row.get(17);
+    let encoding: String = row.get(META_LEN + 1);
     Encoding::from_name(&encoding)
         .ok_or_else(|| StoreError::Corrupt(format!("body encoding of paste {}", meta.id)))
 }
@@ -129,8 +145,8 @@ impl OpenRow {
         Ok(Self {
             body,
             encoding,
-            stored_len: u64::try_from(row.get::<_, i32>(18)).unwrap_or(0),
-            head: row.get(19),
+            stored_len: u64::try_from(row.get::<_, i32>(META_LEN + 2)).unwrap_or(0),
+            head: row.get(META_LEN + 3),
             meta,
         })
     }

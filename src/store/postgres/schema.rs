@@ -29,6 +29,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     migration!("0002_proof_of_key"),
     migration!("0003_sessions"),
     migration!("0004_body_encoding"),
+    migration!("0005_files"),
     migration!("0006_session_person"),
 ];
 

@@ -140,7 +140,8 @@ async fn read_upload(
 ) -> Result<Upload, UploadError> {
     let options = CreateOptions::from_request(query, headers)?;
     let pace = state.limits.body_pace;
-    upload::read(options, headers, body, limit, pace, reservation).await
+    let max_files = state.limits.max_files;
+    upload::read(options, headers, body, limit, max_files, pace, reservation).await
 }
 
 async fn store_paste(
@@ -153,6 +154,7 @@ async fn store_paste(
         body,
         declared_type,
         form: _,
+        files,
     } = upload;
     let ttl = resolve_ttl(options.ttl, &state.limits)?;
     let owner = caller.tenant_name().map(str::to_owned);
@@ -176,6 +178,9 @@ async fn store_paste(
         .transpose()?;
     let content_type = if options.encrypted {
         paste::OCTET_STREAM.to_owned()
+    } else if !files.is_empty() {
+        // Never served as such: each file is, with its own type.
+        paste::content_type_for(None, None, &body)
     } else {
         paste::content_type_for(options.name.as_deref(), declared_type.as_deref(), &body)
     };
@@ -194,6 +199,7 @@ async fn store_paste(
         visibility: options.visibility,
         redirect: options.url,
         key_check,
+        files,
     };
     meta.id = state
         .store
@@ -257,6 +263,7 @@ fn created_response(base: &str, created: &NewPaste, wants: Accepts) -> Response 
                 expires_at: meta.expires_at.map(paste::rfc3339),
                 burn: meta.burn,
                 size: meta.size,
+                files: Cow::Borrowed(&meta.files),
             };
             (StatusCode::CREATED, axum::Json(created)).into_response()
         }

@@ -10,6 +10,8 @@ use bytes::Bytes;
 use futures_util::Stream;
 
 use super::options::{CreateOptions, non_empty, validate_name};
+use crate::core::files::{self, PasteFile};
+use crate::core::paste;
 use crate::http::api_error::ApiError;
 use crate::http::body::{self, BodyError, Pace};
 use crate::http::inflight::Reservation;
@@ -25,6 +27,9 @@ pub struct Upload {
     /// Whether it came as a `multipart/form-data` form (answered as form
     /// uploads are, see `created_response`).
     pub form: bool,
+    /// A several-file paste's file table (`core::files`), in body order:
+    /// `body` is its files one after the other. Empty for a one-file paste.
+    pub files: Vec<PasteFile>,
 }
 
 impl Upload {
@@ -73,15 +78,16 @@ impl UploadError {
     }
 }
 
-/// Reads the paste from `body` (raw, or the form's `file`/`content` part,
-/// whose other fields add to `options`), refusing it beyond `limit` bytes or
-/// when it does not keep `pace`. Its bytes are held in `reservation` as
-/// they arrive.
+/// Reads the paste from `body` (raw, or the form's `file`/`content` parts,
+/// at most `max_files` of them, whose other fields add to `options`),
+/// refusing it beyond `limit` bytes or when it does not keep `pace`. Its
+/// bytes are held in `reservation` as they arrive.
 pub async fn read(
     options: CreateOptions,
     headers: &HeaderMap,
     body: Body,
     limit: u64,
+    max_files: usize,
     pace: Pace,
     reservation: &mut Reservation,
 ) -> Result<Upload, UploadError> {
@@ -98,13 +104,14 @@ pub async fn read(
     let upload = match boundary {
         Some(boundary) => {
             let chunks = body::chunks(body, pace, Some(reservation));
-            read_multipart(chunks, boundary, options, limit).await?
+            read_multipart(chunks, boundary, options, limit, max_files).await?
         }
         None => Upload {
             options,
             body: body::read_whole(body, limit, pace, reservation).await?,
             declared_type: None,
             form: false,
+            files: Vec::new(),
         },
     };
     let upload = upload.into_short_link()?;
@@ -186,11 +193,15 @@ fn multipart_boundary(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// Most form fields that are not files: every option once, and then some.
+const MAX_OPTION_FIELDS: usize = 32;
+
 async fn read_multipart(
     chunks: impl Stream<Item = Result<Bytes, BodyError>> + Send,
     boundary: String,
     mut options: CreateOptions,
     limit: u64,
+    max_files: usize,
 ) -> Result<Upload, UploadError> {
     let constraints = multer::Constraints::new().size_limit(
         multer::SizeLimit::new()
@@ -198,8 +209,8 @@ async fn read_multipart(
             .per_field(limit),
     );
     let mut form = multer::Multipart::with_constraints(chunks, boundary, constraints);
-    let mut content = None;
-    let mut declared_type = None;
+    let mut parts: Vec<FilePart> = Vec::new();
+    let mut option_fields = 0;
     while let Some(field) = form
         .next_field()
         .await
@@ -209,39 +220,126 @@ async fn read_multipart(
         match key.as_str() {
             // rustypaste's clients name a burn paste's file part `oneshot`.
             "file" | "content" | "oneshot" => {
-                if content.is_some() {
-                    return Err(ApiError::bad_request(
-                        "the form has more than one file or content part",
-                    )
+                // Refused at the part's headers, before its bytes are read.
+                if parts.len() >= max_files {
+                    return Err(ApiError::bad_request(format!(
+                        "the form has more than {max_files} file or content parts; a paste may hold at most {max_files} files"
+                    ))
                     .into());
                 }
                 options.burn |= key == "oneshot";
-                let file_name = field.file_name().and_then(non_empty);
-                if let Some(file_name) =
-                    file_name.filter(|_| key != "content" && options.name.is_none())
-                {
-                    options.name = Some(validate_name(file_name)?);
-                }
-                declared_type = field.content_type().map(|m| m.essence_str().to_owned());
-                content = Some(field.bytes().await.map_err(|e| multipart_error(e, limit))?);
+                parts.push(FilePart {
+                    from_file: key != "content",
+                    file_name: field.file_name().and_then(non_empty).map(str::to_owned),
+                    declared_type: field.content_type().map(|m| m.essence_str().to_owned()),
+                    bytes: field.bytes().await.map_err(|e| multipart_error(e, limit))?,
+                });
             }
             _ => {
+                option_fields += 1;
+                if option_fields > MAX_OPTION_FIELDS {
+                    return Err(ApiError::bad_request(format!(
+                        "the form has more than {MAX_OPTION_FIELDS} option fields"
+                    ))
+                    .into());
+                }
                 let value = field.text().await.map_err(|e| multipart_error(e, limit))?;
                 options.set_field(&key, &value)?;
             }
         }
     }
-    let body = match content {
-        Some(content) => content,
-        // A short link's form (`url=…`) has no file: its target is the paste.
-        None if options.url.is_some() => Bytes::new(),
-        None => return Err(ApiError::bad_request("the form has no file or content part").into()),
-    };
+    // A short link's form (`url=…`) has no file: its target is the paste.
+    if parts.is_empty() && options.url.is_some() {
+        return Ok(Upload {
+            options,
+            body: Bytes::new(),
+            declared_type: None,
+            form: true,
+            files: Vec::new(),
+        });
+    }
+    from_parts(parts, options)
+}
+
+/// A `file` or `content` part of a form.
+struct FilePart {
+    /// A `file` part (whose file name names the paste), not `content`.
+    from_file: bool,
+    /// The file name the part gave, if any.
+    file_name: Option<String>,
+    /// The media type the part declared.
+    declared_type: Option<String>,
+    /// Its bytes.
+    bytes: Bytes,
+}
+
+/// The upload of a form's file parts: one part is a one-file paste, as it
+/// always was; several make a several-file paste, each part a file named
+/// by its safe base name ([`files::safe_base_name`]).
+fn from_parts(mut parts: Vec<FilePart>, mut options: CreateOptions) -> Result<Upload, UploadError> {
+    if parts.len() > 1 {
+        return several_files(parts, options);
+    }
+    let part = parts
+        .pop()
+        .ok_or_else(|| ApiError::bad_request("the form has no file or content part"))?;
+    if let Some(file_name) = part
+        .file_name
+        .as_deref()
+        .filter(|_| part.from_file && options.name.is_none())
+    {
+        options.name = Some(validate_name(file_name)?);
+    }
     Ok(Upload {
         options,
-        body,
-        declared_type,
+        body: part.bytes,
+        declared_type: part.declared_type,
         form: true,
+        files: Vec::new(),
+    })
+}
+
+/// A several-file paste: its body the parts' bytes one after the other,
+/// its file table their names, sizes, languages and media types.
+fn several_files(parts: Vec<FilePart>, options: CreateOptions) -> Result<Upload, UploadError> {
+    if options.encrypted {
+        return Err(ApiError::bad_request(
+            "an encrypted paste is one envelope: seal its files in it before sending (snip put does)",
+        )
+        .into());
+    }
+    let bad = |e: files::FileError| ApiError::bad_request(e.to_string());
+    let mut table = Vec::with_capacity(parts.len());
+    for part in &parts {
+        let raw = part.file_name.as_deref().ok_or_else(|| {
+            ApiError::bad_request(
+                "every file of a several-file paste needs a file name (curl -F file=@NAME)",
+            )
+        })?;
+        let name = files::safe_base_name(raw).map_err(bad)?;
+        table.push(PasteFile {
+            lang: files::language_of(&name),
+            content_type: paste::content_type_for(
+                Some(&name),
+                part.declared_type.as_deref(),
+                &part.bytes,
+            ),
+            size: part.bytes.len() as u64,
+            name,
+        });
+    }
+    let size = table.iter().map(|file| file.size).sum();
+    files::check_table(&table, size, None).map_err(bad)?;
+    let mut body = bytes::BytesMut::with_capacity(usize::try_from(size).unwrap_or(0));
+    for part in parts {
+        body.extend_from_slice(&part.bytes);
+    }
+    Ok(Upload {
+        options,
+        body: body.freeze(),
+        declared_type: None,
+        form: true,
+        files: table,
     })
 }
 
@@ -329,6 +427,7 @@ mod fuzz {
                 &headers,
                 Body::from(body),
                 LIMIT,
+                3,
                 PACE,
                 &mut reservation,
             ));

@@ -35,6 +35,7 @@ fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
         visibility: Visibility::Unlisted,
         redirect: None,
         key_check: None,
+        files: Vec::new(),
     }
 }
 
