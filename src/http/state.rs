@@ -14,6 +14,7 @@ use super::inflight::InflightBytes;
 use super::ratelimit::RateLimits;
 use crate::core::Ttl;
 use crate::metrics::Metrics;
+use crate::programs::Programs;
 use crate::store::{Store, StoreError};
 
 /// Limits and defaults applied to requests.
@@ -77,6 +78,8 @@ pub struct AppState {
     pub outbound: Arc<InflightBytes>,
     /// `Strict-Transport-Security` of every answer, when snip serves HTTPS itself.
     pub hsts: Option<HeaderValue>,
+    /// Tenant programs: their runtime and compiled modules.
+    pub programs: Arc<Programs>,
 }
 
 /// Whether the store answers, for `/readyz`: asked when a probe comes, at

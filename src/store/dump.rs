@@ -408,6 +408,9 @@ mod tests {
             max_paste_bytes: None,
             rate: None,
             burst: Some(3),
+            program: None,
+            program_fuel: None,
+            program_memory: None,
         };
         writer.tenant(&tenant).await.unwrap();
         for (n, body) in [&b"hello"[..], &[0u8, 255, 1][..], &[][..]]
@@ -504,6 +507,9 @@ mod tests {
             max_paste_bytes: None,
             rate: None,
             burst: None,
+            program: None,
+            program_fuel: None,
+            program_memory: None,
         })
         .unwrap();
         let mut dump = header();

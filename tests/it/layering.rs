@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
     &["http::api_error", "http::context", "http::client_net"],
     &["metrics"],
     &["store"],
+    &["programs"],
     &["tls"],
     &["logging"],
     &["core"],

@@ -19,6 +19,7 @@ pub mod meta;
 pub mod my;
 pub mod openapi;
 pub mod ops;
+pub mod program;
 pub mod range;
 pub mod read;
 pub mod session;

@@ -29,6 +29,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     migration!("0002_proof_of_key"),
     migration!("0003_sessions"),
     migration!("0004_body_encoding"),
+    migration!("0007_tenant_programs"),
 ];
 
 /// The schema version this binary writes.
