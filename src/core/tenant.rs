@@ -28,9 +28,10 @@ pub struct Tenant {
     /// Requests allowed in a burst above the rate (`None`: twice the rate).
     pub burst: Option<u32>,
     /// Its program, run on every paste it creates (the module is stored
-    /// beside the tenant; this describes it).
+    /// beside the tenant; this describes it). Boxed: most tenants have none,
+    /// and every request's caller carries its tenant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub program: Option<ProgramInfo>,
+    pub program: Option<Box<ProgramInfo>>,
     /// Fuel for one run of its program (`None`: the server's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program_fuel: Option<u64>,

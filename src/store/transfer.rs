@@ -78,7 +78,7 @@ pub async fn backup<W: AsyncWrite + Unpin>(
     for tenant in store.tenants().await? {
         writer.tenant(&tenant).await?;
         summary.tenants += 1;
-        if let Some(info) = tenant.program {
+        if let Some(info) = tenant.program.as_deref() {
             // Cleared since the tenant was read: the dump has no program.
             if let Some(module) = store.program(&tenant.name).await? {
                 let record = ProgramRecord {

@@ -33,7 +33,7 @@ fn no_program() -> ApiError {
 }
 
 fn view(state: &SharedState, tenant: &Tenant) -> Result<ProgramView, ApiError> {
-    let program = tenant.program.ok_or_else(no_program)?;
+    let program = tenant.program.as_deref().copied().ok_or_else(no_program)?;
     let defaults = state.programs.defaults();
     Ok(ProgramView::new(
         &tenant.name,

@@ -218,7 +218,7 @@ impl Accounts {
             return Ok(false);
         }
         let mut tenant = tenant.clone();
-        tenant.program = program.map(|(info, _)| info);
+        tenant.program = program.map(|(info, _)| Box::new(info));
         self.space.check_change()?;
         let mut batch = self.db.batch();
         match program {

@@ -51,13 +51,13 @@ fn tenant_from_row(row: &Row) -> Tenant {
 }
 
 /// The program columns of a tenant row, if it has a program.
-fn program_from_row(row: &Row) -> Option<ProgramInfo> {
+fn program_from_row(row: &Row) -> Option<Box<ProgramInfo>> {
     let sha256: Vec<u8> = row.get::<_, Option<Vec<u8>>>(9)?;
-    Some(ProgramInfo {
+    Some(Box::new(ProgramInfo {
         sha256: sha256.try_into().ok()?,
         size: to_u64(row.get::<_, Option<i64>>(10)?),
         set_at: to_u64(row.get::<_, Option<i64>>(11)?),
-    })
+    }))
 }
 
 fn token_from_row(row: &Row) -> Result<TokenRecord, StoreError> {

@@ -25,7 +25,7 @@ pub(super) async fn apply(
     body: Bytes,
     max_body: u64,
 ) -> Result<Bytes, ApiError> {
-    let Some(info) = tenant.program else {
+    let Some(info) = tenant.program.as_deref() else {
         return Ok(body);
     };
     let program = match state.programs.cached(&info.sha256) {
