@@ -38,6 +38,9 @@
 //!   `--sync`, the PostgreSQL backend for several instances
 //!   ([`store::postgres`]), and backup/restore ([`store::transfer`]) in the
 //!   `.snipdump` format ([`store::dump`]).
+//! - [`programs`]: tenant programs, WebAssembly modules compiled once and
+//!   run in a fresh instance on every create, under fuel and memory limits
+//!   (`docs/programs.md`).
 //! - [`tls`]: native HTTPS: certificates from files (reloaded) or ACME,
 //!   HTTP/2 by ALPN, the plain-HTTP redirect.
 //! - [`logging`]: the `tracing` subscriber and the hand-formatted request
@@ -66,6 +69,7 @@ pub mod http;
 pub mod idle;
 pub mod logging;
 pub mod metrics;
+pub mod programs;
 pub mod server;
 pub mod store;
 pub mod tls;

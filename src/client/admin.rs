@@ -1,4 +1,4 @@
-//! `snip admin …`: manage tenants and tokens through the admin API
+//! `snip admin …`: manage tenants, their programs and tokens through the admin API
 //! (`/api/admin`, see `src/http/handlers/admin.rs`). The admin token comes from
 //! `SNIP_ADMIN_TOKEN` or `--admin-token-file`, never from a plain flag.
 
@@ -13,7 +13,9 @@ use super::auth::admin_token;
 use super::settings::ClientConfig;
 use super::{base_url, client, send};
 use crate::core::Ttl;
-use crate::core::api::{NewTenant, NewToken, TenantChange, TenantCreated, TenantView, TokenView};
+use crate::core::api::{
+    NewTenant, NewToken, ProgramView, TenantChange, TenantCreated, TenantView, TokenView,
+};
 use crate::core::paste::hash_token;
 use crate::core::tenant::{Rate, token_id, validate_token_id};
 use crate::core::units::{self, format_size, parse_size};
@@ -64,6 +66,32 @@ pub enum TenantCommand {
     List,
     /// Delete a tenant that owns no pastes, and its tokens.
     Delete {
+        /// Tenant name.
+        name: String,
+    },
+    /// Set, show or clear a tenant's program (a WebAssembly module run on
+    /// every paste it creates; see docs/programs.md).
+    #[command(subcommand)]
+    Program(ProgramCommand),
+}
+
+/// `snip admin tenant program …`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ProgramCommand {
+    /// Set or replace a tenant's program; it applies to the next paste.
+    Set {
+        /// Tenant name.
+        name: String,
+        /// The module (.wasm), or `-` for standard input.
+        file: PathBuf,
+    },
+    /// Show a tenant's program: size, SHA-256, when it was set, its limits.
+    Show {
+        /// Tenant name.
+        name: String,
+    },
+    /// Remove a tenant's program.
+    Clear {
         /// Tenant name.
         name: String,
     },
@@ -170,6 +198,16 @@ fn burst_setting(input: &str) -> Result<Setting<u32>, String> {
     })
 }
 
+fn fuel_setting(input: &str) -> Result<Setting<u64>, String> {
+    setting(input, |s| {
+        s.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| "fuel is a number of units, at least 1".to_owned())
+    })
+}
+
 /// A tenant's limits as flags.
 #[derive(Debug, Clone, Args)]
 pub struct Limits {
@@ -185,6 +223,13 @@ pub struct Limits {
     /// Requests allowed in a burst above the rate [default: twice the per-second rate].
     #[arg(long, value_parser = burst_setting)]
     pub burst: Option<Setting<u32>>,
+    /// Fuel for one run of the tenant's program [default: the server's --program-fuel].
+    #[arg(long, value_parser = fuel_setting)]
+    pub program_fuel: Option<Setting<u64>>,
+    /// Memory for one run of the tenant's program (e.g. 16MiB) [default:
+    /// the server's --program-memory].
+    #[arg(long, value_parser = size_setting)]
+    pub program_memory: Option<Setting<u64>>,
 }
 
 impl Limits {
@@ -195,6 +240,8 @@ impl Limits {
             max_paste_bytes: self.max_paste_size.map(Setting::value),
             rate: self.rate.map(Setting::value),
             burst: self.burst.map(Setting::value),
+            program_fuel: self.program_fuel.map(Setting::value),
+            program_memory: self.program_memory.map(Setting::value),
         }
     }
 }
@@ -225,7 +272,23 @@ impl Admin {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        let text = send(request, &url).await?.text().await?;
+        Self::answer(request, &url).await
+    }
+
+    /// Sends `module` as `application/wasm`.
+    async fn put_module(&self, path: &str, module: Vec<u8>) -> anyhow::Result<Value> {
+        let url = self.base.join(path)?;
+        let request = self
+            .client
+            .put(url.clone())
+            .bearer_auth(&self.token)
+            .header(reqwest::header::CONTENT_TYPE, "application/wasm")
+            .body(module);
+        Self::answer(request, &url).await
+    }
+
+    async fn answer(request: reqwest::RequestBuilder, url: &Url) -> anyhow::Result<Value> {
+        let text = send(request, url).await?.text().await?;
         if text.trim().is_empty() {
             return Ok(Value::Null);
         }
@@ -325,7 +388,10 @@ async fn tenant(admin: &Admin, command: TenantCommand) -> anyhow::Result<()> {
         TenantCommand::Update { name, limits } => {
             let change = limits.change();
             if change == TenantChange::default() {
-                bail!("nothing to change: give --max-bytes, --max-paste-size, --rate or --burst");
+                bail!(
+                    "nothing to change: give --max-bytes, --max-paste-size, --rate, --burst, \
+                     --program-fuel or --program-memory"
+                );
             }
             let path = format!("api/admin/tenants/{}", segment(&name)?);
             let answer = admin
@@ -346,6 +412,51 @@ async fn tenant(admin: &Admin, command: TenantCommand) -> anyhow::Result<()> {
             let path = format!("api/admin/tenants/{}", segment(&name)?);
             admin.call(Method::DELETE, &path, None).await?;
             eprintln!("deleted tenant {name} and its tokens");
+            Ok(())
+        }
+        TenantCommand::Program(command) => program(admin, command).await,
+    }
+}
+
+/// One line about a program, tab-separated.
+fn describe_program(program: &ProgramView) -> String {
+    format!(
+        "{}	size={}	sha256={}	set={}	fuel={}	memory={}",
+        program.tenant,
+        program.size,
+        program.sha256,
+        program.set_at,
+        program.fuel,
+        format_size(program.memory),
+    )
+}
+
+async fn program(admin: &Admin, command: ProgramCommand) -> anyhow::Result<()> {
+    match command {
+        ProgramCommand::Set { name, file } => {
+            let path = format!("api/admin/tenants/{}/program", segment(&name)?);
+            let module = if file.as_os_str() == "-" {
+                let mut module = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut module)
+                    .context("cannot read the module from standard input")?;
+                module
+            } else {
+                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?
+            };
+            let answer = admin.put_module(&path, module).await?;
+            println!("{}", describe_program(&parse(answer)?));
+            Ok(())
+        }
+        ProgramCommand::Show { name } => {
+            let path = format!("api/admin/tenants/{}/program", segment(&name)?);
+            let answer = admin.call(Method::GET, &path, None).await?;
+            println!("{}", describe_program(&parse(answer)?));
+            Ok(())
+        }
+        ProgramCommand::Clear { name } => {
+            let path = format!("api/admin/tenants/{}/program", segment(&name)?);
+            admin.call(Method::DELETE, &path, None).await?;
+            eprintln!("cleared the program of tenant {name}");
             Ok(())
         }
     }

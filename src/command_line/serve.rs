@@ -21,6 +21,7 @@ use crate::http::{
     ProxyHeaders,
 };
 use crate::logging::LogFormat;
+use crate::programs::{self as program, MAX_FUEL, MAX_MEMORY_BYTES, ProgramSettings};
 use crate::server::ServerConfig;
 use crate::store::{Durability, OpenOptions};
 
@@ -76,6 +77,21 @@ pub struct ServeArgs {
     /// which survives a crash or kill -9 of snip.
     #[arg(long, env = "SNIP_SYNC")]
     pub sync: bool,
+
+    /// Fuel for one run of a tenant's program (about one unit per
+    /// WebAssembly instruction); a tenant's own limit replaces it.
+    #[arg(long, env = "SNIP_PROGRAM_FUEL", default_value_t = 500_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_FUEL))]
+    pub program_fuel: u64,
+
+    /// Memory for one run of a tenant's program; a tenant's own limit
+    /// replaces it.
+    #[arg(long, env = "SNIP_PROGRAM_MEMORY", default_value = "64MiB", value_parser = parse_program_memory)]
+    pub program_memory: u64,
+
+    /// Tenant programs run at once (each on a thread of its own); more
+    /// creates wait for one to finish.
+    #[arg(long, env = "SNIP_PROGRAM_CONCURRENCY", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub program_concurrency: u32,
 
     /// Random characters in new paste IDs (one check character is added).
     #[arg(long, env = "SNIP_ID_LENGTH", default_value_t = id::DEFAULT_RANDOM_LEN, value_parser = parse_id_length)]
@@ -296,6 +312,13 @@ impl ServeArgs {
             metrics_listen: self.metrics_listen,
             metrics_public: self.metrics_public,
             fast_path: !self.no_fast_path,
+            programs: ProgramSettings {
+                defaults: program::Limits {
+                    fuel: self.program_fuel,
+                    memory: self.program_memory,
+                },
+                concurrency: self.program_concurrency,
+            },
             tls: self.tls.tls_config(&self.data_dir),
             redirect_http: self.tls.redirect_http,
             hsts: self.tls.hsts.0,
@@ -530,5 +553,16 @@ impl std::str::FromStr for Secret {
             return Err("must be at least 16 characters".into());
         }
         Ok(Self(s.to_owned()))
+    }
+}
+
+/// A program's memory limit: a size from 64 KiB (one WebAssembly page) to
+/// [`MAX_MEMORY_BYTES`].
+fn parse_program_memory(text: &str) -> Result<u64, String> {
+    let size = parse_size(text).map_err(|e| e.to_string())?;
+    if (64 << 10..=MAX_MEMORY_BYTES).contains(&size) {
+        Ok(size)
+    } else {
+        Err("a program's memory is 64KiB to 1GiB".into())
     }
 }

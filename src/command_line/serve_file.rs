@@ -71,6 +71,12 @@ pub struct ServeFile {
     sync: Option<bool>,
     #[serde(default, deserialize_with = "id_length")]
     id_length: Option<usize>,
+    #[serde(default, deserialize_with = "from_str")]
+    program_fuel: Option<u64>,
+    #[serde(default, deserialize_with = "size")]
+    program_memory: Option<u64>,
+    #[serde(default, deserialize_with = "from_str")]
+    program_concurrency: Option<u32>,
     #[serde(default, deserialize_with = "duration")]
     sweep_interval: Option<Duration>,
     #[serde(default, deserialize_with = "duration")]
@@ -205,6 +211,9 @@ impl ServeFile {
             ttl_choices,
             sync,
             id_length,
+            program_fuel,
+            program_memory,
+            program_concurrency,
             sweep_interval,
             header_timeout,
             max_inflight_bytes,
@@ -264,6 +273,9 @@ impl ServeFile {
         fill!(args.sync, sync);
         fill!(args.id_length, id_length);
         fill!(args.max_files, max_files);
+        fill!(args.program_fuel, program_fuel);
+        fill!(args.program_memory, program_memory);
+        fill!(args.program_concurrency, program_concurrency);
         fill!(args.sweep_interval, sweep_interval);
         fill!(args.header_timeout, header_timeout);
         fill!(args.max_inflight_bytes, Some(max_inflight_bytes));

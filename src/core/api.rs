@@ -16,7 +16,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use super::error_code::ErrorCode;
 use super::files::PasteFile;
 use super::paste::{KeyCheck, PasteMeta, Visibility, rfc3339};
-use super::tenant::{Tenant, TokenRecord};
+use super::tenant::{ProgramInfo, Tenant, TokenRecord};
 
 /// The header that carries a paste's delete token (answer to a create, and `DELETE`).
 pub const DELETE_TOKEN_HEADER: &str = "x-delete-token";
@@ -166,6 +166,10 @@ pub struct TenantView {
     pub rate: Option<String>,
     /// Requests allowed in a burst above the rate; `null` for the default.
     pub burst: Option<u32>,
+    /// Fuel for one run of its program; `null` for the server's default.
+    pub program_fuel: Option<u64>,
+    /// Memory for one run of its program, in bytes; `null` for the server's default.
+    pub program_memory: Option<u64>,
     /// What it keeps now.
     pub usage: Usage,
 }
@@ -180,6 +184,8 @@ impl TenantView {
             max_bytes: tenant.max_bytes,
             max_paste_bytes: tenant.max_paste_bytes,
             burst: tenant.burst,
+            program_fuel: tenant.program_fuel,
+            program_memory: tenant.program_memory,
             usage,
         }
     }
@@ -279,6 +285,52 @@ pub struct TenantChange {
         skip_serializing_if = "Option::is_none"
     )]
     pub burst: Option<Option<u32>>,
+    /// Fuel for one run of its program.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub program_fuel: Option<Option<u64>>,
+    /// Memory for one run of its program, in bytes.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub program_memory: Option<Option<u64>>,
+}
+
+/// A tenant's program as the admin sees it
+/// (`GET`/`PUT /api/admin/tenants/{name}/program`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramView {
+    /// The tenant it runs for.
+    pub tenant: String,
+    /// The module's size in bytes.
+    pub size: u64,
+    /// The module's SHA-256, in hex.
+    pub sha256: String,
+    /// When it was set (RFC 3339).
+    pub set_at: String,
+    /// Fuel for one run (the tenant's limit, else the server's default).
+    pub fuel: u64,
+    /// Memory for one run, in bytes (likewise).
+    pub memory: u64,
+}
+
+impl ProgramView {
+    /// The view of `tenant`'s `program`, run under `fuel` and `memory`.
+    pub fn new(tenant: &str, program: ProgramInfo, fuel: u64, memory: u64) -> Self {
+        Self {
+            tenant: tenant.to_owned(),
+            size: program.size,
+            sha256: super::hex::encode(&program.sha256),
+            set_at: rfc3339(program.set_at),
+            fuel,
+            memory,
+        }
+    }
 }
 
 /// Distinguishes a field sent as `null` (`Some(None)`) from one not sent (`None`).

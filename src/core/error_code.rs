@@ -51,6 +51,8 @@ error_codes! {
     NoSuchTenant,
     /// `404`: no such token.
     NoSuchToken,
+    /// `404`: the tenant has no program.
+    NoProgram,
     /// `401`: no valid credentials.
     Unauthorized,
     /// `403`: the credentials do not allow this.
@@ -79,6 +81,11 @@ error_codes! {
     UnsupportedMediaType,
     /// `416`: a range outside the paste.
     RangeNotSatisfiable,
+    /// `422`: the tenant's program refused the paste; the message is its reason.
+    PolicyRefused,
+    /// `422`: the tenant's program failed (it looped, trapped, went past a
+    /// limit or answered outside the ABI), so the paste was refused.
+    PolicyFailed,
     /// `429`: over a rate limit.
     RateLimited,
     /// `429`: the client's request bodies in flight hold its whole share.

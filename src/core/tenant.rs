@@ -27,6 +27,28 @@ pub struct Tenant {
     pub rate: Option<Rate>,
     /// Requests allowed in a burst above the rate (`None`: twice the rate).
     pub burst: Option<u32>,
+    /// Its program, run on every paste it creates (the module is stored
+    /// beside the tenant; this describes it). Boxed: most tenants have none,
+    /// and every request's caller carries its tenant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<Box<ProgramInfo>>,
+    /// Fuel for one run of its program (`None`: the server's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_fuel: Option<u64>,
+    /// Memory for one run of its program, in bytes (`None`: the server's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_memory: Option<u64>,
+}
+
+/// A tenant's program as the tenant record describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramInfo {
+    /// SHA-256 of the module, which names its compiled form.
+    pub sha256: [u8; 32],
+    /// The module's size in bytes.
+    pub size: u64,
+    /// When it was set.
+    pub set_at: UnixTime,
 }
 
 /// Why a tenant or rate was refused.

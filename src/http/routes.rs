@@ -13,7 +13,8 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
-    admin, backup, create, delete, files, hastebin, list, meta, my, oidc, ops, read, session,
+    admin, backup, create, delete, files, hastebin, list, meta, my, oidc, ops, program, read,
+    session,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
@@ -76,6 +77,7 @@ enum Verb {
     Get,
     Post,
     Patch,
+    Put,
     Delete,
 }
 
@@ -85,6 +87,7 @@ impl Verb {
             Self::Get => Method::GET,
             Self::Post => Method::POST,
             Self::Patch => Method::PATCH,
+            Self::Put => Method::PUT,
             Self::Delete => Method::DELETE,
         }
     }
@@ -94,6 +97,7 @@ impl Verb {
             Self::Get => MethodFilter::GET,
             Self::Post => MethodFilter::POST,
             Self::Patch => MethodFilter::PATCH,
+            Self::Put => MethodFilter::PUT,
             Self::Delete => MethodFilter::DELETE,
         }
     }
@@ -141,7 +145,7 @@ impl Route {
 #[rustfmt::skip]
 pub fn routes() -> Vec<Route> {
     use Group::{Admin, Assets, Metrics, Ops, Pages, Pastes, Session};
-    use Verb::{Delete, Get, Patch, Post};
+    use Verb::{Delete, Get, Patch, Post, Put};
     vec![
         Route::new(Post, "/", Pastes, create::create).fast(Fast::Create),
         Route::new(Get, "/api/pastes", Pastes, list::list),
@@ -168,6 +172,9 @@ pub fn routes() -> Vec<Route> {
         Route::new(Delete, "/api/admin/tenants/{name}", Admin, admin::delete_tenant),
         Route::new(Get, "/api/admin/tenants/{name}/tokens", Admin, admin::list_tokens),
         Route::new(Post, "/api/admin/tenants/{name}/tokens", Admin, admin::create_token),
+        Route::new(Put, "/api/admin/tenants/{name}/program", Admin, program::set_program),
+        Route::new(Get, "/api/admin/tenants/{name}/program", Admin, program::show_program),
+        Route::new(Delete, "/api/admin/tenants/{name}/program", Admin, program::clear_program),
         Route::new(Delete, "/api/admin/tokens/{id}", Admin, admin::revoke_token),
         Route::new(Get, "/api/admin/backup", Admin, backup::backup),
         Route::new(Get, "/healthz", Ops, ops::healthz),

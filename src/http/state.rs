@@ -15,6 +15,7 @@ use super::oidc::{Oidc, OidcSettings};
 use super::ratelimit::RateLimits;
 use crate::core::Ttl;
 use crate::metrics::Metrics;
+use crate::programs::Programs;
 use crate::store::{Store, StoreError};
 
 /// Limits and defaults applied to requests.
@@ -101,6 +102,8 @@ pub struct AppState {
     pub hsts: Option<HeaderValue>,
     /// The OpenID Connect relying party, with `--oidc-issuer`.
     pub oidc: Option<Oidc>,
+    /// Tenant programs: their runtime and compiled modules.
+    pub programs: Arc<Programs>,
 }
 
 /// Whether the store answers, for `/readyz`: asked when a probe comes, at

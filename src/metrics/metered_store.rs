@@ -12,10 +12,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use async_trait::async_trait;
+use bytes::Bytes;
 
 use super::{Metrics, StoreOp};
 use crate::core::envelope::Proof;
-use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{Authority, ProgramInfo, SessionRecord, Tenant, TokenRecord};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::store::{
     AccountStore, CacheStats, ListPage, ListQuery, Maintenance, NewBody, Opened, Paste, PasteStore,
@@ -237,6 +238,26 @@ impl AccountStore for MeteredStore {
 
     async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError> {
         self.timed(StoreOp::Admin, self.inner.delete_tenant(name))
+            .await
+    }
+
+    async fn set_program(
+        &self,
+        tenant: &str,
+        info: ProgramInfo,
+        module: Bytes,
+    ) -> Result<(), StoreError> {
+        self.timed(StoreOp::Admin, self.inner.set_program(tenant, info, module))
+            .await
+    }
+
+    async fn clear_program(&self, tenant: &str) -> Result<bool, StoreError> {
+        self.timed(StoreOp::Admin, self.inner.clear_program(tenant))
+            .await
+    }
+
+    async fn program(&self, tenant: &str) -> Result<Option<Bytes>, StoreError> {
+        self.timed(StoreOp::Tenant, self.inner.program(tenant))
             .await
     }
 

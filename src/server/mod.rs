@@ -39,6 +39,7 @@ use crate::http::{
     make_app,
 };
 use crate::metrics::{MeteredStore, Metrics};
+use crate::programs::{ProgramSettings, Programs};
 use crate::store::{self, Location, OpenOptions, Store};
 use crate::tls::conn::TlsConnections;
 use crate::tls::{Tls, TlsConfig};
@@ -91,6 +92,8 @@ pub struct ServerConfig {
     pub metrics_public: bool,
     /// Whether the hot routes skip the router (off: `--no-fast-path`).
     pub fast_path: bool,
+    /// Tenant programs' default limits and concurrency.
+    pub programs: ProgramSettings,
     /// HTTPS, or `None` for plain HTTP.
     pub tls: Option<TlsConfig>,
     /// An address for plain HTTP that redirects to the HTTPS public URL.
@@ -231,6 +234,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             ),
             None => None,
         },
+        programs: Arc::new(Programs::new(config.programs)),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {

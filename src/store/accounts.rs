@@ -1,16 +1,18 @@
-//! The accounts' side of a store: [`AccountStore`], tenants, their tokens,
-//! and the browser sessions signed in with a token.
+//! The accounts' side of a store: [`AccountStore`], tenants, their programs
+//! and tokens, and the browser sessions signed in with a token.
 
 use async_trait::async_trait;
+use bytes::Bytes;
 
 use super::StoreError;
 use crate::core::UnixTime;
-use crate::core::tenant::{SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{ProgramInfo, SessionRecord, Tenant, TokenRecord};
 
 /// Tenants, tokens and browser sessions.
 #[async_trait]
 pub trait AccountStore: Send + Sync + 'static {
     /// Creates a tenant; [`StoreError::TenantExists`] if the name is taken.
+    /// Its `program` is not set here ([`Self::set_program`] sets it).
     async fn create_tenant(&self, tenant: Tenant) -> Result<(), StoreError>;
 
     /// Replaces a tenant's settings; [`StoreError::NoSuchTenant`] if it does not exist.
@@ -25,6 +27,22 @@ pub trait AccountStore: Send + Sync + 'static {
     /// Deletes a tenant and its tokens; refuses ([`StoreError::TenantNotEmpty`])
     /// while it owns pastes. `false` if there was none.
     async fn delete_tenant(&self, name: &str) -> Result<bool, StoreError>;
+
+    /// Sets or replaces a tenant's program: the module, and `info` in the
+    /// tenant's record, in one write, seen by the next request on every
+    /// instance; [`StoreError::NoSuchTenant`] if it does not exist.
+    async fn set_program(
+        &self,
+        tenant: &str,
+        info: ProgramInfo,
+        module: Bytes,
+    ) -> Result<(), StoreError>;
+
+    /// Removes a tenant's program; `false` if it had none (or no such tenant).
+    async fn clear_program(&self, tenant: &str) -> Result<bool, StoreError>;
+
+    /// A tenant's program module, if it has one.
+    async fn program(&self, tenant: &str) -> Result<Option<Bytes>, StoreError>;
 
     /// Stores a new token of an existing tenant.
     async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError>;

@@ -3,8 +3,9 @@
 //!
 //! ```text
 //! "SNIPDUMP" u32:version
-//! record*      kind:u8 (1 tenant, 2 token, 3 paste) u32:meta_len meta:JSON
+//! record*      kind:u8 (1 tenant, 2 token, 3 paste, 4 program) u32:meta_len meta:JSON
 //!              [paste only: u8:encoding u64:body_len body]
+//!              [program only: u64:module_len module]
 //! trailer      0xFF u64:record_count sha256:32
 //! ```
 //!
@@ -20,6 +21,10 @@
 //! bytes. Version 1, without the encoding byte (every body as it is), is
 //! still read.
 //!
+//! A program record (a tenant's WebAssembly module, `crate::programs`)
+//! follows its tenant's record; its JSON names the tenant and when the
+//! program was set.
+//!
 //! Every length is bounded before anything is allocated for it: metadata by
 //! `MAX_META`, a body by [`MAX_BODY`], so a hostile or damaged dump cannot
 //! make a restore reserve memory for a size it merely declares.
@@ -27,13 +32,14 @@
 use std::io::Read;
 
 use bytes::Bytes;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 use crate::core::PasteMeta;
 use crate::core::tenant::{Tenant, TokenRecord};
+use crate::programs::MAX_MODULE_BYTES;
 use crate::store::{Encoding, codec};
 
 const MAGIC: &[u8; 8] = b"SNIPDUMP";
@@ -44,6 +50,7 @@ const IDENTITY_BODIES: u32 = 1;
 const TENANT: u8 = 1;
 const TOKEN: u8 = 2;
 const PASTE: u8 = 3;
+const PROGRAM: u8 = 4;
 const TRAILER: u8 = 0xFF;
 /// Metadata larger than this is a corrupt length, not a real record.
 const MAX_META: u32 = 1 << 20;
@@ -65,6 +72,17 @@ pub enum Record {
     Token(TokenRecord),
     /// A paste, its body, and its compressed form if it travelled compressed.
     Paste(PasteMeta, Bytes, Option<Bytes>),
+    /// A tenant's program, and its module.
+    Program(ProgramRecord, Bytes),
+}
+
+/// What a dump says of a tenant's program besides its module.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProgramRecord {
+    /// The tenant it runs for.
+    pub tenant: String,
+    /// When it was set.
+    pub set_at: crate::core::UnixTime,
 }
 
 /// Why a dump cannot be written or read.
@@ -168,6 +186,23 @@ impl<W: AsyncWrite + Unpin> DumpWriter<W> {
     /// Appends a tenant.
     pub async fn tenant(&mut self, tenant: &Tenant) -> Result<(), DumpError> {
         self.record(TENANT, tenant, None).await
+    }
+
+    /// Appends a tenant's program.
+    pub async fn program(
+        &mut self,
+        record: &ProgramRecord,
+        module: &[u8],
+    ) -> Result<(), DumpError> {
+        let json = serde_json::to_vec(record).map_err(|e| DumpError::Corrupt(e.to_string()))?;
+        let mut head = vec![PROGRAM];
+        head.extend_from_slice(&(json.len() as u32).to_be_bytes());
+        head.extend_from_slice(&json);
+        head.extend_from_slice(&(module.len() as u64).to_be_bytes());
+        self.write(&head).await?;
+        self.write(module).await?;
+        self.count += 1;
+        Ok(())
     }
 
     /// Appends a token.
@@ -330,6 +365,19 @@ impl<R: Read> DumpReader<R> {
                 let (body, compressed) = self.body(&meta)?;
                 Record::Paste(meta, body, compressed)
             }
+            PROGRAM => {
+                let record: ProgramRecord = self.json("program")?;
+                let len = u64::from_be_bytes(self.array()?);
+                if len > MAX_MODULE_BYTES {
+                    return Err(DumpError::Corrupt(format!(
+                        "record {} declares a program of {len} bytes",
+                        self.count + 1
+                    )));
+                }
+                let mut module = vec![0u8; len as usize];
+                self.fill(&mut module)?;
+                Record::Program(record, Bytes::from(module))
+            }
             TRAILER => {
                 self.trailer()?;
                 return Ok(None);
@@ -414,6 +462,9 @@ mod tests {
             max_paste_bytes: None,
             rate: None,
             burst: Some(3),
+            program: None,
+            program_fuel: None,
+            program_memory: None,
         };
         writer.tenant(&tenant).await.unwrap();
         for (n, body) in [&b"hello"[..], &[0u8, 255, 1][..], &[][..]]
@@ -510,6 +561,9 @@ mod tests {
             max_paste_bytes: None,
             rate: None,
             burst: None,
+            program: None,
+            program_fuel: None,
+            program_memory: None,
         })
         .unwrap();
         let mut dump = header();

@@ -1,7 +1,7 @@
 //! Backup, restore and migration, through the store's traits only
 //! ([`Store`]), so they work between any two backends.
 //!
-//! A backup walks a serving store: tenants and their tokens first, then the
+//! A backup walks a serving store: tenants with their programs and tokens first, then the
 //! live pastes in ID order, each read whole (so every paste in the dump is
 //! exactly as it was at one moment; pastes created or deleted while the backup
 //! runs may or may not be in it). A restore first reads the whole dump and
@@ -16,10 +16,11 @@ use bytes::Bytes;
 use tokio::io::AsyncWrite;
 
 use super::codec::{self, NewBody, Stored};
-use super::dump::{DumpError, DumpReader, DumpWriter, Record};
+use super::dump::{DumpError, DumpReader, DumpWriter, ProgramRecord, Record};
 use super::{Paste, PutLimits, Store, StoreError};
 use crate::core::PasteId;
 use crate::core::paste::now;
+use crate::core::tenant::ProgramInfo;
 
 /// Pastes per `scan` page.
 const PAGE: usize = 200;
@@ -31,6 +32,8 @@ pub struct Summary {
     pub tenants: u64,
     /// Tokens.
     pub tokens: u64,
+    /// Tenants' programs.
+    pub programs: u64,
     /// Pastes.
     pub pastes: u64,
     /// Body bytes of the pastes.
@@ -43,7 +46,11 @@ impl std::fmt::Display for Summary {
             f,
             "{} pastes ({} bytes), {} tenants, {} tokens",
             self.pastes, self.bytes, self.tenants, self.tokens
-        )
+        )?;
+        if self.programs > 0 {
+            write!(f, ", {} programs", self.programs)?;
+        }
+        Ok(())
     }
 }
 
@@ -71,6 +78,17 @@ pub async fn backup<W: AsyncWrite + Unpin>(
     for tenant in store.tenants().await? {
         writer.tenant(&tenant).await?;
         summary.tenants += 1;
+        if let Some(info) = tenant.program.as_deref() {
+            // Cleared since the tenant was read: the dump has no program.
+            if let Some(module) = store.program(&tenant.name).await? {
+                let record = ProgramRecord {
+                    tenant: tenant.name.clone(),
+                    set_at: info.set_at,
+                };
+                writer.program(&record, &module).await?;
+                summary.programs += 1;
+            }
+        }
         for token in store.tokens(&tenant.name).await? {
             writer.token(&token).await?;
             summary.tokens += 1;
@@ -127,6 +145,7 @@ fn count(summary: &mut Summary, record: &Record) {
     match record {
         Record::Tenant(_) => summary.tenants += 1,
         Record::Token(_) => summary.tokens += 1,
+        Record::Program(..) => summary.programs += 1,
         Record::Paste(meta, ..) => {
             summary.pastes += 1;
             summary.bytes += meta.size;
@@ -157,7 +176,7 @@ pub async fn restore(store: &dyn Store, path: &Path) -> Result<Summary, Transfer
         match record {
             Record::Tenant(t) => tenants.push(t.name),
             Record::Paste(meta, ..) => ids.push(meta.id),
-            Record::Token(_) => {}
+            Record::Token(_) | Record::Program(..) => {}
         }
         Ok(())
     })?;
@@ -212,12 +231,22 @@ async fn apply(store: &dyn Store, path: &Path, written: &mut Written) -> Result<
     let mut reader = DumpReader::new(BufReader::with_capacity(1 << 20, file))?;
     while let Some(record) = reader.next_record()? {
         match record {
-            Record::Tenant(tenant) => {
+            Record::Tenant(mut tenant) => {
                 let name = tenant.name.clone();
+                // Its program, if any, comes in a record of its own.
+                tenant.program = None;
                 store.create_tenant(tenant).await?;
                 written.tenants.push(name);
             }
             Record::Token(token) => store.create_token(token).await?,
+            Record::Program(record, module) => {
+                let info = ProgramInfo {
+                    sha256: crate::programs::sha256(&module),
+                    size: module.len() as u64,
+                    set_at: record.set_at,
+                };
+                store.set_program(&record.tenant, info, module).await?;
+            }
             Record::Paste(meta, body, compressed) => {
                 let id = PasteId::parse(&meta.id)
                     .map_err(|e| DumpError::Corrupt(format!("paste ID {:?}: {e}", meta.id)))?;

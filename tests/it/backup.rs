@@ -192,6 +192,12 @@ async fn fixture() -> Fixture {
     pastes.push((text.clone(), String::new(), log_lines()));
     let bundle = crate::files::two_files(&server).await;
     pastes.push((bundle.clone(), String::new(), Vec::new()));
+    crate::programs::set_program(
+        &server,
+        "team",
+        crate::programs::example("refuse_credentials"),
+    )
+    .await;
     Fixture {
         server,
         secret,
@@ -289,6 +295,21 @@ async fn assert_same(restored: &Server, fixture: &Fixture) {
         .await
         .1;
     assert!(usage.to_string().contains("\"pastes\":1"), "{usage}");
+    // The tenant's program came along, and runs.
+    let program = "/api/admin/tenants/team/program";
+    let (status, restored_program) =
+        crate::support::tenants::admin(restored, Method::GET, program, None).await;
+    let (_, original) =
+        crate::support::tenants::admin(&fixture.server, Method::GET, program, None).await;
+    assert_eq!((status, restored_program), (200, original));
+    let (status, answer) = crate::support::tenants::try_create(
+        restored,
+        Some(&fixture.secret),
+        "AKIAIOSFODNN7EXAMPLE",
+        "",
+    )
+    .await;
+    assert_eq!(status, 422, "{answer}");
 }
 
 fn snip(server: &Server, dir: &Path, args: &[&str]) -> Output {

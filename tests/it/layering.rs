@@ -37,6 +37,7 @@ const LAYERS: &[&[&str]] = &[
     &["http::api_error", "http::context", "http::client_net"],
     &["metrics"],
     &["store"],
+    &["programs"],
     &["tls"],
     &["logging"],
     &["core"],

@@ -42,6 +42,7 @@ mod pg_cache;
 mod pg_creates;
 mod pg_damage;
 mod pg_stall;
+mod programs;
 mod proof;
 mod proxy;
 mod proxy_protocol;

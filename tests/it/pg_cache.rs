@@ -8,6 +8,7 @@
 use reqwest::Method;
 use serde_json::json;
 
+use crate::programs::{example, set_program};
 use crate::support::{
     Fetch, Server,
     postgres::{database_url, skip_unless_postgres},
@@ -449,4 +450,35 @@ async fn an_unread_cache_is_not_pinged_until_the_next_read() {
         "the read did not wake the listener"
     );
     assert_eq!(a.text(&format!("/raw/{id}")).await.0, 200);
+}
+
+/// A program set through B applies to A's next create of that tenant once
+/// the invalidation arrived, and so does clearing it.
+#[tokio::test]
+async fn a_program_set_through_one_instance_runs_on_the_other() {
+    if skip_unless_postgres(SKIP) {
+        return;
+    }
+    let (a, b) = pair();
+    until_trusted(&a).await;
+    let secret = tenant(&a, "team", json!({})).await;
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    let cached = eventually(|| async {
+        assert_eq!(try_create(&a, Some(&secret), key, "").await.0, 201);
+        metric(&a, &entries("tenant")).await == 1.0
+    })
+    .await;
+    assert!(cached, "the tenant was never cached:\n{}", a.log_text());
+    let before = metric(&a, INVALIDATIONS).await;
+    set_program(&b, "team", example("refuse_credentials")).await;
+    until_invalidated(&a, before).await;
+    let (status, answer) = try_create(&a, Some(&secret), key, "").await;
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(answer["error"]["code"], "policy_refused");
+
+    let before = metric(&a, INVALIDATIONS).await;
+    let (status, _) = admin(&b, Method::DELETE, "/api/admin/tenants/team/program", None).await;
+    assert_eq!(status, 204);
+    until_invalidated(&a, before).await;
+    assert_eq!(try_create(&a, Some(&secret), key, "").await.0, 201);
 }

@@ -16,6 +16,7 @@
 //! | `POST /api/admin/tenants/{name}/tokens` | create a token |
 //! | `GET /api/admin/tenants/{name}/tokens` | list its tokens |
 //! | `DELETE /api/admin/tokens/{id}` | revoke a token |
+//! | `PUT`, `GET`, `DELETE /api/admin/tenants/{name}/program` | its program (see [`super::program`]) |
 //! | `GET /api/admin/backup` | stream a dump of the whole store (see [`super::backup`]) |
 //!
 //! The route table (`src/http/routes.rs`) routes them.
@@ -39,6 +40,7 @@ use crate::http::body;
 use crate::http::context::Origin;
 use crate::http::credentials::AdminCaller;
 use crate::http::state::SharedState;
+use crate::programs::{MAX_FUEL, MAX_MEMORY_BYTES};
 
 /// The largest admin request body. Admin bodies are a few fields of JSON;
 /// anything larger is a mistake or an attack, and is not held in memory.
@@ -47,7 +49,7 @@ const ADMIN_BODY_MAX: u64 = 64 << 10;
 /// A tenant name from the path, checked before it reaches the store (a name
 /// the rules refuse cannot exist, and some bytes, such as NUL, are refused by
 /// PostgreSQL itself).
-pub(crate) struct TenantName(String);
+pub(crate) struct TenantName(pub(super) String);
 
 impl FromRequestParts<SharedState> for TenantName {
     type Rejection = ApiError;
@@ -113,7 +115,7 @@ fn body_too_large() -> ApiError {
 }
 
 /// The client of `request`, as the response layer decided it.
-fn client_of(request: &Request) -> Result<std::net::IpAddr, ApiError> {
+pub(super) fn client_of(request: &Request) -> Result<std::net::IpAddr, ApiError> {
     request
         .extensions()
         .get::<Origin>()
@@ -125,7 +127,7 @@ fn no_such_tenant() -> ApiError {
     ApiError::from(crate::store::StoreError::NoSuchTenant)
 }
 
-fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
+pub(super) fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
     (status, axum::Json(value)).into_response()
 }
 
@@ -152,6 +154,21 @@ fn check_burst(burst: Option<u32>) -> Result<Option<u32>, ApiError> {
             tenant::MAX_COUNT
         ))),
         _ => Ok(burst),
+    }
+}
+
+/// A program limit within what the runtime allows.
+fn check_program_limit(
+    field: &str,
+    value: Option<u64>,
+    least: u64,
+    most: u64,
+) -> Result<Option<u64>, ApiError> {
+    match value {
+        Some(v) if !(least..=most).contains(&v) => Err(ApiError::bad_request(format!(
+            "{field} must be {least} to {most}"
+        ))),
+        _ => Ok(value),
     }
 }
 
@@ -205,6 +222,9 @@ pub(crate) async fn create_tenant(
         max_paste_bytes: check_paste_limit(request.max_paste_bytes)?,
         rate: parse_rate(request.rate)?,
         burst: check_burst(request.burst)?,
+        program: None,
+        program_fuel: None,
+        program_memory: None,
     };
     state.store.create_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %tenant.name, "tenant created");
@@ -227,7 +247,7 @@ pub(crate) async fn list_tenants(
     Ok(json(StatusCode::OK, &views))
 }
 
-async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
+pub(super) async fn existing(state: &SharedState, name: &str) -> Result<Tenant, ApiError> {
     state.store.tenant(name).await?.ok_or_else(no_such_tenant)
 }
 
@@ -250,6 +270,13 @@ pub(crate) async fn update_tenant(
     }
     if let Some(v) = change.burst {
         tenant.burst = check_burst(v)?;
+    }
+    if let Some(v) = change.program_fuel {
+        tenant.program_fuel = check_program_limit("program_fuel", v, 1, MAX_FUEL)?;
+    }
+    if let Some(v) = change.program_memory {
+        tenant.program_memory =
+            check_program_limit("program_memory", v, 64 << 10, MAX_MEMORY_BYTES)?;
     }
     state.store.update_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %name, "tenant limits changed");

@@ -24,6 +24,7 @@ pub mod my;
 pub mod oidc;
 pub mod openapi;
 pub mod ops;
+pub mod program;
 pub mod range;
 pub mod read;
 pub mod session;

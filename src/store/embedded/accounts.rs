@@ -7,6 +7,10 @@
 //! data dir, so the in-memory copy is authoritative: a revocation or a quota
 //! change is visible to the next request, without a restart.
 //!
+//! Programs (`programs`: tenant name → the module's bytes) are read only
+//! when a module is first met, so they stay in their keyspace; what
+//! describes one is in its tenant's record, written in the same batch.
+//!
 //! Sessions (`sessions`: cookie hash → JSON) may be many and are read only by
 //! browser requests, so they are read from their keyspace, not kept in memory.
 //!
@@ -22,6 +26,7 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 
 use async_trait::async_trait;
+use bytes::Bytes;
 use fjall::{Database, Keyspace, KeyspaceCreateOptions};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -30,7 +35,7 @@ use super::EmbeddedStore;
 use super::space::Space;
 use crate::core::UnixTime;
 use crate::core::paste;
-use crate::core::tenant::{Authority, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{Authority, ProgramInfo, SessionRecord, Tenant, TokenRecord};
 use crate::store::{AccountStore, StoreError};
 
 /// The in-memory, write-through view of tenants and tokens.
@@ -39,6 +44,7 @@ pub struct Accounts {
     tenants_ks: Keyspace,
     tokens_ks: Keyspace,
     sessions_ks: Keyspace,
+    programs_ks: Keyspace,
     /// Checked before every write (`space`).
     space: Space,
     /// Held only for map operations and the one write batch that goes with them.
@@ -72,6 +78,7 @@ impl Accounts {
         let tenants_ks = db.keyspace("tenants", KeyspaceCreateOptions::default)?;
         let tokens_ks = db.keyspace("tokens", KeyspaceCreateOptions::default)?;
         let sessions_ks = db.keyspace("sessions", KeyspaceCreateOptions::default)?;
+        let programs_ks = db.keyspace("programs", KeyspaceCreateOptions::default)?;
         let mut state = State::default();
         for tenant in load::<Tenant>(&tenants_ks, "tenant")? {
             state.tenants.insert(tenant.name.clone(), tenant);
@@ -84,6 +91,7 @@ impl Accounts {
             tenants_ks,
             tokens_ks,
             sessions_ks,
+            programs_ks,
             space,
             state: RwLock::new(state),
         })
@@ -182,6 +190,7 @@ impl Accounts {
             .collect();
         let mut batch = self.db.batch();
         batch.remove(&self.tenants_ks, name);
+        batch.remove(&self.programs_ks, name);
         for hash in &hashes {
             batch.remove(&self.tokens_ks, hash.as_slice());
         }
@@ -191,6 +200,42 @@ impl Accounts {
             state.tokens.remove(&hash);
         }
         Ok(true)
+    }
+
+    /// Sets (`Some`) or removes (`None`) a tenant's program, the module and
+    /// its tenant's record in one batch; `false` if there was nothing to
+    /// remove.
+    pub fn set_program(
+        &self,
+        name: &str,
+        program: Option<(ProgramInfo, &[u8])>,
+    ) -> Result<bool, StoreError> {
+        let mut state = self.write();
+        let Some(tenant) = state.tenants.get(name) else {
+            return Err(StoreError::NoSuchTenant);
+        };
+        if program.is_none() && tenant.program.is_none() {
+            return Ok(false);
+        }
+        let mut tenant = tenant.clone();
+        tenant.program = program.map(|(info, _)| Box::new(info));
+        self.space.check_change()?;
+        let mut batch = self.db.batch();
+        match program {
+            Some((_, module)) => batch.insert(&self.programs_ks, name, module),
+            None => batch.remove(&self.programs_ks, name),
+        }
+        batch.insert(&self.tenants_ks, name, encode(&tenant)?);
+        batch.commit()?;
+        state.tenants.insert(tenant.name.clone(), tenant);
+        Ok(true)
+    }
+
+    pub fn program(&self, name: &str) -> Result<Option<Bytes>, StoreError> {
+        Ok(self
+            .programs_ks
+            .get(name)?
+            .map(|module| Bytes::copy_from_slice(&module)))
     }
 
     pub fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {
@@ -357,6 +402,33 @@ impl AccountStore for EmbeddedStore {
         )?;
         self.durable().await?;
         Ok(deleted)
+    }
+
+    async fn set_program(
+        &self,
+        tenant: &str,
+        info: ProgramInfo,
+        module: Bytes,
+    ) -> Result<(), StoreError> {
+        self.noted(
+            self.inner
+                .accounts
+                .set_program(tenant, Some((info, &module))),
+        )?;
+        self.durable().await
+    }
+
+    async fn clear_program(&self, tenant: &str) -> Result<bool, StoreError> {
+        let cleared = match self.inner.accounts.set_program(tenant, None) {
+            Err(StoreError::NoSuchTenant) => Ok(false),
+            other => self.noted(other),
+        }?;
+        self.durable().await?;
+        Ok(cleared)
+    }
+
+    async fn program(&self, tenant: &str) -> Result<Option<Bytes>, StoreError> {
+        self.inner.accounts.program(tenant)
     }
 
     async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {

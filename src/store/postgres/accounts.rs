@@ -8,6 +8,7 @@
 //! any instance finds it gone.
 
 use async_trait::async_trait;
+use bytes::Bytes;
 use deadpool_postgres::ClientWrapper;
 use tokio_postgres::Row;
 use tokio_postgres::error::SqlState;
@@ -17,11 +18,11 @@ use super::notify::{self, Invalidation};
 use super::rows::{to_i64, to_u64};
 use super::{PostgresStore, db_error};
 use crate::core::UnixTime;
-use crate::core::tenant::{Person, Rate, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{Person, ProgramInfo, Rate, SessionRecord, Tenant, TokenRecord};
 use crate::store::{AccountStore, StoreError};
 
-const TENANT_COLUMNS: &str =
-    "name, created_at, max_bytes, max_paste_bytes, rate_count, rate_per_secs, burst";
+const TENANT_COLUMNS: &str = "name, created_at, max_bytes, max_paste_bytes, rate_count, rate_per_secs, burst, \
+     program_fuel, program_memory, program_sha256, program_size, program_set_at";
 const TOKEN_COLUMNS: &str = "id, hash, tenant, read_only, created_at, expires_at";
 
 fn tenant_from_row(row: &Row) -> Tenant {
@@ -43,7 +44,20 @@ fn tenant_from_row(row: &Row) -> Tenant {
         burst: row
             .get::<_, Option<i32>>(6)
             .map(|b| u32::try_from(b).unwrap_or(1)),
+        program_fuel: row.get::<_, Option<i64>>(7).map(to_u64),
+        program_memory: row.get::<_, Option<i64>>(8).map(to_u64),
+        program: program_from_row(row),
     }
+}
+
+/// The program columns of a tenant row, if it has a program.
+fn program_from_row(row: &Row) -> Option<Box<ProgramInfo>> {
+    let sha256: Vec<u8> = row.get::<_, Option<Vec<u8>>>(9)?;
+    Some(Box::new(ProgramInfo {
+        sha256: sha256.try_into().ok()?,
+        size: to_u64(row.get::<_, Option<i64>>(10)?),
+        set_at: to_u64(row.get::<_, Option<i64>>(11)?),
+    }))
 }
 
 fn token_from_row(row: &Row) -> Result<TokenRecord, StoreError> {
@@ -60,22 +74,24 @@ fn token_from_row(row: &Row) -> Result<TokenRecord, StoreError> {
     })
 }
 
-/// The tenant's settings, in the order of the statement parameters `$2…$6`.
-fn settings(tenant: &Tenant) -> [Option<i64>; 5] {
+/// The tenant's settings, in the order of the statement parameters `$2…$8`.
+fn settings(tenant: &Tenant) -> [Option<i64>; 7] {
     [
         tenant.max_bytes.map(to_i64),
         tenant.max_paste_bytes.map(to_i64),
         tenant.rate.map(|r| i64::from(r.count)),
         tenant.rate.map(|r| i64::from(r.per_secs)),
         tenant.burst.map(i64::from),
+        tenant.program_fuel.map(to_i64),
+        tenant.program_memory.map(to_i64),
     ]
 }
 
-/// The parameters both tenant statements start with: `$1` the name, `$2…$6`
+/// The parameters both tenant statements start with: `$1` the name, `$2…$8`
 /// the `settings` (rate and burst as `bigint`; the statements cast them to `int`).
 fn tenant_params<'a>(
     tenant: &'a Tenant,
-    settings: &'a [Option<i64>; 5],
+    settings: &'a [Option<i64>; 7],
 ) -> Vec<&'a (dyn ToSql + Sync)> {
     let mut params: Vec<&(dyn ToSql + Sync)> = vec![&tenant.name];
     params.extend(settings.iter().map(|s| s as &(dyn ToSql + Sync)));
@@ -139,11 +155,10 @@ impl AccountStore for PostgresStore {
             params.push(&created_at);
             let inserted = client
                 .execute(
-                    &format!(
-                        "INSERT INTO tenants ({TENANT_COLUMNS})
-                         VALUES ($1, $7, $2, $3, $4::bigint::int, $5::bigint::int, $6::bigint::int)
-                         ON CONFLICT (name) DO NOTHING"
-                    ),
+                    "INSERT INTO tenants (name, created_at, max_bytes, max_paste_bytes, rate_count,
+                         rate_per_secs, burst, program_fuel, program_memory)
+                     VALUES ($1, $9, $2, $3, $4::bigint::int, $5::bigint::int, $6::bigint::int, $7, $8)
+                     ON CONFLICT (name) DO NOTHING",
                     &params,
                 )
                 .await
@@ -167,9 +182,10 @@ impl AccountStore for PostgresStore {
                 .execute(
                     &format!(
                         "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
-                            rate_per_secs = $5::bigint::int, burst = $6::bigint::int
+                            rate_per_secs = $5::bigint::int, burst = $6::bigint::int,
+                            program_fuel = $7, program_memory = $8
                          WHERE name = $1
-                         RETURNING pg_notify($7, '{}' || name)",
+                         RETURNING pg_notify($9, '{}' || name)",
                         notify::TENANT
                     ),
                     &params,
@@ -267,6 +283,89 @@ impl AccountStore for PostgresStore {
                 .invalidate(&Invalidation::TenantGone(name.to_owned()));
         }
         Ok(deleted)
+    }
+
+    /// One statement sets the module and what describes it, and notifies
+    /// every instance, whose next create of this tenant compiles it.
+    async fn set_program(
+        &self,
+        tenant: &str,
+        info: ProgramInfo,
+        module: Bytes,
+    ) -> Result<(), StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let updated = client
+                .execute(
+                    &format!(
+                        "UPDATE tenants SET program = $2, program_sha256 = $3, program_size = $4,
+                            program_set_at = $5
+                         WHERE name = $1
+                         RETURNING pg_notify($6, '{}' || name)",
+                        notify::TENANT
+                    ),
+                    &[
+                        &tenant,
+                        &module.as_ref(),
+                        &info.sha256.as_slice(),
+                        &to_i64(info.size),
+                        &to_i64(info.set_at),
+                        &self.channel,
+                    ],
+                )
+                .await
+                .map_err(db_error)?;
+            if updated == 0 {
+                return Err(StoreError::NoSuchTenant);
+            }
+            Ok(())
+        })
+        .await?;
+        self.cache
+            .invalidate(&Invalidation::Tenant(tenant.to_owned()));
+        Ok(())
+    }
+
+    /// Notifies every instance, like [`Self::set_program`].
+    async fn clear_program(&self, tenant: &str) -> Result<bool, StoreError> {
+        let cleared = self
+            .within(async {
+                let client = self.client().await?;
+                let updated = client
+                    .execute(
+                        &format!(
+                            "UPDATE tenants SET program = NULL, program_sha256 = NULL,
+                                program_size = NULL, program_set_at = NULL
+                             WHERE name = $1 AND program IS NOT NULL
+                             RETURNING pg_notify($2, '{}' || name)",
+                            notify::TENANT
+                        ),
+                        &[&tenant, &self.channel],
+                    )
+                    .await
+                    .map_err(db_error)?;
+                Ok(updated > 0)
+            })
+            .await?;
+        if cleared {
+            self.cache
+                .invalidate(&Invalidation::Tenant(tenant.to_owned()));
+        }
+        Ok(cleared)
+    }
+
+    async fn program(&self, tenant: &str) -> Result<Option<Bytes>, StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let row = client
+                .query_opt("SELECT program FROM tenants WHERE name = $1", &[&tenant])
+                .await
+                .map_err(db_error)?;
+            Ok(row
+                .and_then(|row| row.get::<_, Option<Vec<u8>>>(0))
+                .map(Bytes::from))
+        })
+        .await
     }
 
     async fn create_token(&self, record: TokenRecord) -> Result<(), StoreError> {

@@ -31,6 +31,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     migration!("0004_body_encoding"),
     migration!("0005_files"),
     migration!("0006_session_person"),
+    migration!("0007_tenant_programs"),
 ];
 
 /// The schema version this binary writes.

@@ -4,6 +4,7 @@
 
 mod form;
 mod options;
+mod policy;
 mod upload;
 
 use std::borrow::Cow;
@@ -161,6 +162,13 @@ async fn store_paste(
     if options.visibility == Visibility::Private && owner.is_none() {
         return Err(ApiError::bad_request("private pastes need a tenant token"));
     }
+    let body = match caller {
+        Caller::Tenant { tenant, .. } => {
+            let max_body = paste_limit(state, caller);
+            policy::apply(state, tenant, &options, ttl, body, max_body).await?
+        }
+        Caller::Anonymous => body,
+    };
     let limits = PutLimits {
         owner_max_bytes: match caller {
             Caller::Tenant { tenant, .. } => tenant.max_bytes,

@@ -77,6 +77,9 @@ fn tenant(name: &str) -> crate::core::tenant::Tenant {
         max_paste_bytes: None,
         rate: None,
         burst: None,
+        program: None,
+        program_fuel: None,
+        program_memory: None,
     }
 }
 
