@@ -20,9 +20,9 @@ use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::core::{PasteId, Ttl};
 use crate::core::api::{Created, DELETE_TOKEN_HEADER, PasteInfo};
 use crate::core::envelope::{self, EnvelopeError, Key};
+use crate::core::{PasteId, Ttl};
 
 pub mod admin;
 pub mod auth;
@@ -215,6 +215,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             bail!("an encrypted paste holds one file: add --each for one encrypted paste per file");
         }
         let names = bundle::names(&args.files)?;
+        let names_label = names.join(", ");
         let inputs = read_inputs(&args.files)?;
         let files = names.into_iter().zip(inputs.into_iter().map(|i| i.body));
         let query = lifetime_query(ttl.as_deref(), burn, args.private);
@@ -226,7 +227,10 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
                 .header(reqwest::header::CONTENT_TYPE, content_type.clone())
         };
         let created: Created<'static> = upload::send(request, body, "uploading", &base).await?;
-        if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
+        if let Err(e) = tokens::remember(
+            &created.url,
+            tokens::Remembered::of(&created, Some(names_label)),
+        ) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
                 created.id
@@ -296,22 +300,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         if let Some(key) = key {
             created.url = format!("{}#{}", created.url, key.to_fragment()).into();
         }
-        let remembered = tokens::Remembered {
-            token: created.delete_token.to_string(),
-            created_ms: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| {
-                    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-                }),
-            name: remembered_name,
-            expires_at: created
-                .expires_at
-                .as_deref()
-                .and_then(|at| humantime::parse_rfc3339(at).ok())
-                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|since| since.as_secs()),
-            link: Some(created.url.to_string()),
-        };
+        let remembered = tokens::Remembered::of(&created, remembered_name);
         if let Err(e) = tokens::remember(&plain_url, remembered) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",

@@ -14,6 +14,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::core::UnixTime;
+use crate::core::api::Created;
 
 /// What is remembered of one paste.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +35,29 @@ pub struct Remembered {
     /// The link to read it by: the URL, with the `#key` of an encrypted paste.
     #[serde(default)]
     pub link: Option<String>,
+}
+
+impl Remembered {
+    /// The record of a paste just `created` (whose `url` is the link to
+    /// read it by), named `name`.
+    pub fn of(created: &Created<'_>, name: Option<String>) -> Self {
+        Remembered {
+            token: created.delete_token.to_string(),
+            created_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| {
+                    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+                }),
+            name,
+            expires_at: created
+                .expires_at
+                .as_deref()
+                .and_then(|at| humantime::parse_rfc3339(at).ok())
+                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|since| since.as_secs()),
+            link: Some(created.url.to_string()),
+        }
+    }
 }
 
 /// An entry of the file: the full record, or just a token.
