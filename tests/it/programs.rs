@@ -272,6 +272,61 @@ async fn replacements_are_stored() {
     assert_eq!((status, meta["size"].as_u64()), (200, Some(22)));
 }
 
+/// A several-file paste is checked file by file: one file holding a
+/// credential refuses the whole paste, and a replacement changes only its
+/// own file, whose size the file table then gives.
+#[tokio::test]
+async fn several_files_are_checked_one_by_one() {
+    let server = start(&[]);
+    let team = tenant(&server, "team", json!({})).await;
+    let post = |files: Vec<(&'static str, &'static [u8])>| {
+        let (content_type, body) = crate::files::form(&files, &[]);
+        server
+            .request(Method::POST, "/")
+            .bearer_auth(&team)
+            .header("content-type", content_type)
+            .header("accept", "application/json")
+            .body(body)
+            .fetch()
+    };
+
+    set_program(&server, "team", example("refuse_credentials")).await;
+    let response = post(vec![
+        ("notes.md", b"nothing to see\n"),
+        ("env.sh", b"export KEY=AKIAIOSFODNN7EXAMPLE\n"),
+    ])
+    .await;
+    assert_eq!(response.status(), 422);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(answer["error"]["code"], "policy_refused", "{answer}");
+
+    set_program(&server, "team", example("redact_emails")).await;
+    let response = post(vec![
+        ("a.txt", b"mail ann@example.com\n"),
+        ("b.txt", b"no address here\n"),
+    ])
+    .await;
+    assert_eq!(response.status(), 201);
+    let created: Value = response.json().await.unwrap();
+    let id = created["id"].as_str().unwrap();
+    assert_eq!(
+        server.text(&format!("/raw/{id}/a.txt")).await,
+        (200, "mail [email]\n".to_owned())
+    );
+    assert_eq!(
+        server.text(&format!("/raw/{id}/b.txt")).await,
+        (200, "no address here\n".to_owned())
+    );
+    let (_, meta) = server.metadata(id).await;
+    let sizes: Vec<u64> = meta["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["size"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [13, 16]);
+}
+
 /// A program that loops, traps, goes past its memory or answers nonsense
 /// makes the create fail closed with `422 policy_failed` naming the
 /// failure; the per-tenant limits apply; a looping program under the

@@ -162,12 +162,12 @@ async fn store_paste(
     if options.visibility == Visibility::Private && owner.is_none() {
         return Err(ApiError::bad_request("private pastes need a tenant token"));
     }
-    let body = match caller {
+    let (body, files) = match caller {
         Caller::Tenant { tenant, .. } => {
             let max_body = paste_limit(state, caller);
-            policy::apply(state, tenant, &options, ttl, body, max_body).await?
+            policy::apply(state, tenant, &options, ttl, (body, files), max_body).await?
         }
-        Caller::Anonymous => body,
+        Caller::Anonymous => (body, files),
     };
     let limits = PutLimits {
         owner_max_bytes: match caller {
