@@ -20,9 +20,9 @@ use clap::Args;
 use reqwest::{StatusCode, Url};
 use serde::de::DeserializeOwned;
 
-use crate::core::{PasteId, Ttl};
 use crate::core::api::{Created, DELETE_TOKEN_HEADER, PasteInfo};
 use crate::core::envelope::{self, EnvelopeError, Key};
+use crate::core::{PasteId, Ttl};
 
 pub mod admin;
 pub mod auth;
@@ -226,7 +226,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
                 .header(reqwest::header::CONTENT_TYPE, content_type.clone())
         };
         let created: Created<'static> = upload::send(request, body, "uploading", &base).await?;
-        if let Err(e) = tokens::remember(&created.url, &created.delete_token) {
+        if let Err(e) = tokens::remember(&created.url, remembered(&created, None)) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
                 created.id
@@ -296,23 +296,7 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         if let Some(key) = key {
             created.url = format!("{}#{}", created.url, key.to_fragment()).into();
         }
-        let remembered = tokens::Remembered {
-            token: created.delete_token.to_string(),
-            created_ms: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| {
-                    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-                }),
-            name: remembered_name,
-            expires_at: created
-                .expires_at
-                .as_deref()
-                .and_then(|at| humantime::parse_rfc3339(at).ok())
-                .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|since| since.as_secs()),
-            link: Some(created.url.to_string()),
-        };
-        if let Err(e) = tokens::remember(&plain_url, remembered) {
+        if let Err(e) = tokens::remember(&plain_url, remembered(&created, remembered_name)) {
             eprintln!(
                 "snip: warning: could not remember the delete token of {}: {e:#}",
                 created.id
@@ -735,6 +719,27 @@ fn typed_new_password() -> anyhow::Result<String> {
 
 /// How often `put --password` asks before giving up.
 const PASSWORD_TRIES: usize = 3;
+
+/// What is remembered of the paste `created` (named `name`): its delete
+/// token, when it was made, when it expires, and its link.
+fn remembered(created: &Created<'_>, name: Option<String>) -> tokens::Remembered {
+    tokens::Remembered {
+        token: created.delete_token.to_string(),
+        created_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+            }),
+        name,
+        expires_at: created
+            .expires_at
+            .as_deref()
+            .and_then(|at| humantime::parse_rfc3339(at).ok())
+            .and_then(|at| at.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|since| since.as_secs()),
+        link: Some(created.url.to_string()),
+    }
+}
 
 /// `snip delete`: deletes with `--token` or the remembered token.
 pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
