@@ -370,19 +370,24 @@ async fn downloads_are_zips_of_every_file() {
     assert_eq!(log.bytes().await.unwrap(), big);
 }
 
-/// A several-file burn paste is refused file by file like any burn read,
-/// and one reveal gives all its files (a zip), once.
-#[tokio::test]
-async fn one_reveal_gives_every_file() {
-    let server = Server::start();
+/// Creates a burn paste of two files, `a.rs` and `notes.md`; its ID.
+async fn burn_two_files(server: &Server) -> String {
     let (status, json) = post_form(
-        &server,
+        server,
         &[("a.rs", RUST), ("notes.md", NOTES)],
         &[("burn", "true")],
     )
     .await;
     assert_eq!(status, 201, "{json}");
-    let id = json["id"].as_str().unwrap();
+    json["id"].as_str().unwrap().to_owned()
+}
+
+/// A several-file burn paste is refused file by file like any burn read,
+/// and one reveal gives all its files (a zip), once.
+#[tokio::test]
+async fn one_reveal_gives_every_file() {
+    let server = Server::start();
+    let id = &burn_two_files(&server).await;
     assert_eq!(server.status(&format!("/raw/{id}/a.rs")).await, 409);
     let revealed = server.reveal(id).await;
     assert_eq!(revealed.status(), 200);
@@ -553,14 +558,7 @@ async fn the_page_shows_each_file_under_its_own_heading() {
 #[tokio::test]
 async fn a_revealed_burn_page_shows_the_files() {
     let server = Server::start();
-    let (status, json) = post_form(
-        &server,
-        &[("a.rs", RUST), ("notes.md", NOTES)],
-        &[("burn", "true")],
-    )
-    .await;
-    assert_eq!(status, 201, "{json}");
-    let id = json["id"].as_str().unwrap();
+    let id = &burn_two_files(&server).await;
     let revealed = server
         .request(Method::POST, &format!("/{id}/reveal"))
         .header("accept", "text/html")
