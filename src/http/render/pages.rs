@@ -1,6 +1,6 @@
 //! Server-rendered HTML pages: the paste view, the burn interstitial, the
-//! new-paste form and error pages (`templates/paste.html`, `new_paste.html`,
-//! `error.html`; the sign-in and "My pastes" pages are in
+//! new-paste form and error pages (`templates/paste.html` with `files.html`,
+//! `new_paste.html`, `error.html`; the sign-in and "My pastes" pages are in
 //! [`super::account`], what every page shares in [`super::layout`]).
 //!
 //! Every page works without JavaScript: the view carries the escaped text with
@@ -127,7 +127,7 @@ impl<'a> Code<'a> {
             Some(end) if cut => &text[..=end],
             _ => text,
         };
-        // At most VIEW_MAX_LINES lines, ending after the last one's newline.
+        // At most max_lines lines, ending after the last one's newline.
         let (text, cut) = match max_lines.checked_sub(1) {
             None => ("", !text.is_empty() || cut),
             Some(last) => match text.match_indices('\n').nth(last) {
@@ -241,7 +241,8 @@ pub fn view(meta: &PasteMeta, body: &[u8], account: Account<'_>) -> String {
 }
 
 /// Whether the view of `meta` shows all of `body`, which links to nothing
-/// else: plain text within [`VIEW_MAX_BYTES`] and [`VIEW_MAX_LINES`].
+/// else: plain text within [`VIEW_MAX_BYTES`] and [`VIEW_MAX_LINES`] (for
+/// a several-file paste, every file shown whole).
 pub fn shows_whole(meta: &PasteMeta, body: &[u8]) -> bool {
     if !meta.files.is_empty() {
         return !meta.encrypted
