@@ -370,19 +370,24 @@ async fn downloads_are_zips_of_every_file() {
     assert_eq!(log.bytes().await.unwrap(), big);
 }
 
-/// A several-file burn paste is refused file by file like any burn read,
-/// and one reveal gives all its files (a zip), once.
-#[tokio::test]
-async fn one_reveal_gives_every_file() {
-    let server = Server::start();
+/// Creates a burn paste of two files, `a.rs` and `notes.md`; its ID.
+async fn burn_two_files(server: &Server) -> String {
     let (status, json) = post_form(
-        &server,
+        server,
         &[("a.rs", RUST), ("notes.md", NOTES)],
         &[("burn", "true")],
     )
     .await;
     assert_eq!(status, 201, "{json}");
-    let id = json["id"].as_str().unwrap();
+    json["id"].as_str().unwrap().to_owned()
+}
+
+/// A several-file burn paste is refused file by file like any burn read,
+/// and one reveal gives all its files (a zip), once.
+#[tokio::test]
+async fn one_reveal_gives_every_file() {
+    let server = Server::start();
+    let id = &burn_two_files(&server).await;
     assert_eq!(server.status(&format!("/raw/{id}/a.rs")).await, 409);
     let revealed = server.reveal(id).await;
     assert_eq!(revealed.status(), 200);
@@ -473,4 +478,100 @@ async fn the_cli_puts_and_gets_several_files() {
     assert_eq!(each.lines().count(), 3, "{each}");
     let twice = failed(&snip(&["put", args[0], args[0]]));
     assert!(twice.contains("two files are named"), "{twice}");
+}
+
+/// A browser's page of a several-file paste shows each file under its own
+/// heading and anchor, its own line anchors and language, its own raw and
+/// download links and a link to the zip; a name with markup is escaped
+/// (and percent-encoded in its links); a binary file and a file past the
+/// page's bounds are not shown but linked to, a cut file says where its
+/// rest is; the page never holds more than its bounds.
+#[tokio::test]
+async fn the_page_shows_each_file_under_its_own_heading() {
+    let server = Server::start();
+    let big: Vec<u8> = b"a line of a big file\n".repeat(20_000);
+    let (status, json) = post_form(
+        &server,
+        &[
+            ("a.rs", RUST),
+            ("<i>&x'.txt", b"<script>alert(1)</script>\n"),
+            ("blob.bin", b"\xff\xfe\x00\x01"),
+            ("big.txt", &big),
+            ("after.md", NOTES),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(status, 201, "{json}");
+    let id = json["id"].as_str().unwrap();
+    let page = server.get_accepting(&format!("/{id}"), "text/html").await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.len() < 2 << 20, "{} bytes", html.len());
+    assert!(html.matches("<span class=\"line\"").count() <= 10_000);
+
+    assert!(html.contains(&format!("href=\"/download/{id}\">Download all (zip)</a>")));
+    assert!(
+        html.contains(r#"<section class="file" id="file-a.rs""#),
+        "{html}"
+    );
+    assert!(
+        html.contains(r##"<h2 class="title" id="file-a.rs-h"><a href="#file-a.rs">a.rs</a></h2>"##)
+    );
+    assert!(html.contains(r#"data-lang="rust""#));
+    assert!(html.contains(
+        r##"<span class="line" id="file-a.rs-L2"><a class="ln" href="#file-a.rs-L2">2</a>"##
+    ));
+    assert!(html.contains(&format!("href=\"/raw/{id}/a.rs\">Raw</a>")));
+    assert!(html.contains(&format!(
+        "href=\"/raw/{id}/a.rs\" download=\"a.rs\">Download</a>"
+    )));
+
+    // Markup in a name or a file is text, never markup.
+    assert!(!html.contains("<i>&x"), "{html}");
+    assert!(!html.contains("<script>alert"), "{html}");
+    assert!(html.contains("&#60;script&#62;alert(1)&#60;/script&#62;"));
+    assert!(html.contains(r#"<section class="file" id="file-&#60;i&#62;&#38;x&#39;.txt""#));
+    assert!(html.contains(r#"<span class="line" id="file-&#60;i&#62;&#38;x&#39;.txt-L1">"#));
+    assert!(html.contains(&format!("href=\"/raw/{id}/%3Ci%3E%26x%27.txt\">Raw</a>")));
+    let escaped = server.get(&format!("/raw/{id}/%3Ci%3E%26x%27.txt")).await;
+    assert_eq!(escaped.status(), 200);
+
+    // Not text, cut, or past the page's end: linked to.
+    assert!(html.contains(&format!(
+        "is not shown here: read it at <a href=\"/raw/{id}/blob.bin\">"
+    )));
+    assert!(
+        html.contains(&format!(
+            "of this file only; the whole file (410.2 KiB) is at <a href=\"/raw/{id}/big.txt\">"
+        )),
+        "{html}"
+    );
+    assert!(html.contains(r#"id="file-after.md""#));
+    assert!(html.contains(&format!(
+        "is not shown here: read it at <a href=\"/raw/{id}/after.md\">"
+    )));
+}
+
+/// A several-file burn paste revealed by a browser's form (no script) is
+/// shown as its files, once, with no links to the files it no longer has.
+#[tokio::test]
+async fn a_revealed_burn_page_shows_the_files() {
+    let server = Server::start();
+    let id = &burn_two_files(&server).await;
+    let revealed = server
+        .request(Method::POST, &format!("/{id}/reveal"))
+        .header("accept", "text/html")
+        .fetch()
+        .await;
+    assert_eq!(revealed.status(), 200);
+    let html = revealed.text().await.unwrap();
+    assert!(html.contains(r#"id="file-a.rs""#), "{html}");
+    assert!(html.contains(r#"id="file-notes.md-L3""#), "{html}");
+    assert!(!html.contains(&format!("/raw/{id}/")), "{html}");
+    assert!(
+        !html.contains(&format!("/download/{id}\">Download all")),
+        "{html}"
+    );
+    assert_eq!(server.reveal(id).await.status(), 404);
 }

@@ -33,9 +33,11 @@ export function codeText(pre) {
 
 /**
  * Renders `text` into `pre` (a `pre.code`), highlighted as `lang` or, when
- * none is given, as the detected language. Returns the language used (or null).
+ * none is given, as the detected language. Its lines' anchors are
+ * `linePrefix` and the number (`L12`; a several-file paste's `file-NAME-L12`).
+ * Returns the language used (or null).
  */
-export async function renderCode(pre, text, lang, fileName) {
+export async function renderCode(pre, text, lang, fileName, linePrefix = 'L') {
   const lines = textLines(text);
   const joined = lines.join('\n');
   let language = resolveLanguage(lang) || languageForFileName(fileName);
@@ -61,10 +63,11 @@ export async function renderCode(pre, text, lang, fileName) {
   if (!htmlLines || htmlLines.length !== lines.length) {
     htmlLines = lines.map(escapeHtml);
   }
+  const prefix = escapeHtml(linePrefix);
   let markup = '';
   for (let i = 0; i < htmlLines.length; i++) {
     const n = i + 1;
-    markup += `<span class="line" id="L${n}"><a class="ln" href="#L${n}">${n}</a><span class="lc">${htmlLines[i]}</span>\n</span>`;
+    markup += `<span class="line" id="${prefix}${n}"><a class="ln" href="#${prefix}${n}">${n}</a><span class="lc">${htmlLines[i]}</span>\n</span>`;
   }
   let code = pre.querySelector('code');
   if (!code) {

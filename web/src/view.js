@@ -16,6 +16,7 @@ import {
   inspect,
   proofOf,
 } from './envelope.js';
+import { enhanceFiles } from './files.js';
 import { buildFragment, parseFragment } from './fragment.js';
 import { displayName, languageForFileName, resolveLanguage } from './highlight.js';
 import { loadRest, renderLong } from './longlog.js';
@@ -190,6 +191,10 @@ class PastePage {
 
   /** Server-rendered text: highlight it and wire the line links. */
   async enhanceServerText() {
+    if ($('#content.files')) {
+      await enhanceFiles($('#content.files'));
+      return;
+    }
     const pre = $('#code');
     // Images, media and other files have no text to copy or edit.
     if (!pre) return;
@@ -347,6 +352,9 @@ class PastePage {
   /** Burn after reading: nothing is read until the reader asks. */
   setupBurn() {
     const form = $('#reveal');
+    // Several files: the form's own post answers the page of its files
+    // (or, past the page's bounds, their zip).
+    if (this.article.hasAttribute('data-files')) return;
     const encrypted = this.article.hasAttribute('data-encrypted');
     const passwordRow = $('.reveal-password', form);
     if (passwordRow) {

@@ -1464,3 +1464,69 @@ describe('accessibility (axe-core)', () => {
     await context.close();
   });
 });
+
+describe('several files', () => {
+  /** Creates a paste of `files` ([name, text] pairs) from a form; its ID. */
+  async function createFiles(files, params = {}) {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(params)) form.append(name, value);
+    for (const [name, text] of files) form.append('file', new Blob([text]), name);
+    const response = await fetch(`${server.url}/`, { method: 'POST', body: form, headers: { accept: 'application/json' } });
+    assert.equal(response.status, 201, await response.clone().text());
+    return (await response.json()).id;
+  }
+
+  const NOTES = Array.from({ length: 80 }, (_, i) => `note ${i + 1}`).join('\n') + '\n';
+  const TOML = '[package]\nname = "a"\n';
+
+  test('each file under its own heading, in its own language, with its own line links and raw link', async () => {
+    const id = await createFiles([
+      ['notes.txt', NOTES],
+      ['greet.py', PYTHON],
+      ['Cargo.toml', TOML],
+    ]);
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}#file-notes.txt-L70`);
+    await page.waitForSelector('#content.files pre.code.hljs >> nth=2');
+    for (const name of ['notes.txt', 'greet.py', 'Cargo.toml']) {
+      assert.ok(await page.locator(`[id="file-${name}"] h2`, { hasText: name }).isVisible(), name);
+    }
+    assert.equal(await page.getAttribute('[id="file-greet.py"] pre', 'data-language'), 'python');
+    assert.ok((await page.locator('[id="file-greet.py"] .hljs-keyword').count()) > 0, 'highlighted as Python');
+    // highlight.js highlights TOML with its INI grammar.
+    assert.equal(await page.getAttribute('[id="file-Cargo.toml"] pre', 'data-language'), 'ini');
+
+    // The address's line is marked and in view.
+    const inView = async (selector) => {
+      const box = await page.locator(selector).boundingBox();
+      return box !== null && box.y >= 0 && box.y + box.height <= 720;
+    };
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['file-notes.txt-L70']);
+    assert.ok(await inView('[id="file-notes.txt-L70"]'));
+    // A click on another file's line number links, marks and shows that line.
+    await page.click('[id="file-greet.py-L4"] a.ln');
+    assert.equal(new URL(page.url()).hash, '#file-greet.py-L4');
+    await page.waitForSelector('[id="file-greet.py-L4"].hl');
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['file-greet.py-L4']);
+    assert.ok(await inView('[id="file-greet.py-L4"]'));
+
+    assert.equal(await page.getAttribute('.files-all a', 'href'), `/download/${id}`);
+    await page.click('[id="file-Cargo.toml"] a:text-is("Raw")');
+    await page.waitForURL(`${server.url}/raw/${id}/Cargo.toml`);
+    assert.equal(await page.textContent('body'), TOML);
+    await context.close();
+  });
+
+  test('a several-file burn paste is revealed as its files, once', async () => {
+    const id = await createFiles([['greet.py', PYTHON], ['Cargo.toml', TOML]], { burn: 'true' });
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/${id}`);
+    await page.click('#reveal button');
+    await page.waitForSelector('[id="file-greet.py"] pre.code.hljs');
+    assert.ok(await page.locator('[id="file-Cargo.toml"] h2', { hasText: 'Cargo.toml' }).isVisible());
+    assert.equal(await page.locator(`a[href^="/raw/${id}/"]`).count(), 0, 'no links to files that are gone');
+    const again = await fetch(`${server.url}/${id}/reveal`, { method: 'POST' });
+    assert.equal(again.status, 404);
+    await context.close();
+  });
+});

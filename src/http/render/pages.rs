@@ -1,6 +1,6 @@
 //! Server-rendered HTML pages: the paste view, the burn interstitial, the
-//! new-paste form and error pages (`templates/paste.html`, `new_paste.html`,
-//! `error.html`; the sign-in and "My pastes" pages are in
+//! new-paste form and error pages (`templates/paste.html` with `files.html`,
+//! `new_paste.html`, `error.html`; the sign-in and "My pastes" pages are in
 //! [`super::account`], what every page shares in [`super::layout`]).
 //!
 //! Every page works without JavaScript: the view carries the escaped text with
@@ -18,6 +18,7 @@ use askama::Template;
 use super::assets;
 use super::layout::{Account, Instant, Layout, Page, render};
 use crate::core::api::ProofParams;
+use crate::core::files;
 use crate::core::paste::{self, PasteMeta, Visibility};
 use crate::core::units::format_size;
 use crate::http::api_error::{ApiError, ErrorCode};
@@ -89,6 +90,9 @@ enum PasteBody<'a> {
     Video,
     /// Anything else: a download link.
     File,
+    /// A several-file paste: each file under its own heading
+    /// (`templates/files.html`).
+    Files(Vec<FileView<'a>>),
 }
 
 impl PasteBody<'_> {
@@ -111,16 +115,25 @@ struct Code<'a> {
 impl<'a> Code<'a> {
     /// `text`, a prefix of a paste of `size` bytes.
     fn new(text: &'a str, size: usize) -> Self {
+        Self::at_most(text, size, VIEW_MAX_LINES)
+    }
+
+    /// `text`, a prefix of a text of `size` bytes, cut to at most
+    /// `max_lines` whole lines.
+    fn at_most(text: &'a str, size: usize, max_lines: usize) -> Self {
         let cut = text.len() < size;
         // A prefix cut by size ends at its last whole line.
         let text = match text.rfind('\n') {
             Some(end) if cut => &text[..=end],
             _ => text,
         };
-        // At most VIEW_MAX_LINES lines, ending after the last one's newline.
-        let (text, cut) = match text.match_indices('\n').nth(VIEW_MAX_LINES - 1) {
-            Some((end, _)) if end + 1 < text.len() => (&text[..=end], true),
-            _ => (text, cut),
+        // At most max_lines lines, ending after the last one's newline.
+        let (text, cut) = match max_lines.checked_sub(1) {
+            None => ("", !text.is_empty() || cut),
+            Some(last) => match text.match_indices('\n').nth(last) {
+                Some((end, _)) if end + 1 < text.len() => (&text[..=end], true),
+                _ => (text, cut),
+            },
         };
         Self { text, cut, size }
     }
@@ -153,6 +166,71 @@ impl<'a> Code<'a> {
     }
 }
 
+/// About how many bytes of markup a file's line costs besides its text
+/// and its anchor's name (which it holds twice).
+const LINE_MARKUP: usize = 100;
+
+/// One file of a several-file paste as its page shows it.
+struct FileView<'a> {
+    /// Its safe base name, as stored.
+    name: &'a str,
+    /// Its name as a URL path segment (`/raw/{id}/{segment}`).
+    segment: String,
+    /// Its highlighting language.
+    lang: Option<&'a str>,
+    /// Its media type.
+    content_type: &'a str,
+    /// Its size, for people.
+    size: String,
+    /// Its text, if it is text and not past the page's bounds' end.
+    code: Option<Code<'a>>,
+}
+
+impl FileView<'_> {
+    /// What its lines' anchors start with: `file-NAME-L`.
+    fn line_prefix(&self) -> String {
+        format!("file-{}-L", self.name)
+    }
+}
+
+/// The files of a several-file paste, each with what `body` (a prefix of
+/// the paste's body) holds of its text: the page shows at most
+/// [`VIEW_MAX_BYTES`] and [`VIEW_MAX_LINES`] of them all, as a one-file
+/// paste's does, and says of a file cut how to read the rest.
+fn file_views<'a>(meta: &'a PasteMeta, body: &'a [u8]) -> Vec<FileView<'a>> {
+    let shown = &body[..body.len().min(VIEW_MAX_BYTES)];
+    let mut lines_left = VIEW_MAX_LINES;
+    // A line's markup names its anchor twice, so a long name costs more
+    // lines: the lines' markup stays within what a one-file page's does.
+    let mut markup_left = VIEW_MAX_LINES * LINE_MARKUP;
+    files::spans(&meta.files)
+        .map(|span| {
+            let file = span.file;
+            let start = usize::try_from(span.offset).unwrap_or(usize::MAX);
+            let size = usize::try_from(file.size).unwrap_or(usize::MAX);
+            let end = start.saturating_add(size).min(shown.len());
+            let per_line = LINE_MARKUP + 2 * file.name.len();
+            let code = (file.content_type == paste::TEXT_PLAIN)
+                .then(|| shown.get(start..end))
+                .flatten()
+                .and_then(shown_text)
+                .map(|text| Code::at_most(text, size, lines_left.min(markup_left / per_line)));
+            if let Some(code) = &code {
+                lines_left = lines_left.saturating_sub(code.shown_lines());
+                markup_left = markup_left.saturating_sub(code.shown_lines() * per_line);
+            }
+            FileView {
+                name: &file.name,
+                segment: files::path_segment(&file.name),
+                lang: file.lang.as_deref(),
+                content_type: &file.content_type,
+                size: format_size(file.size),
+                code,
+            }
+        })
+        .collect()
+}
+
 /// The paste view: escaped text with line anchors, media inline, or a download
 /// link; encrypted pastes are decrypted by the script. `body` may be only
 /// the body's first [`VIEW_MAX_BYTES`] (the view shows no more).
@@ -163,8 +241,16 @@ pub fn view(meta: &PasteMeta, body: &[u8], account: Account<'_>) -> String {
 }
 
 /// Whether the view of `meta` shows all of `body`, which links to nothing
-/// else: plain text within [`VIEW_MAX_BYTES`] and [`VIEW_MAX_LINES`].
+/// else: plain text within [`VIEW_MAX_BYTES`] and [`VIEW_MAX_LINES`] (for
+/// a several-file paste, every file shown whole).
 pub fn shows_whole(meta: &PasteMeta, body: &[u8]) -> bool {
+    if !meta.files.is_empty() {
+        return !meta.encrypted
+            && body.len() <= VIEW_MAX_BYTES
+            && file_views(meta, body)
+                .iter()
+                .all(|file| file.code.as_ref().is_some_and(|code| !code.cut));
+    }
     meta.content_type == paste::TEXT_PLAIN
         && !meta.encrypted
         && body.len() <= VIEW_MAX_BYTES
@@ -198,9 +284,12 @@ fn paste_page<'a>(meta: &'a PasteMeta, body: PasteBody<'a>, account: Account<'a>
 }
 
 /// What the view of a readable paste shows of `body`.
-fn readable<'a>(meta: &PasteMeta, body: &'a [u8]) -> PasteBody<'a> {
+fn readable<'a>(meta: &'a PasteMeta, body: &'a [u8]) -> PasteBody<'a> {
     if meta.encrypted {
         return PasteBody::Encrypted;
+    }
+    if !meta.files.is_empty() {
+        return PasteBody::Files(file_views(meta, body));
     }
     let essence = meta.content_type.split(';').next().unwrap_or("");
     match shown_text(body) {

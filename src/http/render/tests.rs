@@ -6,8 +6,9 @@ use axum::http::StatusCode;
 use super::account::{SigninWays, my_local, my_pastes, signin};
 use super::layout::Account;
 use super::pages::{NewPasteOptions, burn_interstitial, error_page, new_paste, view};
-use crate::core::paste::PasteMeta;
+use crate::core::files::PasteFile;
 use crate::core::paste::tests::test_meta;
+use crate::core::paste::{self, PasteMeta};
 use crate::http::api_error::ApiError;
 
 /// Markup that would run a script, end an attribute (either quote) or start
@@ -44,6 +45,30 @@ fn view_of_text_escapes_name_language_text_and_tenant() {
     });
     let page = view(&meta, EVIL.as_bytes(), Account::SignedIn(EVIL));
     assert_escaped(&page, 3 + 2 + 1 + 1);
+}
+
+/// A several-file paste: each file's name (its anchors, heading, labels,
+/// download name, line anchors), language, text and media type.
+#[test]
+fn view_of_several_files_escapes_names_languages_texts_and_types() {
+    let text = PasteFile {
+        name: EVIL.into(),
+        size: EVIL.len() as u64,
+        lang: Some(EVIL.into()),
+        content_type: paste::TEXT_PLAIN.into(),
+    };
+    let binary = PasteFile {
+        name: "b".into(),
+        size: 2,
+        lang: None,
+        content_type: format!("application/x-{EVIL}"),
+    };
+    let meta = meta(|m| {
+        m.size = text.size + binary.size;
+        m.files = vec![text, binary];
+    });
+    let body = [EVIL.as_bytes(), b"\0\x01"].concat();
+    assert_escaped(&view(&meta, &body, Account::Hidden), 10 + 2 + 1 + 1);
 }
 
 /// An image's name is also its `alt` text.
