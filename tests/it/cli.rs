@@ -43,7 +43,7 @@ async fn put_get_delete() {
     assert!(stderr(&again).contains("404"));
 }
 
-/// put of files names each paste after its file; get accepts raw URLs and bare IDs.
+/// put --each of files names each paste after its file; get accepts raw URLs and bare IDs.
 #[tokio::test]
 async fn put_files() {
     let server = Server::start();
@@ -52,7 +52,7 @@ async fn put_files() {
     let put = snip(
         &server,
         dir.path(),
-        &["put", a.to_str().unwrap(), b.to_str().unwrap()],
+        &["put", "--each", a.to_str().unwrap(), b.to_str().unwrap()],
         b"",
     );
     assert!(put.status.success());

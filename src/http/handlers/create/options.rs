@@ -88,7 +88,11 @@ impl CreateOptions {
                 let value = value.to_str().map_err(|_| {
                     ApiError::bad_request(format!("the {header} header must be text"))
                 })?;
-                options.set(key, value).map_err(|e| {
+                let value = match header {
+                    "expire" => expire_seconds(value)?,
+                    _ => value.to_owned(),
+                };
+                options.set(key, &value).map_err(|e| {
                     ApiError::bad_request(format!("the {header} header: {}", e.message))
                 })?;
             }
@@ -98,6 +102,15 @@ impl CreateOptions {
         }
         Ok(options)
     }
+}
+
+/// rustypaste's `expire` header in seconds: its clients send a duration as
+/// rustypaste reads it (`10min`, `1h 30m`, `2days`: the `humantime` grammar),
+/// not snip's `ttl` grammar.
+fn expire_seconds(value: &str) -> Result<String, ApiError> {
+    humantime::parse_duration(value.trim())
+        .map(|duration| duration.as_secs().to_string())
+        .map_err(|e| ApiError::bad_request(format!("the expire header: {e}")))
 }
 
 /// The trimmed value, unless it is empty.
