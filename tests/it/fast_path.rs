@@ -392,6 +392,32 @@ async fn samples(server: &Server) -> Vec<Sample> {
             "/api/admin/tokens/{id}",
             request(Method::DELETE, "/api/admin/tokens/nothing", &[admin]),
         ),
+        same(
+            "/api/admin/tenants/{name}/program",
+            get("/api/admin/tenants/nobody/program", &[admin]),
+        ),
+        same(
+            "/api/admin/tenants/{name}/program",
+            request(
+                Method::PUT,
+                "/api/admin/tenants/nobody/program",
+                &[admin, ("content-type", "application/wasm")],
+            )
+            .body("not a module"),
+        ),
+        same(
+            "/api/admin/tenants/{name}/program",
+            request(
+                Method::DELETE,
+                "/api/admin/tenants/nobody/program",
+                &[admin],
+            ),
+        ),
+        same("/signin/oidc", get("/signin/oidc", &[html])),
+        same(
+            "/signin/oidc/callback",
+            get("/signin/oidc/callback?state=s&code=c", &[html]),
+        ),
         same("/api/admin/backup", get("/api/admin/backup", &[admin])),
         same("/api/admin/backup", get("/api/admin/backup", &[])),
         same("/healthz", get("/healthz", &[])),
