@@ -201,6 +201,15 @@ async fn schemathesis_finds_no_violation() {
     );
     let config_path = work.path().join("schemathesis.toml");
     std::fs::write(&config_path, config).unwrap();
+    // A tenant's program is uploaded as `application/wasm`: bytes, sent as
+    // schemathesis sends `application/octet-stream`.
+    let hooks_path = work.path().join("hooks.py");
+    std::fs::write(
+        &hooks_path,
+        "import schemathesis\n\
+         schemathesis.serializer.alias(\"application/wasm\", \"application/octet-stream\")\n",
+    )
+    .unwrap();
     let examples = std::env::var("SNIP_FUZZ_EXAMPLES").unwrap_or_else(|_| "120".into());
     let seed = std::env::var("SNIP_FUZZ_SEED").unwrap_or_else(|_| "1".into());
     let budget = std::env::var("SNIP_FUZZ_SECONDS").unwrap_or_else(|_| "150".into());
@@ -209,6 +218,7 @@ async fn schemathesis_finds_no_violation() {
     let mut child = Command::new(st)
         .current_dir(work.path())
         .env("NO_COLOR", "1")
+        .env("SCHEMATHESIS_HOOKS", &hooks_path)
         .arg("--config-file")
         .arg(&config_path)
         .args(["run", &server.at("/api/openapi.json")])
