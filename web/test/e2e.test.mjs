@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import qrcode from 'qrcode-generator';
-import { apiCreate, repoRoot, snipBinary, startServer } from './server.mjs';
+import { apiCreate, repoRoot, snipBinary, startServer, wasmOf } from './server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const SHOTS = join(repoRoot, 'target', 'e2e-screenshots');
@@ -1316,6 +1316,37 @@ describe('tenants in the browser', () => {
     // The stale cookie was cleared with that answer: the next page is anonymous.
     await page.goto(`${closed.url}/new`);
     await page.waitForSelector('#signin-needed');
+    await context.close();
+  });
+
+  test("a tenant program's refusal is shown beside the editor in its own words; the text stays to be fixed", async () => {
+    const { token } = await makeTenant('cara');
+    const set = await fetch(`${closed.url}/api/admin/tenants/cara/program`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/wasm' },
+      body: wasmOf('examples/programs/refuse_credentials.wat'),
+    });
+    assert.equal(set.status, 200, await set.text());
+    const { page, context, record } = await newPage({}, closed);
+    record.expectErrors.push(/status of 422/);
+    await signIn(page, token);
+    const leaked = 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE';
+    await page.fill('#content', leaked);
+    await page.click('#new button[type=submit]');
+    await page.waitForSelector('#form-status[data-kind="error"]');
+    assert.equal(await page.textContent('#form-status'), "refused: the paste contains an AWS access key ID");
+    assert.equal(await page.inputValue('#content'), leaked, 'the editor keeps the text');
+    assert.ok(await page.isHidden('#result'), 'no paste was made');
+    const listed = await fetch(`${closed.url}/api/pastes`, { headers: { authorization: `Bearer ${token}` } });
+    assert.deepEqual((await listed.json()).pastes, []);
+
+    await page.fill('#content', 'aws_access_key_id = (ask the vault)');
+    await page.click('#new button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    const link = await page.inputValue('#result-url');
+    await page.goto(link);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'aws_access_key_id = (ask the vault)');
     await context.close();
   });
 

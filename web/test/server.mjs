@@ -3,7 +3,7 @@
 // stderr (as tests/it/support/server.rs does).
 
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,23 +14,43 @@ let binary = process.env.SNIP_BIN || null;
 
 /** The snip binary: $SNIP_BIN, or `cargo build` (a no-op after `cargo test`). */
 export function snipBinary() {
-  if (binary) return binary;
-  const build = spawnSync('cargo', ['build', '--quiet', '--bin', 'snip', '--message-format=json-render-diagnostics'], {
+  if (!binary) binary = cargoExecutable(['--bin', 'snip'], 'snip');
+  return binary;
+}
+
+/** Where `cargo build` put an artifact: the executable of the target named `name`. */
+function cargoExecutable(args, name) {
+  const build = spawnSync('cargo', ['build', '--quiet', ...args, '--message-format=json-render-diagnostics'], {
     cwd: repoRoot,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 * 1024 * 1024,
   });
-  if (build.status !== 0) throw new Error('cargo build failed');
+  if (build.status !== 0) throw new Error(`cargo build ${args.join(' ')} failed`);
+  let executable = null;
   for (const line of build.stdout.split('\n')) {
     if (!line.startsWith('{')) continue;
     const message = JSON.parse(line);
-    if (message.reason === 'compiler-artifact' && message.target?.name === 'snip' && message.executable) {
-      binary = message.executable;
+    if (message.reason === 'compiler-artifact' && message.target?.name === name && message.executable) {
+      executable = message.executable;
     }
   }
-  if (!binary) throw new Error('cargo build did not report the snip executable');
-  return binary;
+  if (!executable) throw new Error(`cargo build did not report the ${name} executable`);
+  return executable;
+}
+
+/**
+ * Compiles a WebAssembly text file of the repository (a tenant program) with
+ * the project's own `wat2wasm` example (built by `cargo test`); returns the module's bytes.
+ */
+export function wasmOf(watPath) {
+  const wat2wasm = cargoExecutable(['--example', 'wat2wasm'], 'wat2wasm');
+  const out = join(mkdtempSync(join(tmpdir(), 'snip-wasm-')), 'program.wasm');
+  const run = spawnSync(wat2wasm, [join(repoRoot, watPath), out], { stdio: 'inherit' });
+  if (run.status !== 0) throw new Error(`wat2wasm ${watPath} failed`);
+  const bytes = readFileSync(out);
+  rmSync(dirname(out), { recursive: true, force: true });
+  return bytes;
 }
 
 /** Starts snip with extra flags; resolves to {url, stop, logs}. */
