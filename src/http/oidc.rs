@@ -266,10 +266,12 @@ impl Oidc {
                 let verifier = client.id_token_verifier().set_allowed_algs(ALLOWED_ALGS);
                 id_token
                     .claims(&verifier, &nonce)
-                    .map_err(|e| OidcError::Refused(format!("the ID token: {e}")))?
+                    .map_err(|e| OidcError::Refused(format!("the ID token: {}", chain(&e))))?
                     .clone()
             }
-            Err(e) => return Err(OidcError::Refused(format!("the ID token: {e}"))),
+            Err(e) => {
+                return Err(OidcError::Refused(format!("the ID token: {}", chain(&e))));
+            }
         };
         let subject = claims.subject().as_str().to_owned();
         let name = claims

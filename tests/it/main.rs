@@ -36,6 +36,7 @@ mod multi_instance;
 mod nginx;
 mod observability;
 mod oidc;
+mod oidc_forged;
 mod openapi;
 mod outage;
 mod pg_cache;

@@ -22,8 +22,14 @@ pub struct Provider {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`, or the URL of the proxy in front.
     pub issuer: String,
+    /// Where the provider listens: `http://127.0.0.1:PORT`.
+    pub listening: String,
+    /// The provider's signing key: its `kid` and its base64 PKCS#8.
+    pub key: (String, String),
+    /// An RSA key the provider does not know: its `kid` and base64 PKCS#8.
+    pub stranger: (String, String),
 }
 
 impl Provider {
@@ -31,6 +37,12 @@ impl Provider {
     /// node or `web/node_modules` on a developer's machine; under `CI` their
     /// absence fails the test.
     pub fn start() -> Option<Self> {
+        Self::start_as(None)
+    }
+
+    /// [`Self::start`], the provider naming itself `issuer` (a proxy in
+    /// front of it) when given.
+    pub fn start_as(issuer: Option<&str>) -> Option<Self> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let script = root.join("web/test/oidc-provider.mjs");
         if !root.join("web/node_modules/oidc-provider").is_dir() {
@@ -41,7 +53,11 @@ impl Provider {
             eprintln!("skipping: {why}");
             return None;
         }
-        let mut child = Command::new("node")
+        let mut command = Command::new("node");
+        if let Some(issuer) = issuer {
+            command.env("OIDC_ISSUER", issuer);
+        }
+        let mut child = command
             .arg(script)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -63,9 +79,18 @@ impl Provider {
             stdin,
             lines,
             issuer: String::new(),
+            listening: String::new(),
+            key: Default::default(),
+            stranger: Default::default(),
         };
-        let issuer = provider.expect("issuer ");
-        provider.issuer = issuer.trim_start_matches("issuer ").to_owned();
+        let words =
+            |line: String| -> Vec<String> { line.split(' ').skip(1).map(str::to_owned).collect() };
+        provider.listening = words(provider.expect("listening ")).remove(0);
+        provider.issuer = words(provider.expect("issuer ")).remove(0);
+        let [kid, pkcs8] = <[String; 2]>::try_from(words(provider.expect("key "))).unwrap();
+        provider.key = (kid, pkcs8);
+        let [kid, pkcs8] = <[String; 2]>::try_from(words(provider.expect("stranger "))).unwrap();
+        provider.stranger = (kid, pkcs8);
         Some(provider)
     }
 
@@ -87,6 +112,14 @@ impl Provider {
     pub fn configure(&mut self, redirect_uris: &[String]) {
         writeln!(self.stdin, "{}", redirect_uris.join(" ")).expect("write to the provider");
         self.expect("ready");
+    }
+}
+
+impl Provider {
+    /// Stops the provider: its port is closed from now on.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
