@@ -32,6 +32,7 @@ mod files;
 mod identity;
 mod layering;
 mod limits;
+mod login;
 mod multi_instance;
 mod nginx;
 mod observability;

@@ -183,47 +183,74 @@ pub fn no_redirects() -> reqwest::Client {
 /// `login` (any password), keeping the provider's cookies; returns the URL
 /// the provider sends the browser back to (snip's callback with the code).
 pub async fn log_in(client: &reqwest::Client, start: &str, login: &str) -> String {
+    match walk(client, start, login).await {
+        Walked::Left(url) => url,
+        Walked::Ended(page) => panic!("the provider never sent the browser back: {page}"),
+    }
+}
+
+/// Goes through the provider's device pages from `start` (its verification
+/// URL with the user code) as `login`: confirms the code, logs in and
+/// consents; returns the page saying the device is signed in.
+pub async fn approve_device(client: &reqwest::Client, start: &str, login: &str) -> String {
+    match walk(client, start, login).await {
+        Walked::Ended(page) => page,
+        Walked::Left(url) => panic!("the provider sent the browser away, to {url}"),
+    }
+}
+
+/// Where a walk through the provider's pages ended.
+enum Walked {
+    /// Sent to another origin, at this URL.
+    Left(String),
+    /// On a page of the provider without a form, this one.
+    Ended(String),
+}
+
+/// Follows the provider's redirects and submits its forms (the login form
+/// with `login`), until it sends the browser elsewhere or shows a page
+/// without a form.
+async fn walk(client: &reqwest::Client, start: &str, login: &str) -> Walked {
     let mut jar = Jar::default();
     let mut url = Url::parse(start).unwrap();
     let origin = url.origin().ascii_serialization();
+    let get = |url: Url, cookies: String| client.get(url).header("cookie", cookies).send();
+    let mut response = get(url.clone(), jar.header()).await.unwrap();
     for _ in 0..20 {
-        let response = client
-            .get(url.clone())
+        jar.take(&response);
+        if let Some(next) = location(&url, &response) {
+            if next.origin().ascii_serialization() != origin {
+                return Walked::Left(next.to_string());
+            }
+            url = next;
+            response = get(url.clone(), jar.header()).await.unwrap();
+            continue;
+        }
+        // A page with a form (the device code's, the login or the consent
+        // form), or the page a walk ends on.
+        let page = response.text().await.unwrap();
+        if !page.contains("<form") {
+            return Walked::Ended(page);
+        }
+        let (action, mut fields) = form(&page);
+        if fields.iter().any(|(name, _)| name == "login") {
+            fields.retain(|(name, _)| name != "login" && name != "password");
+            fields.push(("login".into(), login.into()));
+            fields.push(("password".into(), "any password".into()));
+        }
+        url = url.join(&action).unwrap();
+        response = client
+            .post(url.clone())
             .header("cookie", jar.header())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(
+                form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(&fields)
+                    .finish(),
+            )
             .send()
             .await
             .unwrap();
-        jar.take(&response);
-        let mut next = location(&url, &response);
-        if next.is_none() {
-            // A page with a form: the login form, or the consent form.
-            let page = response.text().await.unwrap();
-            let (action, mut fields) = form(&page);
-            if fields.iter().any(|(name, _)| name == "login") {
-                fields.retain(|(name, _)| name != "login" && name != "password");
-                fields.push(("login".into(), login.into()));
-                fields.push(("password".into(), "any password".into()));
-            }
-            let posted = client
-                .post(url.join(&action).unwrap())
-                .header("cookie", jar.header())
-                .header("content-type", "application/x-www-form-urlencoded")
-                .body(
-                    form_urlencoded::Serializer::new(String::new())
-                        .extend_pairs(&fields)
-                        .finish(),
-                )
-                .send()
-                .await
-                .unwrap();
-            jar.take(&posted);
-            next = location(&url, &posted);
-        }
-        let next = next.expect("the provider redirects");
-        if next.origin().ascii_serialization() != origin {
-            return next.to_string();
-        }
-        url = next;
     }
     panic!("the provider never sent the browser back");
 }
