@@ -3,8 +3,8 @@
 //! page and code, a person approves it there (its device, login and consent
 //! pages driven over HTTP), and the CLI ends up holding a login credential,
 //! kept 0600, with which `put --private` and `list` act as that person in
-//! their tenant; `whoami` names them, a refresh swaps the credential, and
-//! `logout` revokes it on the server. A forged device code, a person in no
+//! their tenant; `whoami` names them, a refresh swaps the credential (the
+//! CLI's own before expiry), and `logout` revokes it on the server. A forged device code, a person in no
 //! tenant group and a server without a provider are each refused.
 
 use std::io::{BufRead, BufReader};
@@ -200,6 +200,33 @@ async fn logout_revokes_on_the_server() {
     assert_eq!(whoami(server, &held).await.0, 401);
     let out = run_cli(server, dir.path(), &[], &["whoami"], b"");
     assert!(!out.status.success());
+}
+
+/// The CLI refreshes a credential near its expiry before sending it: the
+/// kept one is replaced, and the old one ends on the server.
+#[tokio::test]
+async fn the_cli_refreshes_before_expiry() {
+    let Some(setup) = setup().await else { return };
+    let server = &setup.server;
+    let dir = tempfile::tempdir().unwrap();
+    assert!(login(server, dir.path(), "alice").await.status.success());
+    let old = credential(dir.path(), server);
+    // What the CLI believes: a minute left.
+    let mut logins = kept(dir.path());
+    let key = format!("{}/", server.url);
+    let soon = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 60;
+    logins[&key]["expires_at"] = json!(soon);
+    std::fs::write(dir.path().join("login.json"), logins.to_string()).unwrap();
+    printed(&run_cli(server, dir.path(), &[], &["list"], b""));
+    let new = credential(dir.path(), server);
+    assert_ne!(new, old);
+    assert!(kept(dir.path())[&key]["expires_at"].as_u64().unwrap() > soon);
+    assert_eq!(whoami(server, &old).await.0, 401);
+    assert_eq!(whoami(server, &new).await.0, 200);
 }
 
 /// A person none of whose groups is a tenant gets no credential.
