@@ -32,6 +32,15 @@ impl TokenArg {
         }
     }
 
+    /// [`Self::token`], else the login credential kept for `server`
+    /// (`snip login`), which goes to that server only.
+    pub async fn token_at(&self, server: &str) -> anyhow::Result<Option<String>> {
+        match self.token()? {
+            Some(token) => Ok(Some(token)),
+            None => super::login::credential(server).await,
+        }
+    }
+
     /// Where the token would come from (never the token itself), for `snip config`.
     pub fn source(&self, config: &ClientConfig) -> Setting<String> {
         let (value, source) = if let Some(path) = &self.token_file {

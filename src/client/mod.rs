@@ -29,6 +29,7 @@ pub mod auth;
 pub mod backup;
 mod bundle;
 mod error_answer;
+pub mod login;
 mod progress;
 mod proved;
 pub mod report;
@@ -200,8 +201,9 @@ pub(crate) async fn send_json<T: DeserializeOwned>(
 pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     let client = client()?;
     let config = ClientConfig::load()?;
-    let base = base_url(&config.server(args.server.server.as_deref()).value)?;
-    let token = args.auth.token()?;
+    let server = config.server(args.server.server.as_deref()).value;
+    let base = base_url(&server)?;
+    let token = args.auth.token_at(&server).await?;
     let ttl = config.ttl(args.ttl.as_deref());
     // The server's own grammar, checked before anything is read or sent.
     if let Some(value) = &ttl.value {

@@ -83,7 +83,8 @@ impl From<Entry> for Remembered {
     }
 }
 
-fn dir() -> anyhow::Result<PathBuf> {
+/// The client's data directory: `$SNIP_CLIENT_DIR`, else the XDG data directory.
+pub(super) fn dir() -> anyhow::Result<PathBuf> {
     if let Some(dir) = std::env::var_os("SNIP_CLIENT_DIR") {
         return Ok(PathBuf::from(dir));
     }
@@ -106,7 +107,8 @@ fn load() -> anyhow::Result<(PathBuf, BTreeMap<String, Remembered>)> {
     Ok((path, map))
 }
 
-fn save(path: &PathBuf, map: &BTreeMap<String, Remembered>) -> anyhow::Result<()> {
+/// Writes `value` as JSON to `path`, readable by the user only, atomically.
+pub(super) fn save<T: Serialize>(path: &PathBuf, value: &T) -> anyhow::Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;
@@ -119,7 +121,7 @@ fn save(path: &PathBuf, map: &BTreeMap<String, Remembered>) -> anyhow::Result<()
     let mut file = options
         .open(&tmp)
         .with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::io::Write::write_all(&mut file, &serde_json::to_vec_pretty(map)?)?;
+    std::io::Write::write_all(&mut file, &serde_json::to_vec_pretty(value)?)?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

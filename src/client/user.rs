@@ -60,9 +60,10 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         return list_mine(&args);
     }
     let client = client()?;
-    let url = base_url(&args.server.url()?)?.join("api/pastes")?;
-    let Some(token) = args.auth.token()? else {
-        bail!("listing needs a tenant token: set SNIP_TOKEN or pass --token-file");
+    let server = args.server.url()?;
+    let url = base_url(&server)?.join("api/pastes")?;
+    let Some(token) = args.auth.token_at(&server).await? else {
+        bail!("listing needs a tenant token: set SNIP_TOKEN, pass --token-file, or snip login");
     };
     let mut cursor: Option<String> = None;
     let mut all = Vec::new();
@@ -153,8 +154,9 @@ fn list_mine(args: &ListArgs) -> anyhow::Result<()> {
 /// Creates a short link and prints its URL.
 pub async fn shorten(args: ShortenArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let base = base_url(&args.server.url()?)?;
-    let token = args.auth.token()?;
+    let server = args.server.url()?;
+    let base = base_url(&server)?;
+    let token = args.auth.token_at(&server).await?;
     let mut query = vec![("url", args.url.clone())];
     if let Some(ttl) = args.ttl {
         query.push(("ttl", ttl.to_string()));

@@ -44,6 +44,21 @@ Examples:
   snip shorten https://example.com/a/very/long/path
   snip shorten -t 1w https://example.com/";
 
+pub const LOGIN: &str = "\
+Examples:
+  snip login                                  # prints a page and a code; enter it there
+  snip login --server https://paste.example.com
+  snip login && snip put --private notes.md   # as you, in your tenant";
+
+pub const WHOAMI: &str = "\
+Examples:
+  snip whoami                                 # server, tenant, person, expiry
+  snip whoami --server https://paste.example.com";
+
+pub const LOGOUT: &str = "\
+Examples:
+  snip logout                                 # revoked on the server, forgotten here";
+
 pub const ADMIN: &str = "\
 Examples:
   snip admin tenant create team --max-bytes 1GiB --rate 50/s

@@ -74,6 +74,18 @@ pub enum Command {
     /// Make a short link that redirects to a URL and print it.
     #[command(after_long_help = examples::SHORTEN)]
     Shorten(crate::client::ShortenArgs),
+    /// Sign in as a person through the server's identity provider.
+    ///
+    /// Prints a page and a code to enter there; the login is kept for this
+    /// server (0600) and sent by put, list and shorten when no token is given.
+    #[command(after_long_help = examples::LOGIN)]
+    Login(crate::client::login::LoginArgs),
+    /// Show who the kept login (or token) is on the server, and until when.
+    #[command(after_long_help = examples::WHOAMI)]
+    Whoami(crate::client::login::WhoamiArgs),
+    /// Revoke the kept login on the server and forget it here.
+    #[command(after_long_help = examples::LOGOUT)]
+    Logout(crate::client::login::LogoutArgs),
     /// Show the client's settings and where each came from.
     ///
     /// The server, the token and put's defaults, each from a flag, a SNIP_*
@@ -113,7 +125,9 @@ pub enum Command {
 const COMMAND_GROUPS: [(&str, &[&str]); 3] = [
     (
         "Commands",
-        &["put", "get", "delete", "list", "shorten", "config"],
+        &[
+            "put", "get", "delete", "list", "shorten", "login", "whoami", "logout", "config",
+        ],
     ),
     (
         "Server commands",

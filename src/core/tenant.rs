@@ -183,6 +183,10 @@ impl TokenRecord {
     }
 }
 
+/// What starts a login credential (`snip login`): this prefix and the
+/// secret of the session behind it, sent as a bearer token.
+pub const LOGIN_PREFIX: &str = "snipl_";
+
 /// How long a browser session lasts after sign-in.
 pub const SESSION_SECS: u64 = 30 * 24 * 3600;
 

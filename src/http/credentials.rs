@@ -29,7 +29,7 @@ use super::context::{Caller, Origin};
 use super::ratelimit::{Limit, Verdict};
 use super::state::SharedState;
 use crate::core::paste::{self, hash_token};
-use crate::core::tenant::{Authority, Person};
+use crate::core::tenant::{Authority, LOGIN_PREFIX, Person};
 use crate::metrics::Bucket;
 use crate::store::StoreError;
 
@@ -84,6 +84,11 @@ fn bearer(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
 /// without either); `401` for credentials that do not hold.
 pub async fn caller_of(state: &SharedState, asked: &Asked<'_>) -> Result<Caller, ApiError> {
     if let Some(token) = bearer(asked.headers)? {
+        if let Some(session) = token.strip_prefix(LOGIN_PREFIX) {
+            // A login credential: a session sent as a bearer token, which a
+            // browser never attaches by itself, so no cross-site check.
+            return session_caller(state, session).await;
+        }
         return token_caller(state, &hash_token(token), None, None).await;
     }
     let Some(session) = session_cookie(asked.headers, asked.secure()) else {

@@ -17,15 +17,18 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use openidconnect::core::{
-    CoreAuthenticationFlow, CoreClient, CoreJwsSigningAlgorithm, CoreTokenResponse,
+    CoreAuthenticationFlow, CoreClient, CoreIdToken, CoreIdTokenVerifier, CoreJwsSigningAlgorithm,
+    CoreTokenResponse,
 };
 use openidconnect::{
     AsyncHttpClient, AuthorizationCode, ClientId, ClientSecret, CsrfToken, HttpRequest,
-    HttpResponse, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    HttpResponse, IssuerUrl, Nonce, NonceVerifier, PkceCodeChallenge, PkceCodeVerifier,
     ProviderMetadataWithLogout, RedirectUrl, Scope, TokenResponse,
 };
 
 use crate::core::tenant::Person;
+
+pub mod device;
 
 /// The most bytes of one answer of the provider (its metadata, JWKS, token
 /// response): real ones are a few KiB.
@@ -250,11 +253,20 @@ impl Oidc {
         let id_token = response
             .id_token()
             .ok_or_else(|| OidcError::Refused("the answer carries no ID token".into()))?;
-        let nonce = Nonce::new(pending.nonce.clone());
-        let verified = {
-            let verifier = client.id_token_verifier().set_allowed_algs(ALLOWED_ALGS);
-            id_token.claims(&verifier, &nonce).cloned()
-        };
+        self.identity_of(id_token, &Nonce::new(pending.nonce.clone()))
+            .await
+    }
+
+    /// The person and groups of `id_token`, after the checks every sign-in
+    /// makes (signature against the JWKS, fetched again once for a key it
+    /// lacks; issuer, audience, expiry, `nonce`).
+    async fn identity_of<N: NonceVerifier + Copy>(
+        &self,
+        id_token: &CoreIdToken,
+        nonce: N,
+    ) -> Result<Identity, OidcError> {
+        let metadata = self.metadata(false).await?;
+        let verified = id_token.claims(&self.verifier(&metadata), nonce).cloned();
         let claims = match verified {
             Ok(claims) => claims,
             Err(openidconnect::ClaimsVerificationError::SignatureVerification(
@@ -262,14 +274,15 @@ impl Oidc {
             )) => {
                 // The provider may have rotated its keys: fetch them again (at
                 // most every REFETCH_AFTER) and try once more.
-                let client = self.client(self.metadata(true).await?, redirect_uri)?;
-                let verifier = client.id_token_verifier().set_allowed_algs(ALLOWED_ALGS);
+                let metadata = self.metadata(true).await?;
                 id_token
-                    .claims(&verifier, &nonce)
-                    .map_err(|e| OidcError::Refused(format!("the ID token: {e}")))?
+                    .claims(&self.verifier(&metadata), nonce)
+                    .map_err(|e| OidcError::Refused(format!("the ID token: {}", chain(&e))))?
                     .clone()
             }
-            Err(e) => return Err(OidcError::Refused(format!("the ID token: {e}"))),
+            Err(e) => {
+                return Err(OidcError::Refused(format!("the ID token: {}", chain(&e))));
+            }
         };
         let subject = claims.subject().as_str().to_owned();
         let name = claims
@@ -283,6 +296,18 @@ impl Oidc {
             person: Person { subject, name },
             groups,
         })
+    }
+
+    /// The verifier of ID tokens from the provider of `metadata`, for this
+    /// client, taking asymmetric signatures only.
+    fn verifier(&self, metadata: &ProviderMetadataWithLogout) -> CoreIdTokenVerifier<'static> {
+        CoreIdTokenVerifier::new_confidential_client(
+            ClientId::new(self.settings.client_id.clone()),
+            ClientSecret::new(self.settings.client_secret.clone()),
+            metadata.issuer().clone(),
+            metadata.jwks().clone(),
+        )
+        .set_allowed_algs(ALLOWED_ALGS)
     }
 }
 

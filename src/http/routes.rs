@@ -13,8 +13,8 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
-    admin, backup, create, delete, files, hastebin, list, meta, my, oidc, ops, program, read,
-    session,
+    admin, backup, create, delete, files, hastebin, list, login, meta, my, oidc, ops, program,
+    read, session,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
@@ -166,6 +166,11 @@ pub fn routes() -> Vec<Route> {
         Route::new(Post, "/signout", Session, session::signout),
         Route::new(Get, "/signin/oidc", Session, oidc::start),
         Route::new(Get, "/signin/oidc/callback", Session, oidc::callback),
+        Route::new(Post, "/api/login/device", Session, login::device_start),
+        Route::new(Post, "/api/login/device/token", Session, login::device_token),
+        Route::new(Get, "/api/login", Pastes, login::whoami),
+        Route::new(Post, "/api/login/refresh", Pastes, login::refresh),
+        Route::new(Delete, "/api/login", Pastes, login::logout),
         Route::new(Get, "/api/admin/tenants", Admin, admin::list_tenants),
         Route::new(Post, "/api/admin/tenants", Admin, admin::create_tenant),
         Route::new(Patch, "/api/admin/tenants/{name}", Admin, admin::update_tenant),

@@ -19,15 +19,15 @@ use crate::support::tenants::{self, admin};
 
 /// A provider, and snip signing people in through it with tenants `team`
 /// and `other`; the temp dir holds the client secret file.
-struct Setup {
-    provider: Provider,
-    server: Server,
+pub(crate) struct Setup {
+    pub provider: Provider,
+    pub server: Server,
     _dir: tempfile::TempDir,
 }
 
 /// The flags that point snip at `issuer` as client `snip`, and the temp dir
 /// holding the client secret file (kept while the server runs).
-fn oidc_flags(issuer: &str) -> (tempfile::TempDir, Vec<String>) {
+pub(crate) fn oidc_flags(issuer: &str) -> (tempfile::TempDir, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let secret = dir.path().join("secret");
     std::fs::write(&secret, format!("{CLIENT_SECRET}\n")).unwrap();
@@ -40,7 +40,7 @@ fn oidc_flags(issuer: &str) -> (tempfile::TempDir, Vec<String>) {
 }
 
 /// `flags` and `extra` as the arguments a server starts with.
-fn args<'a>(flags: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn args<'a>(flags: &'a [String], extra: &[&'a str]) -> Vec<&'a str> {
     flags
         .iter()
         .map(String::as_str)
@@ -63,7 +63,12 @@ async fn page(server: &Server, path: &str) -> String {
 /// Starts the provider and snip, or `None` where the provider cannot run
 /// (see [`Provider::start`]).
 async fn setup() -> Option<Setup> {
-    let mut provider = Provider::start()?;
+    Some(serve(Provider::start()?).await)
+}
+
+/// Starts snip signing people in through `provider`, with tenants `team`
+/// and `other`.
+pub(crate) async fn serve(mut provider: Provider) -> Setup {
     let (dir, flags) = oidc_flags(&provider.issuer);
     let server = tenants::start(&args(&flags, &["--ip-rate=off"]));
     provider.configure(&[server.at("/signin/oidc/callback")]);
@@ -77,16 +82,16 @@ async fn setup() -> Option<Setup> {
         .await;
         assert_eq!(status, 201);
     }
-    Some(Setup {
+    Setup {
         provider,
         server,
         _dir: dir,
-    })
+    }
 }
 
 /// Starts a sign-in at snip: the browser's cookies and the provider's
 /// authorization URL.
-async fn begin(server: &Server) -> (Jar, String) {
+pub(crate) async fn begin(server: &Server) -> (Jar, String) {
     let response = no_redirects()
         .get(server.at("/signin/oidc?next=/new"))
         .send()
@@ -118,7 +123,7 @@ async fn begin(server: &Server) -> (Jar, String) {
 }
 
 /// Goes to snip's callback `url` with the cookies in `jar`, as JSON.
-async fn callback(jar: &Jar, url: &str) -> Response {
+pub(crate) async fn callback(jar: &Jar, url: &str) -> Response {
     no_redirects()
         .get(url)
         .header("cookie", jar.header())
@@ -137,7 +142,7 @@ async fn sign_in(setup: &Setup, login: &str) -> (Jar, Response) {
     (jar, response)
 }
 
-fn set_cookies(response: &Response) -> Vec<String> {
+pub(crate) fn set_cookies(response: &Response) -> Vec<String> {
     response
         .headers()
         .get_all("set-cookie")
@@ -148,7 +153,7 @@ fn set_cookies(response: &Response) -> Vec<String> {
 
 /// Asserts `response` is the refusal `status` with `code`, sets no session
 /// and removes the sign-in cookie; returns its message.
-async fn assert_refused(response: Response, status: u16, code: &str) -> String {
+pub(crate) async fn assert_refused(response: Response, status: u16, code: &str) -> String {
     assert_eq!(response.status(), status);
     let cookies = set_cookies(&response);
     assert!(
@@ -167,7 +172,7 @@ async fn assert_refused(response: Response, status: u16, code: &str) -> String {
 }
 
 /// `GET /my` with the cookies of `jar`: (status, body).
-async fn my(server: &Server, jar: &Jar) -> (u16, String) {
+pub(crate) async fn my(server: &Server, jar: &Jar) -> (u16, String) {
     let response = no_redirects()
         .get(server.at("/my"))
         .header("cookie", jar.header())

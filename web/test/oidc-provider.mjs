@@ -4,8 +4,13 @@
 //
 //   node web/test/oidc-provider.mjs [ACCOUNTS_JSON]
 //
-// Prints "issuer http://127.0.0.1:PORT" on stdout as soon as the port is
-// bound, then reads one line from stdin: the redirect URIs to register for
+// Prints "listening http://127.0.0.1:PORT" and "issuer ISSUER" on stdout as
+// soon as the port is bound (the issuer is OIDC_ISSUER when set: the URL of a
+// proxy in front, which forwards to the port), then "key KID PKCS8" and
+// "stranger KID PKCS8": the provider's signing key (RS256, the only key in
+// its JWKS) and one it does not know, base64 PKCS#8, so a test in the middle
+// can sign ID tokens as the provider would and as an impostor would. It then
+// reads one line from stdin: the redirect URIs to register for
 // the client (space-separated; snip's port is known only once snip runs,
 // and snip needs the issuer to start), configures the provider and prints
 // "ready". Every request before that is answered 503.
@@ -18,6 +23,7 @@
 // with no groups. Stdin is read on: a line "groups LOGIN G1,G2" changes an
 // account's groups (answered "ok"), so a test can take someone out of a group.
 
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import Provider from 'oidc-provider';
@@ -36,8 +42,19 @@ let handler = (_req, res) => {
 };
 const server = createServer((req, res) => handler(req, res));
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const issuer = `http://127.0.0.1:${server.address().port}`;
-process.stdout.write(`issuer ${issuer}\n`);
+const listening = `http://127.0.0.1:${server.address().port}`;
+const issuer = process.env.OIDC_ISSUER || listening;
+process.stdout.write(`listening ${listening}\nissuer ${issuer}\n`);
+
+// An RSA key pair, its private JWK and its base64 PKCS#8.
+function rsaKey(kid) {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64');
+  return { jwk: { ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' }, pkcs8 };
+}
+const signing = rsaKey('provider-key');
+const stranger = rsaKey('stranger-key');
+process.stdout.write(`key ${signing.jwk.kid} ${signing.pkcs8}\nstranger ${stranger.jwk.kid} ${stranger.pkcs8}\n`);
 
 const lines = createInterface({ input: process.stdin });
 let configured = false;
@@ -88,6 +105,7 @@ function configure(redirectUris) {
       rpInitiatedLogout: { enabled: true },
     },
     cookies: { keys: ['oidc-provider-test-cookie-key'] },
+    jwks: { keys: [signing.jwk] },
   });
   // Its server errors on stderr, where the test shows them.
   provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${error}\n`));

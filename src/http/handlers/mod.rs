@@ -19,6 +19,7 @@ pub mod delete;
 pub mod files;
 pub mod hastebin;
 pub mod list;
+pub mod login;
 pub mod meta;
 pub mod my;
 pub mod oidc;

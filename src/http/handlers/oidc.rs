@@ -158,7 +158,7 @@ pub async fn callback(
 }
 
 /// The first of the person's groups that names a tenant of this server.
-async fn first_tenant(
+pub(super) async fn first_tenant(
     state: &SharedState,
     identity: &Identity,
 ) -> Result<Option<String>, ApiError> {
@@ -208,7 +208,7 @@ fn decode_pending(value: &str) -> Option<(Pending, String)> {
 }
 
 /// `404`: no `--oidc-issuer`.
-fn not_configured() -> Response {
+pub(super) fn not_configured() -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
         ErrorCode::ProviderDisabled,

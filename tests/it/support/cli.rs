@@ -37,7 +37,11 @@ pub fn run_cli(
 /// Points a client command at `server` with its own client directory, no
 /// config file (unless a test writes one there) and no credentials or
 /// defaults inherited from the environment.
-fn isolated<'a>(command: &'a mut Command, server: &Server, client_dir: &Path) -> &'a mut Command {
+pub fn isolated<'a>(
+    command: &'a mut Command,
+    server: &Server,
+    client_dir: &Path,
+) -> &'a mut Command {
     command
         .env("SNIP_SERVER", &server.url)
         .env("SNIP_CLIENT_DIR", client_dir)

@@ -11,6 +11,7 @@ pub mod ports;
 pub mod postgres;
 pub mod server;
 pub mod slow;
+pub mod tampering_proxy;
 pub mod tenants;
 pub mod tls;
 pub mod wait;

@@ -22,8 +22,14 @@ pub struct Provider {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`, or the URL of the proxy in front.
     pub issuer: String,
+    /// Where the provider listens: `http://127.0.0.1:PORT`.
+    pub listening: String,
+    /// The provider's signing key: its `kid` and its base64 PKCS#8.
+    pub key: (String, String),
+    /// An RSA key the provider does not know: its `kid` and base64 PKCS#8.
+    pub stranger: (String, String),
 }
 
 impl Provider {
@@ -31,6 +37,12 @@ impl Provider {
     /// node or `web/node_modules` on a developer's machine; under `CI` their
     /// absence fails the test.
     pub fn start() -> Option<Self> {
+        Self::start_as(None)
+    }
+
+    /// [`Self::start`], the provider naming itself `issuer` (a proxy in
+    /// front of it) when given.
+    pub fn start_as(issuer: Option<&str>) -> Option<Self> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let script = root.join("web/test/oidc-provider.mjs");
         if !root.join("web/node_modules/oidc-provider").is_dir() {
@@ -41,7 +53,11 @@ impl Provider {
             eprintln!("skipping: {why}");
             return None;
         }
-        let mut child = Command::new("node")
+        let mut command = Command::new("node");
+        if let Some(issuer) = issuer {
+            command.env("OIDC_ISSUER", issuer);
+        }
+        let mut child = command
             .arg(script)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -63,9 +79,18 @@ impl Provider {
             stdin,
             lines,
             issuer: String::new(),
+            listening: String::new(),
+            key: Default::default(),
+            stranger: Default::default(),
         };
-        let issuer = provider.expect("issuer ");
-        provider.issuer = issuer.trim_start_matches("issuer ").to_owned();
+        let words =
+            |line: String| -> Vec<String> { line.split(' ').skip(1).map(str::to_owned).collect() };
+        provider.listening = words(provider.expect("listening ")).remove(0);
+        provider.issuer = words(provider.expect("issuer ")).remove(0);
+        let [kid, pkcs8] = <[String; 2]>::try_from(words(provider.expect("key "))).unwrap();
+        provider.key = (kid, pkcs8);
+        let [kid, pkcs8] = <[String; 2]>::try_from(words(provider.expect("stranger "))).unwrap();
+        provider.stranger = (kid, pkcs8);
         Some(provider)
     }
 
@@ -87,6 +112,14 @@ impl Provider {
     pub fn configure(&mut self, redirect_uris: &[String]) {
         writeln!(self.stdin, "{}", redirect_uris.join(" ")).expect("write to the provider");
         self.expect("ready");
+    }
+}
+
+impl Provider {
+    /// Stops the provider: its port is closed from now on.
+    pub fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -150,47 +183,74 @@ pub fn no_redirects() -> reqwest::Client {
 /// `login` (any password), keeping the provider's cookies; returns the URL
 /// the provider sends the browser back to (snip's callback with the code).
 pub async fn log_in(client: &reqwest::Client, start: &str, login: &str) -> String {
+    match walk(client, start, login).await {
+        Walked::Left(url) => url,
+        Walked::Ended(page) => panic!("the provider never sent the browser back: {page}"),
+    }
+}
+
+/// Goes through the provider's device pages from `start` (its verification
+/// URL with the user code) as `login`: confirms the code, logs in and
+/// consents; returns the page saying the device is signed in.
+pub async fn approve_device(client: &reqwest::Client, start: &str, login: &str) -> String {
+    match walk(client, start, login).await {
+        Walked::Ended(page) => page,
+        Walked::Left(url) => panic!("the provider sent the browser away, to {url}"),
+    }
+}
+
+/// Where a walk through the provider's pages ended.
+enum Walked {
+    /// Sent to another origin, at this URL.
+    Left(String),
+    /// On a page of the provider without a form, this one.
+    Ended(String),
+}
+
+/// Follows the provider's redirects and submits its forms (the login form
+/// with `login`), until it sends the browser elsewhere or shows a page
+/// without a form.
+async fn walk(client: &reqwest::Client, start: &str, login: &str) -> Walked {
     let mut jar = Jar::default();
     let mut url = Url::parse(start).unwrap();
     let origin = url.origin().ascii_serialization();
+    let get = |url: Url, cookies: String| client.get(url).header("cookie", cookies).send();
+    let mut response = get(url.clone(), jar.header()).await.unwrap();
     for _ in 0..20 {
-        let response = client
-            .get(url.clone())
+        jar.take(&response);
+        if let Some(next) = location(&url, &response) {
+            if next.origin().ascii_serialization() != origin {
+                return Walked::Left(next.to_string());
+            }
+            url = next;
+            response = get(url.clone(), jar.header()).await.unwrap();
+            continue;
+        }
+        // A page with a form (the device code's, the login or the consent
+        // form), or the page a walk ends on.
+        let page = response.text().await.unwrap();
+        if !page.contains("<form") {
+            return Walked::Ended(page);
+        }
+        let (action, mut fields) = form(&page);
+        if fields.iter().any(|(name, _)| name == "login") {
+            fields.retain(|(name, _)| name != "login" && name != "password");
+            fields.push(("login".into(), login.into()));
+            fields.push(("password".into(), "any password".into()));
+        }
+        url = url.join(&action).unwrap();
+        response = client
+            .post(url.clone())
             .header("cookie", jar.header())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(
+                form_urlencoded::Serializer::new(String::new())
+                    .extend_pairs(&fields)
+                    .finish(),
+            )
             .send()
             .await
             .unwrap();
-        jar.take(&response);
-        let mut next = location(&url, &response);
-        if next.is_none() {
-            // A page with a form: the login form, or the consent form.
-            let page = response.text().await.unwrap();
-            let (action, mut fields) = form(&page);
-            if fields.iter().any(|(name, _)| name == "login") {
-                fields.retain(|(name, _)| name != "login" && name != "password");
-                fields.push(("login".into(), login.into()));
-                fields.push(("password".into(), "any password".into()));
-            }
-            let posted = client
-                .post(url.join(&action).unwrap())
-                .header("cookie", jar.header())
-                .header("content-type", "application/x-www-form-urlencoded")
-                .body(
-                    form_urlencoded::Serializer::new(String::new())
-                        .extend_pairs(&fields)
-                        .finish(),
-                )
-                .send()
-                .await
-                .unwrap();
-            jar.take(&posted);
-            next = location(&url, &posted);
-        }
-        let next = next.expect("the provider redirects");
-        if next.origin().ascii_serialization() != origin {
-            return next.to_string();
-        }
-        url = next;
     }
     panic!("the provider never sent the browser back");
 }
