@@ -16,7 +16,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use super::error_code::ErrorCode;
 use super::files::PasteFile;
 use super::paste::{KeyCheck, PasteMeta, Visibility, rfc3339};
-use super::tenant::{ProgramInfo, Tenant, TokenRecord};
+use super::tenant::{Person, ProgramInfo, Tenant, TokenRecord};
 
 /// The header that carries a paste's delete token (answer to a create, and `DELETE`).
 pub const DELETE_TOKEN_HEADER: &str = "x-delete-token";
@@ -81,6 +81,10 @@ pub struct PasteInfo {
     /// A several-file paste's files, in order; left out for a one-file paste.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<PasteFile>,
+    /// The person who created it (signed in through the identity provider);
+    /// left out for a paste created otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Person>,
 }
 
 /// The public parameters of a paste's proof of key (`docs/envelope.md`):
@@ -129,6 +133,7 @@ impl From<PasteMeta> for PasteInfo {
             url: meta.redirect,
             proof: meta.key_check.as_ref().map(ProofParams::of),
             files: meta.files,
+            author: meta.author,
         }
     }
 }

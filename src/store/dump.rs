@@ -439,10 +439,11 @@ mod tests {
             size: body.len() as u64,
             delete_token_hash: [3; 32],
             owner: Some("team".into()),
-            visibility: Visibility::Private,
+            visibility: Visibility::Team,
             redirect: None,
             key_check: None,
             files: Vec::new(),
+            author: None,
         };
         (meta, Bytes::copy_from_slice(body))
     }

@@ -38,6 +38,7 @@ mod observability;
 mod oidc;
 mod openapi;
 mod outage;
+mod people;
 mod pg_cache;
 mod pg_creates;
 mod pg_damage;

@@ -19,9 +19,9 @@ use crate::support::tenants::{self, admin};
 
 /// A provider, and snip signing people in through it with tenants `team`
 /// and `other`; the temp dir holds the client secret file.
-struct Setup {
-    provider: Provider,
-    server: Server,
+pub struct Setup {
+    pub provider: Provider,
+    pub server: Server,
     _dir: tempfile::TempDir,
 }
 
@@ -62,7 +62,7 @@ async fn page(server: &Server, path: &str) -> String {
 
 /// Starts the provider and snip, or `None` where the provider cannot run
 /// (see [`Provider::start`]).
-async fn setup() -> Option<Setup> {
+pub async fn setup() -> Option<Setup> {
     let mut provider = Provider::start()?;
     let (dir, flags) = oidc_flags(&provider.issuer);
     let server = tenants::start(&args(&flags, &["--ip-rate=off"]));
@@ -129,7 +129,7 @@ async fn callback(jar: &Jar, url: &str) -> Response {
 }
 
 /// A whole sign-in as `login`: the browser's cookies afterwards and the callback's answer.
-async fn sign_in(setup: &Setup, login: &str) -> (Jar, Response) {
+pub async fn sign_in(setup: &Setup, login: &str) -> (Jar, Response) {
     let (mut jar, start) = begin(&setup.server).await;
     let back = log_in(&no_redirects(), &start, login).await;
     let response = callback(&jar, &back).await;

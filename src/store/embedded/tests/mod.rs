@@ -36,6 +36,7 @@ fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
         redirect: None,
         key_check: None,
         files: Vec::new(),
+        author: None,
     }
 }
 
