@@ -175,6 +175,10 @@ pub struct TenantView {
     pub program_fuel: Option<u64>,
     /// Memory for one run of its program, in bytes; `null` for the server's default.
     pub program_memory: Option<u64>,
+    /// The identity provider's group whose members sign in to it (its own
+    /// name unless one was set).
+    #[serde(default)]
+    pub group: String,
     /// What it keeps now.
     pub usage: Usage,
 }
@@ -185,6 +189,7 @@ impl TenantView {
         Self {
             created_at: rfc3339(tenant.created_at),
             rate: tenant.rate.map(|r| r.to_string()),
+            group: tenant.accepted_group().to_owned(),
             name: tenant.name,
             max_bytes: tenant.max_bytes,
             max_paste_bytes: tenant.max_paste_bytes,
@@ -255,6 +260,9 @@ pub struct NewTenant {
     /// Requests allowed in a burst above the rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<u32>,
+    /// The identity provider's group whose members sign in to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// A change of a tenant's settings (`PATCH /api/admin/tenants/{name}`): a
@@ -304,6 +312,14 @@ pub struct TenantChange {
         skip_serializing_if = "Option::is_none"
     )]
     pub program_memory: Option<Option<u64>>,
+    /// The identity provider's group whose members sign in to it (`null`:
+    /// the group named like the tenant).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub group: Option<Option<String>>,
 }
 
 /// A tenant's program as the admin sees it

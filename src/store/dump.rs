@@ -466,6 +466,7 @@ mod tests {
             program: None,
             program_fuel: None,
             program_memory: None,
+            group: None,
         };
         writer.tenant(&tenant).await.unwrap();
         for (n, body) in [&b"hello"[..], &[0u8, 255, 1][..], &[][..]]
@@ -565,6 +566,7 @@ mod tests {
             program: None,
             program_fuel: None,
             program_memory: None,
+            group: None,
         })
         .unwrap();
         let mut dump = header();

@@ -3,7 +3,8 @@
 //! only-me pastes refused on every read route to everyone but their author
 //! (another member of the same tenant, the tenant's token, anonymous
 //! callers all get the `404` of a missing paste), and the listings of a
-//! tenant's pastes with their authors.
+//! tenant's pastes with their authors; a tenant naming the provider's group
+//! whose members sign in to it.
 
 use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
@@ -342,4 +343,77 @@ async fn listings_show_the_team_and_hide_others_only_me_pastes() {
     let (_, page) = get(&setup, As::Browser(&alice), "/my?scope=mine", "text/html").await;
     assert!(page.contains(&secret) && page.contains(&shared) && !page.contains(&bobs));
     assert!(page.contains(r#"id="scope-mine""#));
+}
+
+/// A tenant accepts the group it names (admin API), else the group named
+/// like it: renamed, a person of the old group is refused, one of the new
+/// group signs in to it; `null` goes back to the tenant's name. A bad
+/// group is `400` and changes nothing.
+#[tokio::test]
+async fn a_tenant_accepts_the_group_it_names() {
+    let Some(mut setup) = setup().await else {
+        return;
+    };
+    let patch = |group: Value| {
+        let server = &setup.server;
+        async move {
+            tenants::admin(
+                server,
+                Method::PATCH,
+                "/api/admin/tenants/team",
+                Some(json!({ "group": group })),
+            )
+            .await
+        }
+    };
+    let (status, view) = patch(json!("engineering")).await;
+    assert_eq!((status, view["group"].clone()), (200, json!("engineering")));
+    for bad in [json!(""), json!("a\nb"), json!("x".repeat(257))] {
+        let (status, answer) = patch(bad).await;
+        assert_eq!(status, 400, "{answer}");
+        assert!(answer.to_string().contains("group must be"), "{answer}");
+    }
+    let (status, answer) = tenants::admin(
+        &setup.server,
+        Method::POST,
+        "/api/admin/tenants",
+        Some(json!({ "name": "ops", "group": "" })),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+
+    let (_, refused) = sign_in(&setup, "alice").await;
+    assert_eq!(
+        refused.status(),
+        403,
+        "team no longer accepts the group team"
+    );
+    setup.provider.set_groups("alice", &["engineering"]);
+    let alice = person(&setup, "alice").await;
+    let (_, page) = get(&setup, As::Browser(&alice), "/my", "text/html").await;
+    assert!(
+        page.contains(r#"<span class="tenant" id="tenant-name">team</span>"#),
+        "{page}"
+    );
+
+    let (status, view) = patch(Value::Null).await;
+    assert_eq!((status, view["group"].clone()), (200, json!("team")));
+}
+
+/// A session opened through the provider lasts `--oidc-session-lifetime`
+/// (12 hours by default), not the 30 days of a token sign-in: the person's
+/// groups are read at sign-in, so this bounds how long a removal from a
+/// group waits.
+#[tokio::test]
+async fn provider_sessions_last_the_session_lifetime() {
+    let Some(setup) = setup().await else { return };
+    let (_, response) = sign_in(&setup, "alice").await;
+    let cookie = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|c| c.starts_with("snip_session="))
+        .expect("a session cookie");
+    assert!(cookie.contains("Max-Age=43200"), "{cookie}");
 }

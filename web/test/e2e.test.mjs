@@ -1251,7 +1251,7 @@ describe('tenants in the browser', () => {
     await page.waitForSelector('#content');
   }
 
-  test('sign in, create a private paste, find it in My pastes, delete it, sign out', async () => {
+  test('sign in, create a team paste, find it in My pastes, delete it, sign out', async () => {
     const { token } = await makeTenant('ann');
     const { page, context, record } = await newPage({}, closed);
     record.expectErrors.push(/status of 401/);
@@ -1284,7 +1284,7 @@ describe('tenants in the browser', () => {
     await page.click('header >> text=My pastes');
     await page.waitForURL(`${closed.url}/my`);
     const row = page.locator(`#my-pastes tr[data-id="${id}"]`);
-    assert.match(await row.textContent(), /private/);
+    assert.match(await row.textContent(), /team/);
     await shot(page, 'my-pastes');
     await row.locator('button.delete').click();
     await row.locator('text=Click again to delete').click();

@@ -81,6 +81,7 @@ fn tenant(name: &str) -> crate::core::tenant::Tenant {
         program: None,
         program_fuel: None,
         program_memory: None,
+        group: None,
     }
 }
 
