@@ -198,6 +198,10 @@ fn burst_setting(input: &str) -> Result<Setting<u32>, String> {
     })
 }
 
+fn group_setting(input: &str) -> Result<Setting<String>, String> {
+    setting(input, |s| Ok::<_, std::convert::Infallible>(s.to_owned()))
+}
+
 fn fuel_setting(input: &str) -> Result<Setting<u64>, String> {
     setting(input, |s| {
         s.trim()
@@ -230,6 +234,10 @@ pub struct Limits {
     /// the server's --program-memory].
     #[arg(long, value_parser = size_setting)]
     pub program_memory: Option<Setting<u64>>,
+    /// The identity provider's group whose members sign in to the tenant
+    /// (`none`: the group named like the tenant) [default: the tenant's name].
+    #[arg(long, value_parser = group_setting)]
+    pub group: Option<Setting<String>>,
 }
 
 impl Limits {
@@ -242,6 +250,7 @@ impl Limits {
             burst: self.burst.map(Setting::value),
             program_fuel: self.program_fuel.map(Setting::value),
             program_memory: self.program_memory.map(Setting::value),
+            group: self.group.map(Setting::value),
         }
     }
 }
@@ -377,6 +386,7 @@ async fn tenant(admin: &Admin, command: TenantCommand) -> anyhow::Result<()> {
                 max_paste_bytes: change.max_paste_bytes.flatten(),
                 rate: change.rate.flatten(),
                 burst: change.burst.flatten(),
+                group: change.group.flatten(),
             };
             let answer = admin
                 .call(Method::POST, "api/admin/tenants", Some(json(&body)?))
@@ -390,7 +400,7 @@ async fn tenant(admin: &Admin, command: TenantCommand) -> anyhow::Result<()> {
             if change == TenantChange::default() {
                 bail!(
                     "nothing to change: give --max-bytes, --max-paste-size, --rate, --burst, \
-                     --program-fuel or --program-memory"
+                     --program-fuel, --program-memory or --group"
                 );
             }
             let path = format!("api/admin/tenants/{}", segment(&name)?);

@@ -27,8 +27,13 @@ pub struct ListArgs {
     /// The pastes created from this machine by this user, not deleted and
     /// not expired (from the remembered delete tokens; no API token needed),
     /// newest first: link (with an encrypted paste's #key), time, name.
-    #[arg(long, conflicts_with_all = ["name_prefix", "limit", "all"])]
+    #[arg(long, conflicts_with_all = ["name_prefix", "limit", "all", "scope"])]
     pub mine: bool,
+    /// Whose of the tenant's pastes: `team` (all but other people's
+    /// only-me pastes) or `mine` (those you created, signed in as a person)
+    /// [default: team].
+    #[arg(long, value_parser = ["team", "mine"])]
+    pub scope: Option<String>,
     /// Print a JSON array: the pastes' metadata (with --mine, objects with a url).
     #[arg(long)]
     pub json: bool,
@@ -53,7 +58,7 @@ pub struct ShortenArgs {
 }
 
 /// Prints one line per paste: ID, size (for people: `12 bytes`, `1.5 MiB`),
-/// creation time, name (`-` when none), tab-separated; or with `--json` one
+/// creation time, name and author (`-` when none), tab-separated; or with `--json` one
 /// array of them all, sizes in bytes.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     if args.mine {
@@ -76,6 +81,9 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         if let Some(prefix) = &args.name_prefix {
             query.push(("name_prefix", prefix.clone()));
         }
+        if let Some(scope) = &args.scope {
+            query.push(("scope", scope.clone()));
+        }
         if let Some(cursor) = &cursor {
             query.push(("cursor", cursor.clone()));
         }
@@ -88,7 +96,11 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
             for paste in page.pastes {
                 let name = paste.name.as_deref().unwrap_or("-");
                 let size = format_size(paste.size);
-                println!("{}\t{size}\t{}\t{name}", paste.id, paste.created_at);
+                let author = paste.author.as_ref().map_or("-", |a| a.name.as_str());
+                println!(
+                    "{}\t{size}\t{}\t{name}\t{author}",
+                    paste.id, paste.created_at
+                );
             }
         }
         match page.next_cursor {

@@ -235,6 +235,18 @@ pub struct ServeArgs {
     )]
     pub oidc_tenant_claim: String,
 
+    /// How long a session opened through the identity provider lasts. The
+    /// person's groups are read at sign-in, so removal from a group takes
+    /// effect, at the latest, when it ends.
+    #[arg(
+        long,
+        env = "SNIP_OIDC_SESSION_LIFETIME",
+        default_value = "12h",
+        value_parser = parse_duration,
+        value_name = "DURATION"
+    )]
+    pub oidc_session_lifetime: Duration,
+
     /// Whether browsers may also sign in with an API token (off: only
     /// through the identity provider).
     #[arg(long, env = "SNIP_TOKEN_SIGNIN", value_enum, default_value_t = Switch::On)]
@@ -439,6 +451,7 @@ impl ServeArgs {
                     client_id: client_id.clone(),
                     client_secret: secret.to_owned(),
                     tenant_claim: self.oidc_tenant_claim.clone(),
+                    session_lifetime: self.oidc_session_lifetime,
                 })
             }
             _ => return Err(ConfigError::OidcIncomplete),

@@ -131,6 +131,8 @@ pub struct ServeFile {
     oidc_client_secret_file: Option<PathBuf>,
     #[serde(default, deserialize_with = "from_str")]
     oidc_tenant_claim: Option<String>,
+    #[serde(default, deserialize_with = "duration")]
+    oidc_session_lifetime: Option<Duration>,
     #[serde(default, deserialize_with = "value_enum")]
     token_signin: Option<Switch>,
     #[serde(default, deserialize_with = "from_str")]
@@ -241,6 +243,7 @@ impl ServeFile {
             oidc_client_id,
             oidc_client_secret_file,
             oidc_tenant_claim,
+            oidc_session_lifetime,
             token_signin,
             log,
             log_format,
@@ -306,6 +309,7 @@ impl ServeFile {
         fill!(args.oidc_client_id, Some(oidc_client_id));
         fill!(args.oidc_client_secret_file, Some(oidc_client_secret_file));
         fill!(args.oidc_tenant_claim, oidc_tenant_claim);
+        fill!(args.oidc_session_lifetime, oidc_session_lifetime);
         fill!(args.token_signin, token_signin);
         fill!(args.log, log);
         fill!(args.log_format, log_format);

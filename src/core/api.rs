@@ -16,7 +16,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use super::error_code::ErrorCode;
 use super::files::PasteFile;
 use super::paste::{KeyCheck, PasteMeta, Visibility, rfc3339};
-use super::tenant::{ProgramInfo, Tenant, TokenRecord};
+use super::tenant::{Person, ProgramInfo, Tenant, TokenRecord};
 
 /// The header that carries a paste's delete token (answer to a create, and `DELETE`).
 pub const DELETE_TOKEN_HEADER: &str = "x-delete-token";
@@ -81,6 +81,10 @@ pub struct PasteInfo {
     /// A several-file paste's files, in order; left out for a one-file paste.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<PasteFile>,
+    /// The person who created it (signed in through the identity provider);
+    /// left out for a paste created otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<Person>,
 }
 
 /// The public parameters of a paste's proof of key (`docs/envelope.md`):
@@ -129,6 +133,7 @@ impl From<PasteMeta> for PasteInfo {
             url: meta.redirect,
             proof: meta.key_check.as_ref().map(ProofParams::of),
             files: meta.files,
+            author: meta.author,
         }
     }
 }
@@ -170,6 +175,10 @@ pub struct TenantView {
     pub program_fuel: Option<u64>,
     /// Memory for one run of its program, in bytes; `null` for the server's default.
     pub program_memory: Option<u64>,
+    /// The identity provider's group whose members sign in to it (its own
+    /// name unless one was set).
+    #[serde(default)]
+    pub group: String,
     /// What it keeps now.
     pub usage: Usage,
 }
@@ -180,6 +189,7 @@ impl TenantView {
         Self {
             created_at: rfc3339(tenant.created_at),
             rate: tenant.rate.map(|r| r.to_string()),
+            group: tenant.accepted_group().to_owned(),
             name: tenant.name,
             max_bytes: tenant.max_bytes,
             max_paste_bytes: tenant.max_paste_bytes,
@@ -250,6 +260,9 @@ pub struct NewTenant {
     /// Requests allowed in a burst above the rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<u32>,
+    /// The identity provider's group whose members sign in to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// A change of a tenant's settings (`PATCH /api/admin/tenants/{name}`): a
@@ -299,6 +312,14 @@ pub struct TenantChange {
         skip_serializing_if = "Option::is_none"
     )]
     pub program_memory: Option<Option<u64>>,
+    /// The identity provider's group whose members sign in to it (`null`:
+    /// the group named like the tenant).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub group: Option<Option<String>>,
 }
 
 /// A tenant's program as the admin sees it

@@ -11,6 +11,7 @@ use super::envelope::Proof;
 use super::files::PasteFile;
 use super::id::PasteId;
 use super::random::OsRandom;
+use super::tenant::Person;
 
 /// The longest paste name, in bytes.
 pub const MAX_NAME_BYTES: usize = 255;
@@ -92,16 +93,41 @@ pub fn rfc3339(t: UnixTime) -> String {
 /// 9999-12-31T23:59:59Z.
 const LAST_RFC3339_SECOND: UnixTime = 253_402_300_799;
 
-/// Who may read a paste. Only `Unlisted` exists until tenants arrive; the
-/// field is stored now so that stores need no migration when they do.
+/// Who may read a paste. The embedded store encodes it by position: new
+/// kinds go last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Visibility {
     /// Anyone holding the link.
     #[default]
     Unlisted,
-    /// Only the owning tenant.
-    Private,
+    /// Only the owning tenant (its members, its tokens); `private` is the
+    /// same, by its older name.
+    #[serde(alias = "private")]
+    Team,
+    /// Only its author: the person who created it, signed in to its tenant.
+    Me,
+}
+
+impl Visibility {
+    /// Parses `unlisted`, `team` (or `private`) and `me`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "unlisted" => Some(Self::Unlisted),
+            "team" | "private" => Some(Self::Team),
+            "me" => Some(Self::Me),
+            _ => None,
+        }
+    }
+
+    /// The name [`Self::parse`] reads.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Unlisted => "unlisted",
+            Self::Team => "team",
+            Self::Me => "me",
+        }
+    }
 }
 
 /// Everything known about a paste except its body.
@@ -145,10 +171,15 @@ pub struct PasteMeta {
     #[serde(default)]
     pub key_check: Option<KeyCheck>,
     /// A several-file paste's file table, in body order (`core::files`);
-    /// empty for a one-file paste. Must stay the last field: the embedded
-    /// store writes a one-file paste's record without it.
+    /// empty for a one-file paste. The embedded store writes a one-file
+    /// paste's record without it (and without `author`, when it has none).
     #[serde(default)]
     pub files: Vec<PasteFile>,
+    /// The person who created it, when a person signed in to its tenant
+    /// did. Must stay the last field: the embedded store writes a record
+    /// without an author without it.
+    #[serde(default)]
+    pub author: Option<Person>,
 }
 
 /// What the server keeps to check a proof of key, and the public parameters
@@ -188,6 +219,11 @@ impl PasteMeta {
     /// Whether the paste is past its expiry at `now` (expired pastes are never served).
     pub fn is_expired(&self, now: UnixTime) -> bool {
         self.expires_at.is_some_and(|t| t <= now)
+    }
+
+    /// Whether `subject` names this paste's author.
+    pub fn authored_by(&self, subject: &str) -> bool {
+        self.author.as_ref().is_some_and(|a| a.subject == subject)
     }
 
     /// Compares a presented delete token with the stored hash in constant time.
@@ -350,6 +386,7 @@ pub(crate) mod tests {
             redirect: None,
             key_check: None,
             files: Vec::new(),
+            author: None,
         }
     }
 
@@ -413,6 +450,7 @@ pub(crate) mod tests {
             redirect: None,
             key_check: None,
             files: Vec::new(),
+            author: None,
         };
         assert!(meta.delete_token_matches(&token));
         assert!(!meta.delete_token_matches("0123"));

@@ -38,6 +38,20 @@ pub struct Tenant {
     /// Memory for one run of its program, in bytes (`None`: the server's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program_memory: Option<u64>,
+    /// The identity provider's group whose members sign in to it (`None`:
+    /// the group named like the tenant).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+/// The longest group name a tenant may accept, in bytes.
+pub const MAX_GROUP_BYTES: usize = 256;
+
+impl Tenant {
+    /// The provider's group whose members sign in to this tenant.
+    pub fn accepted_group(&self) -> &str {
+        self.group.as_deref().unwrap_or(&self.name)
+    }
 }
 
 /// A tenant's program as the tenant record describes it.

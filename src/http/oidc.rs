@@ -73,6 +73,9 @@ pub struct OidcSettings {
     pub client_secret: String,
     /// The claim listing the person's groups, each of which may name a tenant.
     pub tenant_claim: String,
+    /// How long a session opened through the provider lasts
+    /// (`--oidc-session-lifetime`).
+    pub session_lifetime: std::time::Duration,
 }
 
 impl std::fmt::Debug for OidcSettings {
@@ -82,6 +85,7 @@ impl std::fmt::Debug for OidcSettings {
             .field("client_id", &self.client_id)
             .field("client_secret", &"(hidden)")
             .field("tenant_claim", &self.tenant_claim)
+            .field("session_lifetime", &self.session_lifetime)
             .finish()
     }
 }
@@ -145,6 +149,11 @@ impl Oidc {
     /// The claim naming the person's tenants.
     pub fn tenant_claim(&self) -> &str {
         &self.settings.tenant_claim
+    }
+
+    /// Seconds a session opened through the provider lasts (at least one).
+    pub fn session_secs(&self) -> u64 {
+        self.settings.session_lifetime.as_secs().max(1)
     }
 
     /// The provider's metadata: the cached one if fresh (and, with `refetch`,

@@ -16,7 +16,7 @@ pub struct CheckMeta<'a> {
     pub lang: Option<&'a str>,
     /// Its size in bytes.
     pub size: u64,
-    /// `unlisted` or `private`.
+    /// `unlisted`, `team` or `me`.
     pub visibility: Visibility,
     /// Whether it is burnt after reading.
     pub burn: bool,

@@ -439,10 +439,11 @@ mod tests {
             size: body.len() as u64,
             delete_token_hash: [3; 32],
             owner: Some("team".into()),
-            visibility: Visibility::Private,
+            visibility: Visibility::Team,
             redirect: None,
             key_check: None,
             files: Vec::new(),
+            author: None,
         };
         (meta, Bytes::copy_from_slice(body))
     }
@@ -465,6 +466,7 @@ mod tests {
             program: None,
             program_fuel: None,
             program_memory: None,
+            group: None,
         };
         writer.tenant(&tenant).await.unwrap();
         for (n, body) in [&b"hello"[..], &[0u8, 255, 1][..], &[][..]]
@@ -564,6 +566,7 @@ mod tests {
             program: None,
             program_fuel: None,
             program_memory: None,
+            group: None,
         })
         .unwrap();
         let mut dump = header();

@@ -149,6 +149,7 @@ mod tests {
                 redirect: None,
                 key_check: None,
                 files: Vec::new(),
+                author: None,
             }),
             body: Bytes::from(vec![b'x'; size]),
             compressed: None,

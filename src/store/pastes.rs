@@ -18,7 +18,7 @@ use super::{NewBody, Opened, StoreError};
 use crate::core::envelope::Proof;
 use crate::core::random::OsRandom;
 use crate::core::tenant::Authority;
-use crate::core::{PasteId, PasteMeta, UnixTime};
+use crate::core::{PasteId, PasteMeta, UnixTime, Visibility};
 
 /// A paste's metadata and body, as read from a store.
 #[derive(Debug, Clone)]
@@ -83,6 +83,26 @@ pub struct ListQuery {
     pub limit: usize,
     /// Only pastes whose name starts with this.
     pub name_prefix: Option<String>,
+    /// The subject of the person listing, if a person is: only-me pastes
+    /// of anyone else are always left out (all of them without a person).
+    pub viewer: Option<String>,
+    /// Only the viewer's own pastes (none without a viewer).
+    pub mine: bool,
+}
+
+impl ListQuery {
+    /// Whether `meta`, a live paste of the owner, belongs on the page.
+    pub fn admits(&self, meta: &PasteMeta) -> bool {
+        let named = self
+            .name_prefix
+            .as_deref()
+            .is_none_or(|p| meta.name.as_deref().is_some_and(|n| n.starts_with(p)));
+        let by_viewer = self
+            .viewer
+            .as_deref()
+            .is_some_and(|subject| meta.authored_by(subject));
+        named && (meta.visibility != Visibility::Me || by_viewer) && (!self.mine || by_viewer)
+    }
 }
 
 /// One page of a listing, newest first.

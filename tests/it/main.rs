@@ -40,6 +40,7 @@ mod oidc;
 mod oidc_forged;
 mod openapi;
 mod outage;
+mod people;
 mod pg_cache;
 mod pg_creates;
 mod pg_damage;

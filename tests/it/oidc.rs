@@ -62,7 +62,7 @@ async fn page(server: &Server, path: &str) -> String {
 
 /// Starts the provider and snip, or `None` where the provider cannot run
 /// (see [`Provider::start`]).
-async fn setup() -> Option<Setup> {
+pub(crate) async fn setup() -> Option<Setup> {
     Some(serve(Provider::start()?).await)
 }
 
@@ -134,7 +134,7 @@ pub(crate) async fn callback(jar: &Jar, url: &str) -> Response {
 }
 
 /// A whole sign-in as `login`: the browser's cookies afterwards and the callback's answer.
-async fn sign_in(setup: &Setup, login: &str) -> (Jar, Response) {
+pub(crate) async fn sign_in(setup: &Setup, login: &str) -> (Jar, Response) {
     let (mut jar, start) = begin(&setup.server).await;
     let back = log_in(&no_redirects(), &start, login).await;
     let response = callback(&jar, &back).await;

@@ -149,7 +149,7 @@ async fn signin_opens_a_session_for_pages() {
     assert_eq!(status, 200);
     assert!(my.contains(&format!("data-id=\"{private}\"")), "{my}");
     assert!(my.contains(&format!("data-id=\"{unlisted}\"")), "{my}");
-    assert!(my.contains("<td>private</td>") && my.contains("<td>unlisted</td>"));
+    assert!(my.contains("<td>team</td>") && my.contains("<td>unlisted</td>"));
 
     // Even where anonymous clients get nothing, an ended session says so.
     let out = same_origin(&server, Method::POST, "/signout", &cookie)

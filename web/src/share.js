@@ -24,9 +24,10 @@ export function summary(json, encrypted, withPassword, visibility = 'unlisted') 
     lines.push('Not encrypted: the server stores it as sent.');
   }
   lines.push(
-    visibility === 'private'
-      ? 'Private: only your tenant (its tokens and signed-in browsers) can read it.'
-      : 'Unlisted, not private: anyone with the link can read it.',
+    {
+      team: 'Team: only your tenant (its tokens and signed-in members) can read it.',
+      me: 'Only me: only you, signed in, can read it.',
+    }[visibility] ?? 'Unlisted, not private: anyone with the link can read it.',
   );
   return lines;
 }
@@ -112,6 +113,6 @@ export function setupShare(article) {
     const encrypted = article.hasAttribute('data-encrypted');
     const withPassword = Number(article.dataset.proofIterations) > 0;
     const json = { expires_at: article.dataset.expires || null, burn: false };
-    openShareDialog(link, summary(json, encrypted, withPassword, article.hasAttribute('data-private') ? 'private' : 'unlisted'), button);
+    openShareDialog(link, summary(json, encrypted, withPassword, article.dataset.visibility || 'unlisted'), button);
   });
 }

@@ -1251,7 +1251,7 @@ describe('tenants in the browser', () => {
     await page.waitForSelector('#content');
   }
 
-  test('sign in, create a private paste, find it in My pastes, delete it, sign out', async () => {
+  test('sign in, create a team paste, find it in My pastes, delete it, sign out', async () => {
     const { token } = await makeTenant('ann');
     const { page, context, record } = await newPage({}, closed);
     record.expectErrors.push(/status of 401/);
@@ -1263,17 +1263,17 @@ describe('tenants in the browser', () => {
     await signIn(page, token);
     assert.equal(await page.textContent('#tenant-name'), 'ann');
     await page.fill('#content', 'for ann only');
-    await page.selectOption('#visibility', 'private');
+    await page.selectOption('#visibility', 'team');
     await page.click('#new button[type=submit]');
     await page.waitForSelector('#result:not([hidden])');
-    assert.match(await page.textContent('#result-summary'), /Private: only your tenant/);
+    assert.match(await page.textContent('#result-summary'), /Team: only your tenant/);
     const link = await page.inputValue('#result-url');
     const id = new URL(link).pathname.slice(1);
     await page.goto(link);
     await page.waitForSelector('#code .lc');
     assert.equal(await page.textContent('#code .lc'), 'for ann only');
     const meta = await fetch(`${closed.url}/api/pastes/${id}`, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal((await meta.json()).visibility, 'private');
+    assert.equal((await meta.json()).visibility, 'team');
 
     // Neither the token nor the session is visible to the page's scripts.
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + document.cookie);
@@ -1284,7 +1284,7 @@ describe('tenants in the browser', () => {
     await page.click('header >> text=My pastes');
     await page.waitForURL(`${closed.url}/my`);
     const row = page.locator(`#my-pastes tr[data-id="${id}"]`);
-    assert.match(await row.textContent(), /private/);
+    assert.match(await row.textContent(), /team/);
     await shot(page, 'my-pastes');
     await row.locator('button.delete').click();
     await row.locator('text=Click again to delete').click();

@@ -143,6 +143,43 @@ describe('signing in through an identity provider', () => {
     await context.close();
   });
 
+  /**
+   * A signed-in person is offered three visibilities; an only-me paste
+   * shows its author to them, and another member of the same tenant gets
+   * the page of a missing paste. "My pastes" names each paste's author.
+   */
+  test('a person chooses only me; the paste shows its author and is hidden from the team', async () => {
+    const alice = await browser.newContext();
+    const page = await alice.newPage();
+    await signIn(page, 'alice');
+    const choices = await page.$$eval('#visibility option', (options) => options.map((o) => o.value));
+    assert.deepEqual(choices, ['unlisted', 'team', 'me']);
+    await page.fill('#content', 'for alice alone');
+    await page.selectOption('#visibility', 'me');
+    await page.click('#new button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    assert.match(await page.textContent('#result-summary'), /Only me: only you, signed in, can read it/);
+    const link = await page.inputValue('#result-url');
+    await page.goto(link);
+    await page.waitForSelector('#code .lc');
+    assert.equal(await page.textContent('#code .lc'), 'for alice alone');
+    assert.equal(await page.textContent('#author'), 'Alice Liddell');
+    await page.goto(`${snip.url}/my`);
+    assert.equal(await page.textContent('#my-pastes td.author'), 'Alice Liddell');
+    assert.equal(await page.textContent('#my-pastes tbody tr td:nth-child(6)'), 'me');
+
+    const bob = await browser.newContext();
+    const other = await bob.newPage();
+    await signIn(other, 'bob');
+    assert.equal(await other.textContent('#tenant-name'), 'team');
+    const response = await other.goto(link);
+    assert.equal(response.status(), 404);
+    await other.goto(`${snip.url}/my`);
+    assert.equal(await other.locator(`tr[data-id="${new URL(link).pathname.slice(1)}"]`).count(), 0);
+    await alice.close();
+    await bob.close();
+  });
+
   /** A person none of whose groups is a tenant gets a page saying so in plain words, and no session. */
   test('a person in no tenant group is told so and gets no session', async () => {
     const context = await browser.newContext();

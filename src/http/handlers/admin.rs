@@ -225,6 +225,7 @@ pub(crate) async fn create_tenant(
         program: None,
         program_fuel: None,
         program_memory: None,
+        group: check_group(request.group)?,
     };
     state.store.create_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %tenant.name, "tenant created");
@@ -278,9 +279,30 @@ pub(crate) async fn update_tenant(
         tenant.program_memory =
             check_program_limit("program_memory", v, 64 << 10, MAX_MEMORY_BYTES)?;
     }
+    if let Some(v) = change.group {
+        tenant.group = check_group(v)?;
+    }
     state.store.update_tenant(tenant.clone()).await?;
     tracing::info!(tenant = %name, "tenant limits changed");
     Ok(json(StatusCode::OK, &view(&state, tenant).await?))
+}
+
+/// A tenant's accepted group: 1 to [`tenant::MAX_GROUP_BYTES`] bytes
+/// without control characters.
+fn check_group(group: Option<String>) -> Result<Option<String>, ApiError> {
+    match group {
+        Some(g)
+            if g.is_empty()
+                || g.len() > tenant::MAX_GROUP_BYTES
+                || g.chars().any(char::is_control) =>
+        {
+            Err(ApiError::bad_request(format!(
+                "group must be 1 to {} bytes without control characters",
+                tenant::MAX_GROUP_BYTES
+            )))
+        }
+        other => Ok(other),
+    }
 }
 
 pub(crate) async fn delete_tenant(

@@ -1,4 +1,6 @@
-//! `GET /api/pastes`: the caller's pastes, newest first, paginated by cursor.
+//! `GET /api/pastes`: the caller's tenant's pastes, newest first, paginated
+//! by cursor: all but other people's only-me pastes, or with `scope=mine`
+//! only those the calling person authored.
 
 use axum::extract::{RawQuery, State};
 use axum::{Extension, Json};
@@ -14,7 +16,8 @@ use crate::store::ListQuery;
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
 
-/// Lists the calling tenant's pastes. Query: `limit` (1–500), `cursor`, `name_prefix`.
+/// Lists the calling tenant's pastes. Query: `limit` (1–500), `cursor`,
+/// `name_prefix`, `scope` (`team`, the default, or `mine`).
 pub async fn list(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
@@ -23,7 +26,13 @@ pub async fn list(
     let owner = caller.tenant_name().ok_or_else(|| {
         ApiError::unauthorized("listing needs a tenant token: Authorization: Bearer TOKEN")
     })?;
-    let query = parse_query(raw.as_deref())?;
+    let mut query = parse_query(raw.as_deref())?;
+    query.viewer = caller.person().map(|p| p.subject.clone());
+    if query.mine && query.viewer.is_none() {
+        return Err(ApiError::bad_request(
+            "scope=mine needs a person signed in through the identity provider: a token alone authors nothing",
+        ));
+    }
     let page = state.store.list(owner, &query, paste::now()).await?;
     Ok(Json(PastePage {
         pastes: page.pastes.into_iter().map(PasteInfo::from).collect(),
@@ -61,10 +70,17 @@ fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
                 }
                 query.name_prefix = Some(value.into_owned()).filter(|p| !p.is_empty());
             }
+            "scope" => {
+                query.mine = match value.as_ref() {
+                    "team" => false,
+                    "mine" => true,
+                    _ => return Err(ApiError::bad_request("scope must be team or mine")),
+                };
+            }
             other => {
                 let shown: String = other.chars().take(40).collect();
                 return Err(ApiError::bad_request(format!(
-                    "unknown parameter {shown:?}; known: limit, cursor, name_prefix"
+                    "unknown parameter {shown:?}; known: limit, cursor, name_prefix, scope"
                 )));
             }
         }

@@ -1,6 +1,8 @@
-//! `GET /my`: "My pastes". A signed-in tenant's pastes, a page at a time
-//! through the listing's cursor; for an anonymous browser, a page its script
-//! fills from the delete tokens it remembers.
+//! `GET /my`: "My pastes". A signed-in tenant's pastes (a person sees
+//! their own only-me pastes and the team's others; `?scope=mine` only
+//! their own), a page at a time through the listing's cursor; for an
+//! anonymous browser, a page its script fills from the delete tokens it
+//! remembers.
 
 use axum::Extension;
 use axum::extract::{RawQuery, State};
@@ -12,7 +14,7 @@ use crate::core::paste;
 use crate::http::api_error::ApiError;
 use crate::http::context::{Caller, Origin};
 use crate::http::credentials;
-use crate::http::render::account;
+use crate::http::render::account::{self, Scope};
 use crate::http::render::layout::Account;
 use crate::http::state::SharedState;
 use crate::store::ListQuery;
@@ -35,19 +37,26 @@ pub async fn my(
     let Caller::Tenant { tenant, .. } = &caller else {
         return html(account::my_local(Account::SignedOut));
     };
-    let cursor = form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
-        .find(|(key, _)| key == "cursor")
-        .map(|(_, value)| value.into_owned());
-    let query = ListQuery {
-        cursor,
+    let mut query = ListQuery {
         limit: PAGE,
-        name_prefix: None,
+        viewer: caller.person().map(|p| p.subject.clone()),
+        ..ListQuery::default()
     };
+    for (key, value) in form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()) {
+        match key.as_ref() {
+            "cursor" => query.cursor = Some(value.into_owned()),
+            // Without a person, "mine" is nothing: the team's page is shown.
+            "scope" => query.mine = value == "mine" && query.viewer.is_some(),
+            _ => {}
+        }
+    }
+    let scope = if query.mine { Scope::Mine } else { Scope::Team };
     match state.store.list(&tenant.name, &query, paste::now()).await {
         Ok(page) => html(account::my_pastes(
             Account::of(&caller),
             &page.pastes,
             page.next_cursor.as_deref(),
+            scope,
         )),
         Err(e) => ApiError::from(e).into_response(),
     }

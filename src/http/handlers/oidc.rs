@@ -24,7 +24,7 @@ use subtle::ConstantTimeEq;
 
 use super::session::{count_attempt, is_secure, local_path, query_field, see_other};
 use crate::core::paste;
-use crate::core::tenant::{SESSION_SECS, SessionRecord, TokenRecord};
+use crate::core::tenant::{SessionRecord, TokenRecord};
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::context::Origin;
 use crate::http::context::session_cookie::{self, set_signin_cookie, signin_cookie};
@@ -123,7 +123,8 @@ pub async fn callback(
         ));
     };
     let now = paste::now();
-    let expires = now + SESSION_SECS;
+    let lifetime = oidc.session_secs();
+    let expires = now + lifetime;
     let (_, token) = TokenRecord::generate(&tenant, false, now, Some(expires)).map_err(|e| {
         refusal(
             ApiError::internal_from("no randomness for a token", e),
@@ -137,6 +138,7 @@ pub async fn callback(
         )
     })?;
     session.person = Some(identity.person);
+    session.expires_at = expires;
     let token_hash = token.hash;
     state
         .store
@@ -151,23 +153,26 @@ pub async fn callback(
         .map_err(|e| refusal(e.into(), secure))?;
     let mut response = see_other(
         &next,
-        &session_cookie::set_session_cookie(&secret, SESSION_SECS, secure),
+        &session_cookie::set_session_cookie(&secret, lifetime, secure),
     );
     append_cookie(&mut response, &set_signin_cookie("", secure));
     Ok(response)
 }
 
-/// The first of the person's groups that names a tenant of this server.
+/// The tenant the first of the person's groups that a tenant accepts
+/// leads to (a tenant accepts the group it names, else the group named
+/// like it); of several tenants accepting one group, the first by name.
 pub(super) async fn first_tenant(
     state: &SharedState,
     identity: &Identity,
 ) -> Result<Option<String>, ApiError> {
-    for group in identity.groups.iter().take(64) {
-        if state.store.tenant(group).await?.is_some() {
-            return Ok(Some(group.clone()));
-        }
-    }
-    Ok(None)
+    let tenants = state.store.tenants().await?;
+    Ok(identity.groups.iter().take(64).find_map(|group| {
+        tenants
+            .iter()
+            .find(|t| t.accepted_group() == group)
+            .map(|t| t.name.clone())
+    }))
 }
 
 /// The sign-in cookie's value: `state`, `nonce`, PKCE verifier and `next`,

@@ -45,10 +45,20 @@ pub fn parse_id(raw: &str) -> Result<PasteId, ApiError> {
     PasteId::parse(raw).map_err(ApiError::bad_id)
 }
 
-/// Whether `caller` may see the paste at all. A private paste of another
-/// tenant answers exactly like a missing one.
-fn visible(meta: &PasteMeta, caller: &Caller) -> bool {
-    meta.visibility != Visibility::Private || caller.owns(meta.owner.as_deref())
+/// Whether `caller` may see the paste at all. A team paste of another
+/// tenant, or another person's only-me paste, answers exactly like a missing
+/// one.
+pub fn visible(meta: &PasteMeta, caller: &Caller) -> bool {
+    match meta.visibility {
+        Visibility::Unlisted => true,
+        Visibility::Team => caller.owns(meta.owner.as_deref()),
+        Visibility::Me => {
+            caller.owns(meta.owner.as_deref())
+                && caller
+                    .person()
+                    .is_some_and(|p| meta.authored_by(&p.subject))
+        }
+    }
 }
 
 /// Loads a live paste's metadata only (no body), or `404`.
@@ -369,6 +379,7 @@ pub async fn readable_file(
         redirect: None,
         key_check: None,
         files: Vec::new(),
+        author: None,
     };
     match body {
         OpenedBody::Loaded { body, .. } => {
@@ -793,7 +804,7 @@ fn raw_headers(meta: &PasteMeta, etag: String, disposition: Disposition) -> Head
             .unwrap_or(HeaderValue::from_static(paste::OCTET_STREAM));
         headers.insert(header::CONTENT_TYPE, content_type);
     }
-    if meta.visibility == Visibility::Private {
+    if meta.visibility != Visibility::Unlisted {
         headers.insert(
             header::CACHE_CONTROL,
             HeaderValue::from_static("private, no-cache"),

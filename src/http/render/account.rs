@@ -10,7 +10,7 @@
 use askama::Template;
 
 use super::layout::{Account, Instant, Layout, Page, render};
-use crate::core::paste::{PasteMeta, Visibility};
+use crate::core::paste::PasteMeta;
 use crate::core::units::format_size;
 
 /// Why the last sign-in attempt was refused.
@@ -90,6 +90,16 @@ struct MyPastesPage<'a> {
     pastes: &'a [PasteMeta],
     /// The next page's cursor, URL-encoded.
     next_cursor: Option<String>,
+    scope: Scope,
+}
+
+/// Which of a tenant's pastes "My pastes" lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The team's: all but other people's only-me pastes.
+    Team,
+    /// Only those the signed-in person created.
+    Mine,
 }
 
 impl<'a> MyPastesPage<'a> {
@@ -119,7 +129,12 @@ impl Row<'_> {
 
 /// A page of a signed-in tenant's pastes, newest first, with a link to the
 /// next page when there is one.
-pub fn my_pastes(account: Account<'_>, pastes: &[PasteMeta], next_cursor: Option<&str>) -> String {
+pub fn my_pastes(
+    account: Account<'_>,
+    pastes: &[PasteMeta],
+    next_cursor: Option<&str>,
+    scope: Scope,
+) -> String {
     let page = MyPastesPage {
         layout: Layout {
             page: Page::My,
@@ -128,6 +143,7 @@ pub fn my_pastes(account: Account<'_>, pastes: &[PasteMeta], next_cursor: Option
         pastes,
         next_cursor: next_cursor
             .map(|cursor| form_urlencoded::byte_serialize(cursor.as_bytes()).collect()),
+        scope,
     };
     render(&page, 4096 + pastes.len() * 512)
 }

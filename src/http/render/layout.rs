@@ -73,6 +73,11 @@ impl<'a> Account<'a> {
     pub fn is_signed_in(&self) -> bool {
         matches!(self, Self::SignedIn(_) | Self::Person { .. })
     }
+
+    /// Whether a person is signed in (who may author only-me pastes).
+    pub fn is_person(&self) -> bool {
+        matches!(self, Self::Person { .. })
+    }
 }
 
 /// What `templates/base.html` needs of every page: each page's struct has

@@ -3,12 +3,13 @@
 
 use axum::http::StatusCode;
 
-use super::account::{SigninWays, my_local, my_pastes, signin};
+use super::account::{Scope, SigninWays, my_local, my_pastes, signin};
 use super::layout::Account;
 use super::pages::{NewPasteOptions, burn_interstitial, error_page, new_paste, view};
 use crate::core::files::PasteFile;
 use crate::core::paste::tests::test_meta;
 use crate::core::paste::{self, PasteMeta};
+use crate::core::tenant::Person;
 use crate::http::api_error::ApiError;
 
 /// Markup that would run a script, end an attribute (either quote) or start
@@ -34,17 +35,21 @@ fn meta(change: impl FnOnce(&mut PasteMeta)) -> PasteMeta {
 }
 
 /// The view of a text paste: its name (title, heading, `data-name`), its
-/// language (`data-lang`, the metadata line), its text, and the signed-in
-/// tenant's name.
+/// language (`data-lang`, the metadata line), its text, its author and
+/// the signed-in tenant's name.
 #[test]
-fn view_of_text_escapes_name_language_text_and_tenant() {
+fn view_of_text_escapes_name_language_text_author_and_tenant() {
     let meta = meta(|m| {
         m.name = Some(EVIL.into());
         m.lang = Some(EVIL.into());
         m.size = EVIL.len() as u64;
+        m.author = Some(Person {
+            subject: EVIL.into(),
+            name: EVIL.into(),
+        });
     });
     let page = view(&meta, EVIL.as_bytes(), Account::SignedIn(EVIL));
-    assert_escaped(&page, 3 + 2 + 1 + 1);
+    assert_escaped(&page, 3 + 2 + 1 + 1 + 1);
 }
 
 /// A several-file paste: each file's name (its anchors, heading, labels,
@@ -119,13 +124,19 @@ fn signin_escapes_next() {
     assert_escaped(&signin(None, EVIL, both), 1);
 }
 
-/// "My pastes": the tenant's and each paste's name; the cursor is
+/// "My pastes": the tenant's, each paste's name and author; the cursor is
 /// URL-encoded into the link.
 #[test]
 fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
-    let pastes = [meta(|m| m.name = Some(EVIL.into()))];
-    let page = my_pastes(Account::SignedIn(EVIL), &pastes, Some(EVIL));
-    assert_escaped(&page, 2);
+    let pastes = [meta(|m| {
+        m.name = Some(EVIL.into());
+        m.author = Some(Person {
+            subject: EVIL.into(),
+            name: EVIL.into(),
+        });
+    })];
+    let page = my_pastes(Account::SignedIn(EVIL), &pastes, Some(EVIL), Scope::Team);
+    assert_escaped(&page, 3);
     assert!(
         page.contains("href=\"/my?cursor=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26\""),
         "{page}"

@@ -51,14 +51,7 @@ impl Inner {
             let Some(meta) = meta.filter(|m| !m.is_expired(now)) else {
                 continue;
             };
-            let wanted = match &query.name_prefix {
-                Some(p) => meta
-                    .name
-                    .as_deref()
-                    .is_some_and(|n| n.starts_with(p.as_str())),
-                None => true,
-            };
-            if !wanted {
+            if !query.admits(&meta) {
                 continue;
             }
             if page.pastes.len() == query.limit {

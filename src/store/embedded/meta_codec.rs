@@ -10,11 +10,20 @@
 //! then the same postcard encoding. Other entries are pastes whose body is a
 //! file (`body_files`, whose trailer says the encoding).
 //!
-//! A one-file paste is written as version 3 (plain) or 5 (located): the
-//! postcard encoding without its last field, `files`, whose empty table is
-//! one zero byte. A several-file paste is written as version 6 (plain) or 7
-//! (located), with its file table; so a one-file paste's entry is what it
-//! was before pastes had files, and an older snip reads it. Version 4 is a
+//! The last two fields, `files` and `author`, are written only when a paste
+//! has them, so that an entry is what it was before they existed and an
+//! older snip reads it. A paste without an author is written without
+//! `author` (`None`, one zero byte); a one-file one also without `files`
+//! (an empty table, one zero byte):
+//!
+//! | version (plain, located) | fields written            |
+//! |--------------------------|---------------------------|
+//! | 3, 5                     | up to `key_check`         |
+//! | 6, 7                     | up to `files`             |
+//! | 8, 9                     | all, `files` and `author` |
+//!
+//! so a paste with an author is written as version 8 or 9 whether it has
+//! one file or several. Version 4 is a
 //! located entry whose location has no encoding byte (20 bytes): its body is
 //! stored as it is. Versions 1 and 2 are versions 3 and 4 without
 //! `key_check` too, and are still read: postcard is positional and encodes
@@ -40,19 +49,27 @@ const LOCATED_V5: u8 = 5;
 const POSTCARD_V6: u8 = 6;
 /// The first byte of a body location followed by a postcard encoding with its file table.
 const LOCATED_V7: u8 = 7;
+/// The first byte of a postcard-encoded entry with its file table and author.
+const POSTCARD_V8: u8 = 8;
+/// The first byte of a body location followed by a postcard encoding with
+/// its file table and author.
+const LOCATED_V9: u8 = 9;
 
 /// Encodes `meta` for the `meta` keyspace, without a body location.
 pub fn encode(meta: &PasteMeta) -> Result<Vec<u8>, StoreError> {
     // Sized for a typical entry, so the encoder does not grow it step by step.
     let mut entry = Vec::with_capacity(160);
-    let several = !meta.files.is_empty();
-    entry.push(if several { POSTCARD_V6 } else { POSTCARD_V3 });
+    let (version, dropped) = match (meta.author.is_some(), meta.files.is_empty()) {
+        (true, _) => (POSTCARD_V8, 0),
+        // `author: None`'s zero byte.
+        (false, false) => (POSTCARD_V6, 1),
+        // And the empty table's.
+        (false, true) => (POSTCARD_V3, 2),
+    };
+    entry.push(version);
     let mut entry =
         postcard::to_extend(meta, entry).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    if !several {
-        // The empty table's zero byte: version 3 ends before it.
-        entry.pop();
-    }
+    entry.truncate(entry.len() - dropped);
     Ok(entry)
 }
 
@@ -61,6 +78,7 @@ pub fn with_location(encoded: &[u8], at: &Location) -> Vec<u8> {
     let payload = encoded.get(1..).unwrap_or_default();
     let mut entry = Vec::with_capacity(1 + Location::ENCODED_LEN + payload.len());
     entry.push(match encoded.first() {
+        Some(&POSTCARD_V8) => LOCATED_V9,
         Some(&POSTCARD_V6) => LOCATED_V7,
         _ => LOCATED_V5,
     });
@@ -88,14 +106,19 @@ pub fn decode_entry(key: &[u8], raw: &[u8]) -> Result<(PasteMeta, Option<Locatio
         padded.resize(rest.len() + missing, 0);
         postcard::from_bytes(&padded).map_err(|e| corrupt(&e))
     };
-    let one_file = |rest| padded(rest, 1); // `files: []`
-    let legacy = |rest| padded(rest, 2); // `key_check: None, files: []`
+    let no_author = |rest| padded(rest, 1); // `author: None`
+    let one_file = |rest| padded(rest, 2); // `files: [], author: None`
+    let legacy = |rest| padded(rest, 3); // `key_check: None, files: [], author: None`
     let located = |rest| Location::decode(rest).ok_or_else(|| corrupt(&"bad location"));
     let placed = |rest| Location::decode_place(rest).ok_or_else(|| corrupt(&"truncated location"));
     match raw.split_first() {
-        Some((&LOCATED_V7, rest)) => {
+        Some((&LOCATED_V9, rest)) => {
             let (at, rest) = located(rest)?;
             Ok((postcard(rest)?, Some(at)))
+        }
+        Some((&LOCATED_V7, rest)) => {
+            let (at, rest) = located(rest)?;
+            Ok((no_author(rest)?, Some(at)))
         }
         Some((&LOCATED_V5, rest)) => {
             let (at, rest) = located(rest)?;
@@ -105,7 +128,8 @@ pub fn decode_entry(key: &[u8], raw: &[u8]) -> Result<(PasteMeta, Option<Locatio
             let (at, rest) = placed(rest)?;
             Ok((one_file(rest)?, Some(at)))
         }
-        Some((&POSTCARD_V6, rest)) => Ok((postcard(rest)?, None)),
+        Some((&POSTCARD_V8, rest)) => Ok((postcard(rest)?, None)),
+        Some((&POSTCARD_V6, rest)) => Ok((no_author(rest)?, None)),
         Some((&POSTCARD_V3, rest)) => Ok((one_file(rest)?, None)),
         Some((&LOCATED_V2, rest)) => {
             let (at, rest) = placed(rest)?;
@@ -138,7 +162,7 @@ mod tests {
             size: 1234,
             delete_token_hash: [7; 32],
             owner: Some("team-a".into()),
-            visibility: Visibility::Private,
+            visibility: Visibility::Team,
             redirect: None,
             key_check: Some(KeyCheck {
                 verifier: [3; 32],
@@ -146,6 +170,7 @@ mod tests {
                 salt: [5; 16],
             }),
             files: Vec::new(),
+            author: None,
         }
     }
 
@@ -232,6 +257,7 @@ mod tests {
         let one = sample();
         let encoded = encode(&one).unwrap();
         let mut full = postcard::to_allocvec(&one).unwrap();
+        assert_eq!(full.pop(), Some(0), "no author is one zero byte");
         assert_eq!(full.pop(), Some(0), "the empty table is one zero byte");
         assert_eq!(&encoded[1..], &full[..]);
         let meta = PasteMeta {
@@ -266,11 +292,55 @@ mod tests {
         assert_eq!(decode_entry(b"k", &entry).unwrap(), (meta, Some(at)));
     }
 
+    /// A paste with an author is written as version 8 (plain) or 9
+    /// (located), with or without files; one without keeps the entry it
+    /// had before authors existed, byte for byte.
+    #[test]
+    fn authors_round_trip() {
+        let anonymous = sample();
+        let mut before = postcard::to_allocvec(&anonymous).unwrap();
+        before.truncate(before.len() - 2);
+        before.insert(0, POSTCARD_V3);
+        assert_eq!(encode(&anonymous).unwrap(), before);
+        let at = Location {
+            segment: 4,
+            offset: 512,
+            len: 1234,
+            checksum: 5,
+            encoding: Encoding::Identity,
+        };
+        for files in [
+            Vec::new(),
+            vec![crate::core::files::PasteFile {
+                name: "a.rs".into(),
+                size: 1234,
+                lang: None,
+                content_type: "text/plain; charset=utf-8".into(),
+            }],
+        ] {
+            let meta = PasteMeta {
+                files,
+                author: Some(crate::core::tenant::Person {
+                    subject: "248289761001".into(),
+                    name: "Ann Example".into(),
+                }),
+                visibility: Visibility::Me,
+                ..sample()
+            };
+            let encoded = encode(&meta).unwrap();
+            assert_eq!(encoded[0], POSTCARD_V8);
+            assert_eq!(decode(b"k", &encoded).unwrap(), meta);
+            let entry = with_location(&encoded, &at);
+            assert_eq!(entry[0], LOCATED_V9);
+            assert_eq!(decode_entry(b"k", &entry).unwrap(), (meta, Some(at)));
+        }
+    }
+
     #[test]
     fn refuses_unknown_and_truncated_entries() {
         assert!(matches!(decode(b"k", b""), Err(StoreError::Corrupt(_))));
         assert!(matches!(
-            decode(b"k", b"\x09abc"),
+            decode(b"k", b"\x0aabc"),
             Err(StoreError::Corrupt(_))
         ));
         assert!(matches!(

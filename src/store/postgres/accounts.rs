@@ -22,7 +22,7 @@ use crate::core::tenant::{Person, ProgramInfo, Rate, SessionRecord, Tenant, Toke
 use crate::store::{AccountStore, StoreError};
 
 const TENANT_COLUMNS: &str = "name, created_at, max_bytes, max_paste_bytes, rate_count, rate_per_secs, burst, \
-     program_fuel, program_memory, program_sha256, program_size, program_set_at";
+     program_fuel, program_memory, program_sha256, program_size, program_set_at, oidc_group";
 const TOKEN_COLUMNS: &str = "id, hash, tenant, read_only, created_at, expires_at";
 
 fn tenant_from_row(row: &Row) -> Tenant {
@@ -47,6 +47,7 @@ fn tenant_from_row(row: &Row) -> Tenant {
         program_fuel: row.get::<_, Option<i64>>(7).map(to_u64),
         program_memory: row.get::<_, Option<i64>>(8).map(to_u64),
         program: program_from_row(row),
+        group: row.get(12),
     }
 }
 
@@ -153,11 +154,13 @@ impl AccountStore for PostgresStore {
             let created_at = to_i64(tenant.created_at);
             let mut params = tenant_params(&tenant, &settings);
             params.push(&created_at);
+            params.push(&tenant.group);
             let inserted = client
                 .execute(
                     "INSERT INTO tenants (name, created_at, max_bytes, max_paste_bytes, rate_count,
-                         rate_per_secs, burst, program_fuel, program_memory)
-                     VALUES ($1, $9, $2, $3, $4::bigint::int, $5::bigint::int, $6::bigint::int, $7, $8)
+                         rate_per_secs, burst, program_fuel, program_memory, oidc_group)
+                     VALUES ($1, $9, $2, $3, $4::bigint::int, $5::bigint::int, $6::bigint::int, $7, $8,
+                         $10)
                      ON CONFLICT (name) DO NOTHING",
                     &params,
                 )
@@ -178,12 +181,13 @@ impl AccountStore for PostgresStore {
             let settings = settings(&tenant);
             let mut params = tenant_params(&tenant, &settings);
             params.push(&self.channel);
+            params.push(&tenant.group);
             let updated = client
                 .execute(
                     &format!(
                         "UPDATE tenants SET max_bytes = $2, max_paste_bytes = $3, rate_count = $4::bigint::int,
                             rate_per_secs = $5::bigint::int, burst = $6::bigint::int,
-                            program_fuel = $7, program_memory = $8
+                            program_fuel = $7, program_memory = $8, oidc_group = $10
                          WHERE name = $1
                          RETURNING pg_notify($9, '{}' || name)",
                         notify::TENANT

@@ -235,6 +235,7 @@ mod tests {
                 redirect: None,
                 key_check: None,
                 files: Vec::new(),
+                author: None,
             },
             body: Stored::identity(Bytes::from_static(body)),
         }

@@ -341,6 +341,7 @@ mod tests {
                 redirect: None,
                 key_check: None,
                 files: Vec::new(),
+                author: None,
             }),
             body: Bytes::from_static(b"hello"),
             compressed: None,

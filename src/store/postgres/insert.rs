@@ -4,7 +4,7 @@
 //! rolls back no other.
 
 use super::authority;
-use super::rows::{files_column, key_check_columns, to_i64, visibility_text};
+use super::rows::{author_columns, files_column, key_check_columns, to_i64, visibility_text};
 use super::{PostgresStore, db_error};
 use crate::core::{PasteMeta, paste};
 use crate::store::codec::Stored;
@@ -51,15 +51,17 @@ impl PostgresStore {
             .prepare_cached(
                 "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
                     content_type, size, delete_token_hash, owner, visibility, redirect, body,
-                    proof_verifier, proof_iterations, proof_salt, body_encoding, files)
+                    proof_verifier, proof_iterations, proof_salt, body_encoding, files,
+                    author_subject, author_name)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                    $18, $19)
+                    $18, $19, $20, $21)
                  ON CONFLICT (id) DO NOTHING",
             )
             .await
             .map_err(db_error)?;
         let (proof_verifier, proof_iterations, proof_salt) =
             key_check_columns(meta.key_check.as_ref());
+        let (author_subject, author_name) = author_columns(meta);
         let inserted = tx
             .execute(
                 &stmt,
@@ -83,6 +85,8 @@ impl PostgresStore {
                     &proof_salt,
                     &body.encoding.name(),
                     &files_column(meta),
+                    &author_subject,
+                    &author_name,
                 ],
             )
             .await

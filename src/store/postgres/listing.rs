@@ -11,8 +11,12 @@ pub(super) const HIT_COLUMN: usize = super::rows::META_LEN;
 
 /// The listing query. Parameters: `$1` owner, `$2` now, `$3` name prefix
 /// (or null), `$4` most rows read, `$5` most pastes returned (the page's
-/// limit plus one, which tells whether another page follows), and with a
-/// cursor `$6`, `$7` its creation time and ID.
+/// limit plus one, which tells whether another page follows), `$6` the
+/// viewer's subject (or null: only-me pastes of others are left out, as
+/// [`ListQuery::admits`] says), `$7` only the viewer's own, and with a
+/// cursor `$8`, `$9` its creation time and ID.
+///
+/// [`ListQuery::admits`]: crate::store::ListQuery::admits
 ///
 /// `scanned` reads at most `$4` of the owner's rows in the order of the
 /// `pastes_owner` index (newest first, ties by ID), from the cursor on;
@@ -22,7 +26,7 @@ pub(super) fn list_statement(with_cursor: bool) -> String {
     // `created_at <= $6` bounds the index scan; the rest skips the rows of
     // the cursor's own second up to its ID.
     let after = if with_cursor {
-        "AND created_at <= $6 AND (created_at < $6 OR id > $7)"
+        "AND created_at <= $8 AND (created_at < $8 OR id > $9)"
     } else {
         ""
     };
@@ -37,6 +41,8 @@ pub(super) fn list_statement(with_cursor: bool) -> String {
              SELECT *, true AS hit FROM scanned
              WHERE (expires_at IS NULL OR expires_at > $2)
                AND ($3::text IS NULL OR starts_with(name, $3))
+               AND (visibility <> 'me' OR author_subject = $6::text) IS TRUE
+               AND (NOT $7::boolean OR author_subject = $6::text) IS TRUE
              ORDER BY created_at DESC, id
              LIMIT $5
          ),

@@ -25,7 +25,7 @@ use crate::store::{
 #[async_trait]
 impl PasteStore for PostgresStore {
     /// The body compressed if that is worth it (`codec`), then inserted with
-    /// the others of its group (`batch`), or, with an owner, alone in a
+    /// the others of its group (`batch`), or, with an owner (or an author), alone in a
     /// transaction that reserves its quota (`insert`).
     async fn put(
         &self,
@@ -36,7 +36,7 @@ impl PasteStore for PostgresStore {
         self.within(async {
             self.totals.reserve(meta.size)?;
             let body = body.into_stored_off_runtime(&meta, None).await;
-            if meta.owner.is_none() {
+            if meta.owner.is_none() && meta.author.is_none() {
                 // The inserter counts the paste, or gives its bytes back.
                 return self
                     .combiner
@@ -180,8 +180,15 @@ impl PasteStore for PostgresStore {
             let limit = to_i64(query.limit as u64).saturating_add(1);
             let now = to_i64(now);
             let cursor_time = after.as_ref().map(|a| to_i64(a.created_at));
-            let mut params: Vec<&(dyn ToSql + Sync)> =
-                vec![&owner, &now, &query.name_prefix, &scan, &limit];
+            let mut params: Vec<&(dyn ToSql + Sync)> = vec![
+                &owner,
+                &now,
+                &query.name_prefix,
+                &scan,
+                &limit,
+                &query.viewer,
+                &query.mine,
+            ];
             if let (Some(time), Some(after)) = (&cursor_time, &after) {
                 params.extend([time as &(dyn ToSql + Sync), &after.id]);
             }

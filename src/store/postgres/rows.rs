@@ -6,16 +6,17 @@ use tokio_postgres::Row;
 use super::StoreError;
 use crate::core::PasteMeta;
 use crate::core::paste::{KeyCheck, Visibility};
+use crate::core::tenant::Person;
 use crate::store::Encoding;
 use crate::store::codec::Stored;
 
 /// The metadata columns, in the order [`meta_from_row`] reads them.
 pub const META_COLUMNS: &str = "id, created_at, expires_at, burn, encrypted, lang, name, \
      content_type, size, delete_token_hash, owner, visibility, redirect, \
-     proof_verifier, proof_iterations, proof_salt, files";
+     proof_verifier, proof_iterations, proof_salt, files, author_subject, author_name";
 
 /// How many columns [`META_COLUMNS`] names: the columns after it start here.
-pub const META_LEN: usize = 17;
+pub const META_LEN: usize = 19;
 
 /// Stored integers are `bigint`; Unix times and sizes fit with room to spare.
 pub fn to_i64(n: u64) -> i64 {
@@ -43,16 +44,17 @@ pub fn meta_from_row(row: &Row) -> Result<PasteMeta, StoreError> {
         size: to_u64(row.get(8)),
         delete_token_hash: hash.try_into().map_err(|_| corrupt("delete token hash"))?,
         owner: row.get(10),
-        visibility: match visibility.as_str() {
-            "private" => Visibility::Private,
-            "unlisted" => Visibility::Unlisted,
-            _ => return Err(corrupt("visibility")),
-        },
+        visibility: Visibility::parse(&visibility).ok_or_else(|| corrupt("visibility"))?,
         redirect: row.get(12),
         key_check: key_check_from_row(row).ok_or_else(|| corrupt("proof of key"))?,
         files: match row.get::<_, Option<String>>(16) {
             None => Vec::new(),
             Some(json) => serde_json::from_str(&json).map_err(|_| corrupt("file table"))?,
+        },
+        author: match (row.get(17), row.get(18)) {
+            (Some(subject), Some(name)) => Some(Person { subject, name }),
+            (None, None) => None,
+            _ => return Err(corrupt("author")),
         },
     })
 }
@@ -152,9 +154,19 @@ impl OpenRow {
     }
 }
 
+/// The `visibility` column of `v`: a team paste keeps the name its rows
+/// always had, `private`.
 pub fn visibility_text(v: Visibility) -> &'static str {
     match v {
-        Visibility::Unlisted => "unlisted",
-        Visibility::Private => "private",
+        Visibility::Team => "private",
+        other => other.as_str(),
+    }
+}
+
+/// The author columns of `meta` (`author_subject`, `author_name`).
+pub fn author_columns(meta: &PasteMeta) -> (Option<&str>, Option<&str>) {
+    match &meta.author {
+        Some(person) => (Some(person.subject.as_str()), Some(person.name.as_str())),
+        None => (None, None),
     }
 }

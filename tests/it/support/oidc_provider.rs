@@ -113,6 +113,12 @@ impl Provider {
         writeln!(self.stdin, "{}", redirect_uris.join(" ")).expect("write to the provider");
         self.expect("ready");
     }
+
+    /// Gives the account `login` the groups `groups` from its next sign-in on.
+    pub fn set_groups(&mut self, login: &str, groups: &[&str]) {
+        writeln!(self.stdin, "groups {login} {}", groups.join(",")).expect("write to the provider");
+        self.expect("ok");
+    }
 }
 
 impl Provider {

@@ -159,8 +159,18 @@ async fn store_paste(
     } = upload;
     let ttl = resolve_ttl(options.ttl, &state.limits)?;
     let owner = caller.tenant_name().map(str::to_owned);
-    if options.visibility == Visibility::Private && owner.is_none() {
-        return Err(ApiError::bad_request("private pastes need a tenant token"));
+    if options.visibility == Visibility::Team && owner.is_none() {
+        return Err(ApiError::bad_request(
+            "team pastes need a tenant: sign in or send a tenant token",
+        ));
+    }
+    // Only a person signed in to the tenant authors a paste: a token alone
+    // names no one.
+    let author = owner.as_ref().and(caller.person()).cloned();
+    if options.visibility == Visibility::Me && author.is_none() {
+        return Err(ApiError::bad_request(
+            "visibility=me needs a person signed in through the identity provider: a token alone names no author",
+        ));
     }
     let (body, files) = match caller {
         Caller::Tenant { tenant, .. } => {
@@ -208,6 +218,7 @@ async fn store_paste(
         redirect: options.url,
         key_check,
         files,
+        author,
     };
     meta.id = state
         .store

@@ -129,13 +129,9 @@ fn parse_bool(key: &str, value: &str) -> Result<bool, ApiError> {
 }
 
 fn parse_visibility(value: &str) -> Result<Visibility, ApiError> {
-    match value.trim() {
-        "unlisted" => Ok(Visibility::Unlisted),
-        "private" => Ok(Visibility::Private),
-        _ => Err(ApiError::bad_request(
-            "visibility must be unlisted or private",
-        )),
-    }
+    Visibility::parse(value.trim()).ok_or_else(|| {
+        ApiError::bad_request("visibility must be unlisted, team (or private) or me")
+    })
 }
 
 /// Longest target a short link may have.

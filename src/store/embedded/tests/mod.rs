@@ -36,6 +36,7 @@ fn meta(id: &str, size: usize, owner: Option<&str>) -> PasteMeta {
         redirect: None,
         key_check: None,
         files: Vec::new(),
+        author: None,
     }
 }
 
@@ -80,6 +81,7 @@ fn tenant(name: &str) -> crate::core::tenant::Tenant {
         program: None,
         program_fuel: None,
         program_memory: None,
+        group: None,
     }
 }
 
