@@ -443,15 +443,8 @@ class Editor {
     let key = null;
     try {
       if (encrypted) {
-        say(this.status, password ? 'Encrypting (deriving the key from the password)…' : 'Encrypting…');
-        key = generateKey();
         const meta = { lang: lang || undefined, name: name || undefined, type: this.attachment?.type };
-        const sealed = await encryptProved(content, meta, key, { password: password || null });
-        body = sealed.envelope;
-        params.set('encrypted', 'true');
-        // Readers must prove the key (and password) before the server serves
-        // or burns the ciphertext (docs/envelope.md, "Proof of key").
-        params.set('verifier', encodeBase64Url(await verifierOf(sealed.proof)));
+        ({ body, key } = await this.seal(content, meta, params, password));
         contentType = 'application/octet-stream';
       } else if (this.attachment) {
         body = new FormData();
@@ -491,6 +484,21 @@ class Editor {
     remember(json.id, json.delete_token, json.expires_at, key ? encodeKey(key) : null);
     const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
     this.showResult(json, link, encrypted, withPassword, visibility);
+  }
+
+  /**
+   * Seals `content` and `meta` under a fresh key (and the password), adding
+   * to `params` what the server needs: readers must prove the key (and
+   * password) before it serves or burns the ciphertext (docs/envelope.md,
+   * "Proof of key").
+   */
+  async seal(content, meta, params, password) {
+    say(this.status, password ? 'Encrypting (deriving the key from the password)…' : 'Encrypting…');
+    const key = generateKey();
+    const sealed = await encryptProved(content, meta, key, { password: password || null });
+    params.set('encrypted', 'true');
+    params.set('verifier', encodeBase64Url(await verifierOf(sealed.proof)));
+    return { body: sealed.envelope, key };
   }
 
   /** The options every new paste sends (lifetime, burn, visibility). */
@@ -547,8 +555,6 @@ class Editor {
     let key = null;
     try {
       if (encrypted) {
-        say(this.status, password ? 'Encrypting (deriving the key from the password)…' : 'Encrypting…');
-        key = generateKey();
         const content = new Uint8Array(size);
         let at = 0;
         for (const file of files) {
@@ -556,10 +562,7 @@ class Editor {
           at += file.size;
         }
         const list = files.map(({ name, size, lang, type }) => ({ name, size, lang, type }));
-        const sealed = await encryptProved(content, { files: list }, key, { password: password || null });
-        body = sealed.envelope;
-        params.set('encrypted', 'true');
-        params.set('verifier', encodeBase64Url(await verifierOf(sealed.proof)));
+        ({ body, key } = await this.seal(content, { files: list }, params, password));
         contentType = 'application/octet-stream';
       } else {
         body = new FormData();
