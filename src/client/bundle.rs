@@ -1,7 +1,9 @@
 //! Several files in one paste, on the client's side: the form `snip put a b
-//! c` sends (one `file` part per file, named by its safe base name), and
-//! the files `snip get URL -o DIR` writes from the paste's zip, each only
-//! under a safe base name inside DIR, whatever the server sends.
+//! c` sends (one `file` part per file, named by its safe base name), or with
+//! `--encrypt` the one envelope's plaintext (the files listed in its sealed
+//! metadata, their bytes one after the other), and the files `snip get URL
+//! -o DIR` writes from the paste's zip or from the opened envelope, each
+//! only under a safe base name inside DIR, whatever the server sends.
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -9,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::core::envelope::{Meta, SealedFile};
 use crate::core::files::{self, PasteFile};
+use crate::core::paste::content_type_for;
 use crate::core::random::OsRandom;
 
 /// The `multipart/form-data` body of `files` (name, bytes), and its
@@ -37,6 +41,30 @@ pub fn form(files: &[(String, Vec<u8>)]) -> anyhow::Result<(String, Vec<u8>)> {
     }
     body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
     Ok((format!("multipart/form-data; boundary={boundary}"), body))
+}
+
+/// The sealed metadata and content of `files` (name, bytes) in one
+/// envelope: each file listed with its size, language and media type (as
+/// a plain several-file paste's table has them), the bytes in that order.
+pub fn sealed(files: Vec<(String, Vec<u8>)>) -> (Meta, Vec<u8>) {
+    let mut content = Vec::with_capacity(files.iter().map(|(_, b)| b.len()).sum());
+    let list = files
+        .into_iter()
+        .map(|(name, bytes)| {
+            content.extend_from_slice(&bytes);
+            SealedFile {
+                size: bytes.len() as u64,
+                lang: files::language_of(&name),
+                media_type: Some(content_type_for(Some(&name), None, &bytes)),
+                name,
+            }
+        })
+        .collect();
+    let meta = Meta {
+        files: list,
+        ..Meta::default()
+    };
+    (meta, content)
 }
 
 /// The name each of `paths` is sent under: its safe base name. Two paths
@@ -96,11 +124,34 @@ pub fn write_all(dir: &Path, archive: &[u8], table: &[PasteFile]) -> anyhow::Res
             table.len()
         );
     }
+    write_files(
+        dir,
+        files
+            .iter()
+            .map(|(name, bytes)| (name.as_str(), bytes.as_slice())),
+    )
+}
+
+/// Writes each of `files` (name, bytes) into `dir`, made if missing; the
+/// paths written. Every name must be a safe base name, else nothing is
+/// written.
+pub fn write_files<'a>(
+    dir: &Path,
+    files: impl Iterator<Item = (&'a str, &'a [u8])> + Clone,
+) -> anyhow::Result<Vec<PathBuf>> {
+    if let Some((name, _)) = files
+        .clone()
+        .find(|(name, _)| !files::is_safe_base_name(name))
+    {
+        bail!(
+            "the paste names a file {name:?}, which is not a plain file name; nothing was written"
+        );
+    }
     std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
-    let mut written = Vec::with_capacity(files.len());
+    let mut written = Vec::new();
     for (name, bytes) in files {
-        let path = dir.join(&name);
-        super::write_atomically(&path, &bytes)
+        let path = dir.join(name);
+        super::write_atomically(&path, bytes)
             .with_context(|| format!("cannot write {}", path.display()))?;
         written.push(path);
     }

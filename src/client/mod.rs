@@ -212,25 +212,43 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     let ttl = ttl.value;
     let burn = config.burn(args.burn)?.value;
     let encrypt = config.encrypt(args.encrypt)?.value || args.password;
+    let password = if args.password {
+        Some(new_password()?)
+    } else {
+        None
+    };
     if args.files.len() > 1 && !args.each {
-        if encrypt {
-            bail!("an encrypted paste holds one file: add --each for one encrypted paste per file");
-        }
         let names = bundle::names(&args.files)?;
         let names_label = names.join(", ");
         let inputs = read_inputs(&args.files)?;
-        let files = names.into_iter().zip(inputs.into_iter().map(|i| i.body));
-        let query = lifetime_query(ttl.as_deref(), burn, args.private);
-        let (content_type, body) = bundle::form(&files.collect::<Vec<_>>())?;
+        let files: Vec<(String, Vec<u8>)> = names
+            .into_iter()
+            .zip(inputs.into_iter().map(|i| i.body))
+            .collect();
+        let mut query = lifetime_query(ttl.as_deref(), burn, args.private);
+        // Plain: a form of one part per file. Encrypted: one envelope whose
+        // sealed metadata lists the files (docs/envelope.md).
+        let (content_type, body, key) = if encrypt {
+            let (meta, body) = bundle::sealed(files);
+            let (sealed, key) = seal(&body, &meta, password.as_deref(), &mut query)?;
+            ("application/octet-stream".to_owned(), sealed, Some(key))
+        } else {
+            let (content_type, body) = bundle::form(&files)?;
+            (content_type, body, None)
+        };
         let request = || {
             auth::authorize(client.post(base.clone()), token.as_deref())
                 .query(&query)
                 .header(reqwest::header::ACCEPT, "application/json")
                 .header(reqwest::header::CONTENT_TYPE, content_type.clone())
         };
-        let created: Created<'static> = upload::send(request, body, "uploading", &base).await?;
+        let mut created: Created<'static> = upload::send(request, body, "uploading", &base).await?;
+        let plain_url = created.url.to_string();
+        if let Some(key) = key {
+            created.url = format!("{}#{}", created.url, key.to_fragment()).into();
+        }
         if let Err(e) = tokens::remember(
-            &created.url,
+            &plain_url,
             tokens::Remembered::of(&created, Some(names_label)),
         ) {
             eprintln!(
@@ -249,11 +267,6 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
     // Several links on a terminal are told apart by their files; a pipe gets bare URLs.
     let labelled = !args.json && inputs.len() > 1 && std::io::stdout().is_terminal();
     let mut uploaded = Vec::new();
-    let password = if args.password {
-        Some(new_password()?)
-    } else {
-        None
-    };
     for Input { path, body } in inputs {
         let file_name = path
             .as_deref()
@@ -267,15 +280,9 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
             let meta = envelope::Meta {
                 lang: args.lang.clone(),
                 name,
-                media_type: None,
+                ..envelope::Meta::default()
             };
-            let key = Key::generate().map_err(|e| anyhow!("no randomness for a key: {e}"))?;
-            let (sealed, proof) = envelope::seal_proved(&body, &meta, &key, password.as_deref())
-                .context("cannot encrypt the paste")?;
-            query.push(("encrypted", "true".into()));
-            // Readers must then prove the key (and password) before the
-            // server serves or burns the ciphertext (docs/envelope.md).
-            query.push(("verifier", URL_SAFE_NO_PAD.encode(proof.verifier())));
+            let (sealed, key) = seal(&body, &meta, password.as_deref(), &mut query)?;
             (sealed, Some(key))
         } else {
             if let Some(lang) = &args.lang {
@@ -322,6 +329,24 @@ pub async fn put(args: PutArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&uploaded)?);
     }
     Ok(())
+}
+
+/// Seals `body` and `meta` under a fresh key (and `password`), adding to
+/// `query` what the server needs to know of an encrypted paste.
+fn seal(
+    body: &[u8],
+    meta: &envelope::Meta,
+    password: Option<&str>,
+    query: &mut Vec<(&'static str, String)>,
+) -> anyhow::Result<(Vec<u8>, Key)> {
+    let key = Key::generate().map_err(|e| anyhow!("no randomness for a key: {e}"))?;
+    let (sealed, proof) =
+        envelope::seal_proved(body, meta, &key, password).context("cannot encrypt the paste")?;
+    query.push(("encrypted", "true".into()));
+    // Readers must then prove the key (and password) before the server
+    // serves or burns the ciphertext (docs/envelope.md).
+    query.push(("verifier", URL_SAFE_NO_PAD.encode(proof.verifier())));
+    Ok((sealed, key))
 }
 
 /// The query every paste `put` makes starts with: its lifetime, burn and
@@ -408,8 +433,15 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
         let json = serde_json::to_string_pretty(&info)? + "\n";
         return sink.write(json.as_bytes());
     }
-    if target.file.is_some() || !info.files.is_empty() {
+    if !info.encrypted && (target.file.is_some() || !info.files.is_empty()) {
         return get_files(&client, &target, token.as_deref(), &info, &args).await;
+    }
+    if info.encrypted && info.burn && target.file.is_some() {
+        // Its files are sealed together: one of them cannot be read alone.
+        bail!(
+            "an encrypted burn paste is read whole, and destroyed by that reading: \
+             write all of it with snip get URL#KEY -o DIR"
+        );
     }
     // Checked before the download too, so a burn paste is not revealed only to be refused.
     if !info.encrypted && !info.content_type.starts_with("text/") {
@@ -433,7 +465,10 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
             target: &target,
             token: token.as_deref(),
         };
-        let content = proved::get(&reader, &info, params, key).await?;
+        let (meta, content) = proved::get(&reader, &info, params, key).await?;
+        if !meta.files.is_empty() || target.file.is_some() {
+            return write_sealed(&target, &info, &args, &meta, &content);
+        }
         sink.check_binary(looks_binary(&content))?;
         return sink.write(&content);
     }
@@ -453,7 +488,13 @@ pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     };
     let bytes = download(check(response).await?).await?;
     let content = match key {
-        Some(key) => decrypt(&bytes, &key)?,
+        Some(key) => {
+            let (meta, content) = decrypt(&bytes, &key)?;
+            if !meta.files.is_empty() || target.file.is_some() {
+                return write_sealed(&target, &info, &args, &meta, &content);
+            }
+            content
+        }
         None => bytes,
     };
     sink.check_binary(looks_binary(&content))?;
@@ -508,6 +549,84 @@ async fn get_files(
         println!("{}", path.display());
     }
     Ok(())
+}
+
+/// `snip get` of an opened envelope that holds several files (or of
+/// `URL/NAME#KEY`): `URL/NAME` writes that one file, `-o DIR` every file
+/// into DIR ([`bundle::write_files`]). Without either, the files are
+/// listed with how to read them; a burn paste, already destroyed, has its
+/// files written into a new directory named after it instead, so nothing
+/// is lost.
+fn write_sealed(
+    target: &PasteUrl,
+    info: &PasteInfo,
+    args: &GetArgs,
+    meta: &envelope::Meta,
+    content: &[u8],
+) -> anyhow::Result<()> {
+    let files = envelope::split(meta, content);
+    let sink = Sink::new(args.output.as_deref());
+    if let Some(name) = &target.file {
+        if files.is_empty() {
+            bail!("this paste holds one file, not several: read it without /{name}");
+        }
+        let Some((_, bytes)) = files.iter().find(|(file, _)| &file.name == name) else {
+            bail!("this paste holds no file named {name:?}");
+        };
+        sink.check_binary(looks_binary(bytes))?;
+        return sink.write(bytes);
+    }
+    let named = files
+        .iter()
+        .map(|(file, bytes)| (file.name.as_str(), *bytes));
+    let dir = match &args.output {
+        Some(dir) if dir != Path::new("-") => dir.clone(),
+        _ if info.burn => {
+            // The server's word for the ID, used as a path only if it is a plain name.
+            let base = crate::core::files::safe_base_name(&info.id)
+                .ok()
+                .filter(|name| name == &info.id)
+                .unwrap_or_else(|| "snip-paste".to_owned());
+            let dir = fresh_dir(&base)?;
+            eprintln!(
+                "snip: note: this burn paste holds {} files and is now destroyed on the server; \
+                 they are written into {}",
+                files.len(),
+                dir.display()
+            );
+            dir
+        }
+        _ => {
+            let names: Vec<&str> = files.iter().map(|(file, _)| file.name.as_str()).collect();
+            bail!(
+                "this paste holds {} files ({}): write them all with -o DIR, or one with snip get URL/NAME#KEY",
+                names.len(),
+                names.join(", ")
+            );
+        }
+    };
+    for path in bundle::write_files(&dir, named)? {
+        println!("{}", path.display());
+    }
+    Ok(())
+}
+
+/// A directory made now in the current one, called `base` (or `base.2`,
+/// `base.3`, … if that is taken), so nothing already there is overwritten.
+fn fresh_dir(base: &str) -> anyhow::Result<PathBuf> {
+    for n in 1..100 {
+        let dir = PathBuf::from(if n == 1 {
+            base.to_owned()
+        } else {
+            format!("{base}.{n}")
+        });
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e).with_context(|| format!("cannot make {}", dir.display())),
+        }
+    }
+    bail!("cannot find a free directory name for {base} here")
 }
 
 /// A URL path segment, percent-decoded (a file name in a link).
@@ -646,10 +765,10 @@ async fn download(mut response: reqwest::Response) -> anyhow::Result<Vec<u8>> {
 
 /// Opens an envelope, getting a password from `SNIP_PASSWORD` or the terminal
 /// if it needs one. A typed password may be retried: the bytes are already here.
-fn decrypt(bytes: &[u8], key: &Key) -> anyhow::Result<Vec<u8>> {
+fn decrypt(bytes: &[u8], key: &Key) -> anyhow::Result<(envelope::Meta, Vec<u8>)> {
     let header = envelope::Header::parse(bytes)?;
     if !header.needs_password() {
-        return Ok(envelope::open(bytes, key, None)?.1);
+        return Ok(envelope::open(bytes, key, None)?);
     }
     let interactive = std::io::stderr().is_terminal();
     if let Some(password) = password_from_env()? {
@@ -658,7 +777,7 @@ fn decrypt(bytes: &[u8], key: &Key) -> anyhow::Result<Vec<u8>> {
             Err(EnvelopeError::Decrypt) if interactive => {
                 eprintln!("snip: SNIP_PASSWORD is wrong (or the key is)");
             }
-            result => return Ok(result?.1),
+            result => return Ok(result?),
         }
     } else if !interactive {
         bail!("this paste needs a password: set SNIP_PASSWORD, or run snip on a terminal");
@@ -672,7 +791,7 @@ fn decrypt(bytes: &[u8], key: &Key) -> anyhow::Result<Vec<u8>> {
                 tries += 1;
                 eprintln!("snip: wrong password (or key); try again");
             }
-            result => return Ok(result?.1),
+            result => return Ok(result?),
         }
     }
 }

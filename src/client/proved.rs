@@ -13,7 +13,7 @@ use super::error_answer::ErrorAnswer;
 use super::{PasteUrl, auth, check, download, password_from_env};
 use crate::core::ErrorCode;
 use crate::core::api::{PasteInfo, ProofParams};
-use crate::core::envelope::{self, FinalKey, Key, MAX_ITERATIONS};
+use crate::core::envelope::{self, FinalKey, Key, MAX_ITERATIONS, Meta};
 
 /// The header the proof travels in.
 const PROOF_HEADER: &str = "x-snip-proof";
@@ -32,13 +32,13 @@ pub(super) struct Reader<'a> {
 }
 
 /// Reads the paste `info` with the proof of `key` (and the password, when
-/// its envelope needs one) and decrypts it.
+/// its envelope needs one) and opens it: its sealed metadata and content.
 pub(super) async fn get(
     reader: &Reader<'_>,
     info: &PasteInfo,
     params: &ProofParams,
     key: &Key,
-) -> anyhow::Result<Vec<u8>> {
+) -> anyhow::Result<(Meta, Vec<u8>)> {
     let salt = params
         .salt_bytes()
         .ok_or_else(|| anyhow!("the server sent a malformed salt for this paste"))?;
@@ -120,6 +120,6 @@ async fn read(
     Ok(Some(download(check(response).await?).await?))
 }
 
-fn open(bytes: &[u8], final_key: &FinalKey) -> anyhow::Result<Vec<u8>> {
-    Ok(envelope::open_with(bytes, final_key)?.1)
+fn open(bytes: &[u8], final_key: &FinalKey) -> anyhow::Result<(Meta, Vec<u8>)> {
+    Ok(envelope::open_with(bytes, final_key)?)
 }

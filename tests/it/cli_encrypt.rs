@@ -8,7 +8,9 @@ use snip::core::envelope::{FinalKey, Key};
 
 use crate::support::{
     Server,
-    cli::{failed, run_cli, run_cli_on_terminal_typing, stderr, stdout, two_source_files},
+    cli::{
+        failed, run_cli, run_cli_in, run_cli_on_terminal_typing, stderr, stdout, two_source_files,
+    },
 };
 
 /// Runs `snip ARGS` against `server` with `stdin`, its own token directory and
@@ -274,22 +276,12 @@ async fn burn_and_encrypt() {
 }
 
 /// Several files with `--each`: one paste and one key each; lang and name
-/// stay out of the query. Without `--each` they are refused: an encrypted
-/// paste holds one file.
+/// stay out of the query.
 #[tokio::test]
-async fn several_files() {
+async fn several_files_each() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = two_source_files(dir.path());
-    let refused = snip(
-        &server,
-        dir.path(),
-        &["put", "--encrypt", a.to_str().unwrap(), b.to_str().unwrap()],
-        b"",
-        &[],
-    );
-    assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("--each"));
     let out = ok(snip(
         &server,
         dir.path(),
@@ -325,6 +317,202 @@ async fn several_files() {
         ));
         assert_eq!(got, content.as_bytes());
     }
+}
+
+/// `put --encrypt a b` seals both files in one envelope: one paste, one
+/// key, and the server sees neither their names nor their contents, nor
+/// even that there are two. `get -o DIR` writes each; `get URL/NAME#KEY`
+/// prints one; `get URL#KEY` alone says how to reach them.
+#[tokio::test]
+async fn several_files_in_one_envelope() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_source_files(dir.path());
+    let (url, id, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &["put", "--encrypt", a.to_str().unwrap(), b.to_str().unwrap()],
+        b"",
+        &[],
+    )));
+    let meta = metadata(&server, &id).await;
+    assert_eq!(meta["encrypted"], true);
+    assert_eq!(meta["name"], serde_json::Value::Null);
+    assert!(meta["files"].as_array().is_none_or(Vec::is_empty), "{meta}");
+    let sealed = raw(&server, &id, &key, None).await;
+    assert_eq!(
+        meta["size"],
+        sealed.len() as u64,
+        "the paste is the envelope"
+    );
+    for secret in [&b"a.rs"[..], b"b.py", b"fn a() {}", b"def b(): pass"] {
+        assert!(
+            !contains(&sealed, secret),
+            "{}",
+            String::from_utf8_lossy(secret)
+        );
+    }
+    // No file of it is served by name: the server knows of none.
+    let by_name = server.status(&format!("/raw/{id}/a.rs")).await;
+    assert!(matches!(by_name, 403 | 404), "{by_name}");
+
+    let link = format!("{url}#{key}");
+    let told = failed(&snip(&server, dir.path(), &["get", &link], b"", &[]));
+    assert!(
+        told.contains("2 files (a.rs, b.py)") && told.contains("-o DIR"),
+        "{told}"
+    );
+
+    let out = dir.path().join("out");
+    let printed = stdout(&snip(
+        &server,
+        dir.path(),
+        &["get", &link, "-o", out.to_str().unwrap()],
+        b"",
+        &[],
+    ));
+    assert_eq!(std::fs::read(out.join("a.rs")).unwrap(), b"fn a() {}");
+    assert_eq!(std::fs::read(out.join("b.py")).unwrap(), b"def b(): pass");
+    assert_eq!(printed.lines().count(), 2, "{printed}");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 2);
+
+    assert_eq!(
+        ok(snip(
+            &server,
+            dir.path(),
+            &["get", &format!("{url}/b.py#{key}")],
+            b"",
+            &[]
+        )),
+        b"def b(): pass"
+    );
+    let missing = failed(&snip(
+        &server,
+        dir.path(),
+        &["get", &format!("{url}/c.py#{key}")],
+        b"",
+        &[],
+    ));
+    assert!(missing.contains("no file named \"c.py\""), "{missing}");
+}
+
+/// An encrypted several-file burn paste: a wrong password or key, or a
+/// request for one of its files, leaves it intact; the right password
+/// reads every file, once.
+#[tokio::test]
+async fn several_files_burn_once_and_wrong_key_never_burns() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_source_files(dir.path());
+    let password = [("SNIP_PASSWORD", "two files")];
+    let (url, id, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &[
+            "put",
+            "--password",
+            "--burn",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+        &password,
+    )));
+    let link = format!("{url}#{key}");
+    let out = dir.path().join("out");
+    let get_all = |env: &[(&str, &str)], link: &str| {
+        snip(
+            &server,
+            dir.path(),
+            &["get", link, "-o", out.to_str().unwrap()],
+            b"",
+            env,
+        )
+    };
+    let wrong = failed(&get_all(&[("SNIP_PASSWORD", "two files!")], &link));
+    assert!(wrong.contains("intact"), "{wrong}");
+    let mut changed = key.clone().into_bytes();
+    changed[7] = if changed[7] == b'A' { b'B' } else { b'A' };
+    let typo = failed(&get_all(
+        &password,
+        &format!("{url}#{}", String::from_utf8(changed).unwrap()),
+    ));
+    assert!(typo.contains("intact"), "{typo}");
+    let one = failed(&snip(
+        &server,
+        dir.path(),
+        &["get", &format!("{url}/a.rs#{key}")],
+        b"",
+        &password,
+    ));
+    assert!(one.contains("read whole"), "{one}");
+    assert_eq!(metadata(&server, &id).await["burn"], true);
+    assert!(!out.exists());
+
+    ok(get_all(&password, &link));
+    assert_eq!(std::fs::read(out.join("a.rs")).unwrap(), b"fn a() {}");
+    assert_eq!(std::fs::read(out.join("b.py")).unwrap(), b"def b(): pass");
+    assert_eq!(server.status(&format!("/api/pastes/{id}")).await, 404);
+    let again = failed(&get_all(&password, &link));
+    assert!(again.contains("no such paste"), "{again}");
+}
+
+/// A several-file burn paste read without `-o` is gone once read, so its
+/// files are written into a new directory named after it (never over one
+/// that is there), rather than refused and lost.
+#[tokio::test]
+async fn several_files_burn_without_a_directory_are_kept() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let (a, b) = two_source_files(dir.path());
+    let (url, id, key) = split_link(&ok(snip(
+        &server,
+        dir.path(),
+        &[
+            "put",
+            "--encrypt",
+            "--burn",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+        &[],
+    )));
+    std::fs::create_dir(cwd.path().join(&id)).unwrap();
+    let output = run_cli_in(
+        Some(cwd.path()),
+        &server,
+        dir.path(),
+        &[],
+        &["get", &format!("{url}#{key}")],
+        b"",
+    );
+    let written = cwd.path().join(format!("{id}.2"));
+    assert!(stderr(&output).contains("destroyed"), "{}", stderr(&output));
+    assert_eq!(std::fs::read(written.join("a.rs")).unwrap(), b"fn a() {}");
+    assert_eq!(
+        std::fs::read(written.join("b.py")).unwrap(),
+        b"def b(): pass"
+    );
+    assert_eq!(std::fs::read_dir(cwd.path().join(&id)).unwrap().count(), 0);
+}
+
+/// `--max-paste-size` counts the whole envelope (the sealed file list
+/// too), since that is all the server holds.
+#[tokio::test]
+async fn several_files_count_as_their_envelope() {
+    let server = Server::start_with(&["--max-paste-size=100B"]);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_source_files(dir.path());
+    let refused = failed(&snip(
+        &server,
+        dir.path(),
+        &["put", "--encrypt", a.to_str().unwrap(), b.to_str().unwrap()],
+        b"",
+        &[],
+    ));
+    assert!(refused.contains("413"), "{refused}");
 }
 
 /// The password is never a command-line value; --password without a way to ask for one fails.

@@ -8,7 +8,7 @@
 //! never change.
 
 use serde_json::Value;
-use snip::core::envelope::{self, Key, Meta};
+use snip::core::envelope::{self, Key, Meta, SealedFile};
 
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/envelope.json");
 
@@ -28,26 +28,33 @@ fn unhex_array<const N: usize>(text: &str) -> [u8; N] {
     unhex(text).try_into().unwrap()
 }
 
+/// A vector's `meta` as the file holds it: the canonical JSON of the sealed `META`.
 fn meta_json(meta: &Meta) -> Value {
-    let mut object = serde_json::Map::new();
-    for (field, value) in [
-        ("lang", &meta.lang),
-        ("name", &meta.name),
-        ("type", &meta.media_type),
-    ] {
-        if let Some(value) = value {
-            object.insert(field.into(), value.clone().into());
-        }
-    }
-    Value::Object(object)
+    serde_json::from_slice(&meta.to_json()).unwrap()
 }
 
 fn meta_from(value: &Value) -> Meta {
-    let field = |name: &str| value.get(name).and_then(Value::as_str).map(str::to_owned);
+    let field =
+        |value: &Value, name: &str| value.get(name).and_then(Value::as_str).map(str::to_owned);
+    let files = value
+        .get("files")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|file| SealedFile {
+                    name: field(file, "name").unwrap(),
+                    size: file["size"].as_u64().unwrap(),
+                    lang: field(file, "lang"),
+                    media_type: field(file, "type"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Meta {
-        lang: field("lang"),
-        name: field("name"),
-        media_type: field("type"),
+        lang: field(value, "lang"),
+        name: field(value, "name"),
+        media_type: field(value, "type"),
+        files,
     }
 }
 
@@ -68,6 +75,7 @@ fn meta(lang: Option<&str>, name: Option<&str>, media_type: Option<&str>) -> Met
         lang: lang.map(str::to_owned),
         name: name.map(str::to_owned),
         media_type: media_type.map(str::to_owned),
+        files: Vec::new(),
     }
 }
 
@@ -143,6 +151,38 @@ fn inputs() -> Vec<Inputs> {
             salt: [0xee; 16],
             iterations: 1,
             nonce: [0xff; 12],
+        },
+        Inputs {
+            description: "several files in one envelope, password, a name with an escape",
+            content: b"fn main() {}\n# Notes\n\x00\x01\x02".to_vec(),
+            meta: Meta {
+                files: vec![
+                    SealedFile {
+                        name: "main.rs".into(),
+                        size: 13,
+                        lang: Some("rust".into()),
+                        media_type: Some("text/plain; charset=utf-8".into()),
+                    },
+                    SealedFile {
+                        name: "NOTES \"draft\".md".into(),
+                        size: 8,
+                        lang: Some("markdown".into()),
+                        media_type: None,
+                    },
+                    SealedFile {
+                        name: "bytes".into(),
+                        size: 3,
+                        lang: None,
+                        media_type: Some("application/octet-stream".into()),
+                    },
+                ],
+                ..Meta::default()
+            },
+            key: counting(0x21, 5),
+            password: Some("several"),
+            salt: counting(0x30, 2),
+            iterations: 1000,
+            nonce: counting(0x70, 3),
         },
     ]
 }

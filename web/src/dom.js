@@ -149,3 +149,12 @@ export function downloadBytes(bytes, name, type = 'application/octet-stream') {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60000);
 }
+
+/** Bytes as UTF-8 text, or null if they are not UTF-8. */
+export function decodeText(bytes) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}

@@ -152,17 +152,91 @@ export async function verifierOf(proof) {
   return new Uint8Array(await subtle().digest('SHA-256', proof));
 }
 
-/** META as UTF-8 JSON: only the known string fields, in a fixed order. */
+/**
+ * META as UTF-8 JSON: only the known string fields, in a fixed order, then
+ * `files` (several files in one envelope: `[{name, size, lang, type}]` in
+ * content order) when there are any.
+ */
 export function encodeMeta(meta = {}) {
   const clean = {};
   for (const field of META_FIELDS) {
     if (typeof meta[field] === 'string' && meta[field] !== '') clean[field] = meta[field];
   }
+  if (Array.isArray(meta.files) && meta.files.length > 0) {
+    clean.files = meta.files.map((file) => {
+      const entry = { name: file.name, size: file.size };
+      for (const field of META_FIELDS) {
+        if (field !== 'name' && typeof file[field] === 'string' && file[field] !== '') entry[field] = file[field];
+      }
+      return entry;
+    });
+  }
   return new TextEncoder().encode(JSON.stringify(clean));
 }
 
+/** The most bytes a file name may have (as the server's). */
+const MAX_NAME_BYTES = 255;
+
 /**
- * Encrypts `content` (bytes) with `meta` ({lang, name, type}) under `key`.
+ * Whether `name` is a safe base name, as the server and the CLI reduce
+ * names to (core/files.rs): no `/` or `\`, no control or format
+ * characters, no white space at either end, not `.` or `..`, at most 255
+ * bytes. A decrypted name is used as an element's `id`, so it must be one.
+ */
+export function isSafeBaseName(name) {
+  return (
+    typeof name === 'string' &&
+    name !== '' &&
+    name !== '.' &&
+    name !== '..' &&
+    name === name.trim() &&
+    !/[\p{Cc}\p{Cf}/\\]/u.test(name) &&
+    new TextEncoder().encode(name).length <= MAX_NAME_BYTES
+  );
+}
+
+/**
+ * Several files with their bytes: what `files` of an opened envelope
+ * lists, each with its slice of `content`. Empty for one file.
+ * @returns {{name: string, size: number, lang?: string, type?: string, bytes: Uint8Array}[]}
+ */
+export function splitFiles(meta, content) {
+  let at = 0;
+  return (meta.files || []).map((file) => {
+    const bytes = content.subarray(at, at + file.size);
+    at += file.size;
+    return { ...file, bytes };
+  });
+}
+
+/** META's `files`, checked as Rust's reader checks them: malformed unless they describe `contentLength` bytes. */
+function parseFiles(list, contentLength) {
+  if (list === undefined || list === null) return [];
+  const malformed = (what) => new EnvelopeError('malformed_plaintext', `the decrypted file list is malformed (${what})`);
+  if (!Array.isArray(list)) throw malformed('not an array');
+  const seen = new Set();
+  let sum = 0;
+  const files = list.map((entry) => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw malformed('an entry is not an object');
+    const file = { name: entry.name, size: entry.size };
+    for (const field of ['lang', 'type']) {
+      if (typeof entry[field] === 'string') file[field] = entry[field];
+      else if (entry[field] !== undefined && entry[field] !== null) throw malformed('a field is not a string');
+    }
+    if (!isSafeBaseName(file.name)) throw malformed('a name is not a plain file name');
+    if (!Number.isSafeInteger(file.size) || file.size <= 0) throw malformed('a size is not a positive whole number');
+    if (seen.has(file.name)) throw malformed('two files have one name');
+    seen.add(file.name);
+    sum += file.size;
+    return file;
+  });
+  if (files.length > 0 && sum !== contentLength) throw malformed('the sizes do not add up to the content');
+  return files;
+}
+
+/**
+ * Encrypts `content` (bytes) with `meta` ({lang, name, type}, or {files}
+ * for several files whose bytes `content` holds one after the other) under `key`.
  *
  * `options.password` (any string, even empty, as docs/envelope.md says; `null`
  * or absent for none) adds PBKDF2; `iterations`, `salt`
@@ -320,5 +394,8 @@ function parsePlaintext(plaintext) {
   for (const field of META_FIELDS) {
     if (typeof parsed[field] === 'string') meta[field] = parsed[field];
   }
-  return { meta, content: plaintext.slice(4 + metaLen) };
+  const content = plaintext.slice(4 + metaLen);
+  const files = parseFiles(parsed.files, content.length);
+  if (files.length > 0) meta.files = files;
+  return { meta, content };
 }

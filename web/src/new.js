@@ -1,6 +1,8 @@
 // The new-paste page: editor keys, language auto-detection, encryption,
-// attachments (picker, drag and drop, clipboard) and the share panel (its
-// QR code module is loaded only once a paste is created).
+// attachments (picker, drag and drop, clipboard), several files as tabs
+// (each with its own name and language; shown only from the second file
+// on, so one file is edited as it always was) and the share panel (its QR
+// code module is loaded only once a paste is created).
 // Without JavaScript the same form still posts to the server.
 
 import { $, $$, copyText, describeError, el, flash, formatBytes, say, show } from './dom.js';
@@ -16,6 +18,20 @@ const MAX_EDITOR_FILE = 2 * 1024 * 1024;
 /** Attached images shown before upload. */
 const PREVIEW_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp'];
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-sh|x-yaml|toml|sql|x-httpd-php)|image\/svg\+xml$)/;
+
+/** A file being edited: its text (or attached bytes), name and chosen language. */
+function blankTab() {
+  return { text: '', name: '', lang: '', attachment: null };
+}
+
+/** A tab's language: the chosen one, else its name's, else a confident guess from its text. */
+function tabLanguage(tab) {
+  if (tab.lang) return tab.lang;
+  const fromName = languageForFileName(tab.name.trim());
+  if (fromName) return fromName;
+  const guess = detectLanguage(tab.text);
+  return guess.relevance >= 5 && guess.language !== 'plaintext' ? guess.language : undefined;
+}
 
 export function initNew() {
   const form = $('#new');
@@ -34,6 +50,9 @@ class Editor {
     this.detected = null;
     this.attachment = null;
     this.leaveEditor = false;
+    /** The files being edited; the current one's are in the form's fields. */
+    this.tabs = [blankTab()];
+    this.current = 0;
   }
 
   start() {
@@ -43,6 +62,7 @@ class Editor {
     this.detection();
     this.encryption();
     this.files();
+    this.tabsUi();
     this.cloneFromSession();
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -150,9 +170,10 @@ class Editor {
 
   files() {
     const picker = $('#file');
-    picker.addEventListener('change', () => {
-      if (picker.files.length) this.takeFile(picker.files[0]);
+    picker.addEventListener('change', async () => {
+      const chosen = Array.from(picker.files);
       picker.value = '';
+      await this.takeFiles(chosen);
     });
     const zone = this.form;
     let depth = 0;
@@ -171,16 +192,16 @@ class Editor {
     zone.addEventListener('drop', (event) => {
       depth = 0;
       zone.classList.remove('dragging');
-      const file = event.dataTransfer?.files?.[0];
-      if (!file) return;
+      const dropped = Array.from(event.dataTransfer?.files || []);
+      if (!dropped.length) return;
       event.preventDefault();
-      this.takeFile(file);
+      this.takeFiles(dropped);
     });
     this.area.addEventListener('paste', (event) => {
-      const file = event.clipboardData?.files?.[0];
-      if (!file) return;
+      const pasted = Array.from(event.clipboardData?.files || []);
+      if (!pasted.length) return;
       event.preventDefault();
-      this.takeFile(file);
+      this.takeFiles(pasted);
     });
     $('#paste-clipboard').addEventListener('click', () => this.pasteFromClipboard());
     $('#attachment-remove').addEventListener('click', () => this.dropAttachment());
@@ -211,6 +232,103 @@ class Editor {
     }
   }
 
+  /**
+   * One file goes into the current tab, as it always did. Several: the
+   * first into the current tab if it is empty, every other into a new tab.
+   */
+  async takeFiles(list) {
+    if (list.length === 1) {
+      await this.takeFile(list[0]);
+      return;
+    }
+    let rest = list;
+    if (!this.attachment && this.area.value === '') {
+      await this.takeFile(list[0]);
+      rest = list.slice(1);
+    }
+    for (const file of rest) {
+      this.addTab();
+      await this.takeFile(file);
+    }
+    say(this.status, `Added ${list.length} files, one tab each.`, 'ok');
+  }
+
+  /** The tab strip, Add file and Remove this file. */
+  tabsUi() {
+    $('#add-file').addEventListener('click', () => {
+      this.addTab();
+      this.area.focus();
+    });
+    $('#remove-file').addEventListener('click', () => this.removeTab(this.current));
+    this.name.addEventListener('input', () => this.drawTabs());
+  }
+
+  /** Keeps the form's fields in the current tab. */
+  saveTab() {
+    const tab = this.tabs[this.current];
+    tab.text = this.area.value;
+    tab.name = this.name.value;
+    tab.lang = this.lang.value;
+    tab.attachment = this.attachment;
+  }
+
+  /** Puts tab `index` into the form's fields. */
+  openTab(index) {
+    this.current = index;
+    const tab = this.tabs[index];
+    this.dropAttachment();
+    this.area.value = tab.text;
+    this.name.value = tab.name;
+    this.lang.value = tab.lang;
+    if (tab.attachment) this.showAttachment(tab.attachment);
+    this.detected = null;
+    this.rerunDetection();
+    this.drawTabs();
+  }
+
+  addTab() {
+    this.saveTab();
+    this.tabs.push(blankTab());
+    this.openTab(this.tabs.length - 1);
+  }
+
+  removeTab(index) {
+    if (this.tabs.length < 2) return;
+    this.saveTab();
+    this.tabs.splice(index, 1);
+    this.openTab(Math.min(index, this.tabs.length - 1));
+    this.area.focus();
+  }
+
+  /** The tab strip: hidden for one file, one tab per file from two on. */
+  drawTabs() {
+    const strip = $('#tabs');
+    show(strip, this.tabs.length > 1);
+    const list = $('#tab-list');
+    list.replaceChildren();
+    if (this.tabs.length < 2) return;
+    this.tabs.forEach((tab, index) => {
+      const name = index === this.current ? this.name.value.trim() : tab.name.trim();
+      const selected = index === this.current;
+      const button = el('button', { type: 'button', role: 'tab', 'aria-selected': String(selected), tabindex: selected ? '0' : '-1' }, name || `File ${index + 1}`);
+      button.addEventListener('click', () => {
+        if (index === this.current) return;
+        this.saveTab();
+        this.openTab(index);
+      });
+      button.addEventListener('keydown', (event) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+        if (!step) return;
+        event.preventDefault();
+        this.saveTab();
+        this.openTab((this.current + step + this.tabs.length) % this.tabs.length);
+        $('[role=tab][aria-selected=true]', list)?.focus();
+      });
+      list.append(button);
+    });
+    $('#remove-file').textContent = `Remove ${this.name.value.trim() || `file ${this.current + 1}`}`;
+  }
+
   async takeFile(file) {
     if (file.size > this.maxSize) {
       say(this.status, `${file.name} is ${formatBytes(file.size)}; this server takes at most ${formatBytes(this.maxSize)}.`, 'error');
@@ -233,18 +351,26 @@ class Editor {
       this.area.dispatchEvent(new Event('input', { bubbles: true }));
       const lang = languageForFileName(file.name);
       if (lang) this.lang.value = lang;
+      this.drawTabs();
       say(this.status, `Loaded ${file.name} into the editor.`, 'ok');
       this.area.focus();
       return;
     }
-    this.attachment = { bytes, type: file.type || 'application/octet-stream', name: file.name };
-    $('#attachment-name').textContent = `${file.name} (${file.type || 'binary'}, ${formatBytes(file.size)})`;
-    this.previewImage(bytes, file.type);
+    this.showAttachment({ bytes, type: file.type || 'application/octet-stream', name: file.name });
+    this.drawTabs();
+    say(this.status, '');
+  }
+
+  /** A file that is not text, in place of the editor. */
+  showAttachment(attachment) {
+    this.attachment = attachment;
+    const { bytes, type, name } = attachment;
+    $('#attachment-name').textContent = `${name} (${type === 'application/octet-stream' ? 'binary' : type}, ${formatBytes(bytes.length)})`;
+    this.previewImage(bytes, type);
     show($('#attachment'));
     show(this.area, false);
     this.area.required = false;
     this.lang.disabled = true;
-    say(this.status, '');
   }
 
   /** An attached image is shown before it is sent (from memory, never uploaded for it). */
@@ -289,6 +415,10 @@ class Editor {
   }
 
   async create() {
+    if (this.tabs.length > 1) {
+      await this.createFiles();
+      return;
+    }
     const button = $('button[type=submit]', this.form);
     const encrypted = $('#encrypt').checked;
     const password = $('#password').value;
@@ -301,12 +431,7 @@ class Editor {
     }
     if (this.detected === null && !this.attachment) this.rerunDetection();
     const lang = this.attachment ? null : this.effectiveLanguage();
-    const params = new URLSearchParams();
-    const ttl = $('#ttl').value;
-    if (ttl) params.set('ttl', ttl);
-    if ($('#burn').checked) params.set('burn', 'true');
-    const visibility = $('#visibility')?.value || 'unlisted';
-    if (visibility !== 'unlisted') params.set('visibility', visibility);
+    const { params, visibility } = this.lifetimeParams();
     const content = this.attachment ? this.attachment.bytes : new TextEncoder().encode(text);
     if (content.length > this.maxSize) {
       say(this.status, `The paste is ${formatBytes(content.length)}; this server takes at most ${formatBytes(this.maxSize)}.`, 'error');
@@ -318,15 +443,8 @@ class Editor {
     let key = null;
     try {
       if (encrypted) {
-        say(this.status, password ? 'Encrypting (deriving the key from the password)…' : 'Encrypting…');
-        key = generateKey();
         const meta = { lang: lang || undefined, name: name || undefined, type: this.attachment?.type };
-        const sealed = await encryptProved(content, meta, key, { password: password || null });
-        body = sealed.envelope;
-        params.set('encrypted', 'true');
-        // Readers must prove the key (and password) before the server serves
-        // or burns the ciphertext (docs/envelope.md, "Proof of key").
-        params.set('verifier', encodeBase64Url(await verifierOf(sealed.proof)));
+        ({ body, key } = await this.seal(content, meta, params, password));
         contentType = 'application/octet-stream';
       } else if (this.attachment) {
         body = new FormData();
@@ -337,21 +455,120 @@ class Editor {
         body = content;
         contentType = 'text/plain; charset=utf-8';
       }
-      say(this.status, 'Uploading…');
-      const headers = { accept: 'application/json' };
-      if (contentType) headers['content-type'] = contentType;
       const size = body instanceof FormData ? content.length : body.length;
-      const response = await upload(`/?${params}`, { body, headers, size, anchor: this.status });
-      const { json } = response;
-      if (!response.ok) {
-        const message = json?.error?.message || `${response.status} ${response.statusText}`;
-        const prefix = { 413: 'Too large: ', 429: 'Too many pastes right now; wait a moment. ', 507: 'The server is full: ' }[response.status] || '';
-        say(this.status, `${prefix}${message}`, 'error');
+      await this.send(params, { body, contentType, size }, { key, encrypted, withPassword: Boolean(password && encrypted), visibility });
+    } catch (error) {
+      if (error instanceof Cancelled) say(this.status, error.message);
+      else say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  /**
+   * Uploads a new paste (`contentType` null for a form) and shows its link,
+   * with the key of an encrypted one, or says why the server refused it.
+   */
+  async send(params, { body, contentType, size }, { key, encrypted, withPassword, visibility }) {
+    say(this.status, 'Uploading…');
+    const headers = { accept: 'application/json' };
+    if (contentType) headers['content-type'] = contentType;
+    const response = await upload(`/?${params}`, { body, headers, size, anchor: this.status });
+    const { json } = response;
+    if (!response.ok) {
+      const message = json?.error?.message || `${response.status} ${response.statusText}`;
+      const prefix = { 413: 'Too large: ', 429: 'Too many pastes right now; wait a moment. ', 507: 'The server is full: ' }[response.status] || '';
+      say(this.status, `${prefix}${message}`, 'error');
+      return;
+    }
+    remember(json.id, json.delete_token, json.expires_at, key ? encodeKey(key) : null);
+    const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
+    this.showResult(json, link, encrypted, withPassword, visibility);
+  }
+
+  /**
+   * Seals `content` and `meta` under a fresh key (and the password), adding
+   * to `params` what the server needs: readers must prove the key (and
+   * password) before it serves or burns the ciphertext (docs/envelope.md,
+   * "Proof of key").
+   */
+  async seal(content, meta, params, password) {
+    say(this.status, password ? 'Encrypting (deriving the key from the password)…' : 'Encrypting…');
+    const key = generateKey();
+    const sealed = await encryptProved(content, meta, key, { password: password || null });
+    params.set('encrypted', 'true');
+    params.set('verifier', encodeBase64Url(await verifierOf(sealed.proof)));
+    return { body: sealed.envelope, key };
+  }
+
+  /** The options every new paste sends (lifetime, burn, visibility). */
+  lifetimeParams() {
+    const params = new URLSearchParams();
+    const ttl = $('#ttl').value;
+    if (ttl) params.set('ttl', ttl);
+    if ($('#burn').checked) params.set('burn', 'true');
+    const visibility = $('#visibility')?.value || 'unlisted';
+    if (visibility !== 'unlisted') params.set('visibility', visibility);
+    return { params, visibility };
+  }
+
+  /**
+   * Several tabs make one several-file paste: a form of one `file` part per
+   * tab, or encrypted one envelope listing them (docs/envelope.md). Each
+   * needs content and a name of its own.
+   */
+  async createFiles() {
+    this.saveTab();
+    const files = [];
+    for (const [index, tab] of this.tabs.entries()) {
+      const name = tab.name.trim();
+      const problem =
+        !tab.attachment && tab.text === ''
+          ? 'is empty'
+          : name === ''
+            ? 'has no name (a paste of several files needs one for each)'
+            : files.some((file) => file.name === name)
+              ? `has the name ${name} of another file`
+              : null;
+      if (problem) {
+        this.openTab(index);
+        say(this.status, `File ${index + 1} ${problem}.`, 'error');
+        (problem === 'is empty' ? this.area : this.name).focus();
         return;
       }
-      remember(json.id, json.delete_token, json.expires_at, key ? encodeKey(key) : null);
-      const link = key ? `${json.url}#${encodeKey(key)}` : json.url;
-      this.showResult(json, link, encrypted, Boolean(password && encrypted), visibility);
+      const bytes = tab.attachment ? tab.attachment.bytes : new TextEncoder().encode(tab.text);
+      const type = tab.attachment ? tab.attachment.type : 'text/plain; charset=utf-8';
+      files.push({ name, size: bytes.length, lang: tab.attachment ? undefined : tabLanguage(tab), type, bytes });
+    }
+    const size = files.reduce((sum, file) => sum + file.size, 0);
+    if (size > this.maxSize) {
+      say(this.status, `The files are ${formatBytes(size)} together; this server takes at most ${formatBytes(this.maxSize)}.`, 'error');
+      return;
+    }
+    const encrypted = $('#encrypt').checked;
+    const password = $('#password').value;
+    const { params, visibility } = this.lifetimeParams();
+    const button = $('button[type=submit]', this.form);
+    button.disabled = true;
+    let body;
+    let contentType = null;
+    let key = null;
+    try {
+      if (encrypted) {
+        const content = new Uint8Array(size);
+        let at = 0;
+        for (const file of files) {
+          content.set(file.bytes, at);
+          at += file.size;
+        }
+        const list = files.map(({ name, size, lang, type }) => ({ name, size, lang, type }));
+        ({ body, key } = await this.seal(content, { files: list }, params, password));
+        contentType = 'application/octet-stream';
+      } else {
+        body = new FormData();
+        for (const file of files) body.append('file', new Blob([file.bytes], { type: file.type }), file.name);
+      }
+      await this.send(params, { body, contentType, size }, { key, encrypted, withPassword: Boolean(password && encrypted), visibility });
     } catch (error) {
       if (error instanceof Cancelled) say(this.status, error.message);
       else say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
@@ -382,6 +599,9 @@ class Editor {
   reset() {
     this.form.reset();
     this.dropAttachment();
+    this.tabs = [blankTab()];
+    this.current = 0;
+    this.drawTabs();
     this.detected = null;
     this.lang.querySelector('option[value=""]').textContent = 'Auto-detect';
     $('#encrypt').dispatchEvent(new Event('change'));

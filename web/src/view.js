@@ -4,7 +4,7 @@
 // and rendered Markdown (its module is loaded only for Markdown pastes).
 
 import { codeText, enableLineLinks, renderCode } from './code.js';
-import { $, copyText, describeError, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
+import { $, copyText, decodeText, describeError, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
 import {
   decodeBase64Url,
   decodeKey,
@@ -15,8 +15,9 @@ import {
   EnvelopeError,
   inspect,
   proofOf,
+  splitFiles,
 } from './envelope.js';
-import { enhanceFiles } from './files.js';
+import { enhanceFiles, showSealedFiles } from './files.js';
 import { buildFragment, parseFragment } from './fragment.js';
 import { displayName, languageForFileName, resolveLanguage } from './highlight.js';
 import { loadRest, renderLong } from './longlog.js';
@@ -37,12 +38,9 @@ function essence(type) {
   return (type || '').split(';')[0].trim().toLowerCase();
 }
 
-function decodeText(bytes) {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return null;
-  }
+/** An opened envelope's metadata as the page keeps it. */
+function plainMeta(meta) {
+  return { lang: meta.lang || null, name: meta.name || null, type: meta.type || '', files: meta.files || null };
 }
 
 export async function initView() {
@@ -319,6 +317,13 @@ class PastePage {
   async showContent(bytes, meta) {
     this.meta = { ...this.meta, ...meta };
     const container = $('#content');
+    if (meta.files) {
+      // Several files sealed in one envelope: each under its own heading,
+      // as the server shows a plain several-file paste.
+      $('.title', this.article).textContent = `${meta.files.length} files`;
+      await showSealedFiles(container, splitFiles(meta, bytes));
+      return;
+    }
     container.replaceChildren();
     const type = essence(meta.type);
     const name = meta.name || this.id;
@@ -478,7 +483,7 @@ class PastePage {
       say(this.status, '');
       const { meta, content } = opened;
       this.markDecrypted(content.length);
-      await this.showContent(content, { lang: meta.lang || null, name: meta.name || null, type: meta.type || '' });
+      await this.showContent(content, plainMeta(meta));
       return true;
     };
     if (iterations === 0) {
@@ -534,7 +539,7 @@ class PastePage {
         say(this.status, '');
         show($('#unlock'), false);
         this.markDecrypted(content.length);
-        await this.showContent(content, { lang: meta.lang || null, name: meta.name || null, type: meta.type || '' });
+        await this.showContent(content, plainMeta(meta));
         return true;
       } catch (error) {
         if (error instanceof EnvelopeError && error.code === 'auth_failed' && password) return false;

@@ -15,7 +15,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { decodeKey, encodeBase64Url, proofOf } from '../src/envelope.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import qrcode from 'qrcode-generator';
@@ -1546,6 +1546,159 @@ describe('several files', () => {
     await page.click('[id="file-Cargo.toml"] a:text-is("Raw")');
     await page.waitForURL(`${server.url}/raw/${id}/Cargo.toml`);
     assert.equal(await page.textContent('body'), TOML);
+    await context.close();
+  });
+
+  test('each file has its own Copy and shift-click line range; the page passes axe', async () => {
+    const id = await createFiles([
+      ['notes.txt', NOTES],
+      ['greet.py', PYTHON],
+    ]);
+    const { page, context } = await newPage({ bypassCSP: true });
+    await page.goto(`${server.url}/${id}`);
+    await page.waitForSelector('#content.files pre.code.hljs >> nth=1');
+    await page.click('[id="file-notes.txt-L2"] a.ln');
+    await page.click('[id="file-notes.txt-L5"] a.ln', { modifiers: ['Shift'] });
+    assert.equal(new URL(page.url()).hash, '#file-notes.txt-L2-L5');
+    const marked = ['file-notes.txt-L2', 'file-notes.txt-L3', 'file-notes.txt-L4', 'file-notes.txt-L5'];
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), marked);
+    // A range in another file starts from that file's own anchor.
+    await page.click('[id="file-greet.py-L3"] a.ln');
+    await page.click('[id="file-greet.py-L1"] a.ln', { modifiers: ['Shift'] });
+    assert.equal(new URL(page.url()).hash, '#file-greet.py-L1-L3');
+    // The address's range is marked when the page opens.
+    await page.goto('about:blank');
+    await page.goto(`${server.url}/${id}#file-notes.txt-L2-L5`);
+    await page.waitForSelector('[id="file-notes.txt-L5"].hl');
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), marked);
+    await page.click('[id="file-greet.py"] button.copy-file');
+    await page.waitForSelector('[id="file-greet.py"] button.copy-file:text-is("Copied")');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), PYTHON);
+    await assertAccessible(page, 'several files');
+    await context.close();
+  });
+
+  /** Files in a fresh directory for the CLI: their paths. */
+  function filesOnDisk(files) {
+    const dir = mkdtempSync(join(tmpdir(), 'snip-files-'));
+    return files.map(([name, text]) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return path;
+    });
+  }
+
+  test('an encrypted several-file paste (snip put --encrypt a b c) is decrypted into its files', async () => {
+    const link = cli(['put', '--encrypt', ...filesOnDisk([['notes.txt', NOTES], ['greet.py', PYTHON], ['Cargo.toml', TOML]])]).trim();
+    const id = new URL(link).pathname.slice(1);
+    const meta = await (await fetch(`${server.url}/api/pastes/${id}`)).json();
+    assert.equal(meta.encrypted, true);
+    assert.equal(meta.files, undefined, 'the server knows of no files');
+    const { page, context } = await newPage({ bypassCSP: true });
+    await page.goto(`${link}&file-greet.py-L4`);
+    await page.waitForSelector('#content.files pre.code.hljs >> nth=2');
+    assert.equal(await page.textContent('h1.title'), '3 files');
+    assert.deepEqual(await page.$$eval('.file h2', (n) => n.map((x) => x.textContent)), ['notes.txt', 'greet.py', 'Cargo.toml']);
+    assert.equal(await page.getAttribute('[id="file-greet.py"] pre', 'data-language'), 'python');
+    assert.equal(await page.textContent('[id="file-notes.txt-L80"] .lc'), 'note 80');
+    assert.deepEqual(await page.$$eval('.line.hl', (n) => n.map((x) => x.id)), ['file-greet.py-L4']);
+    assert.equal(await page.locator('.files-all').count(), 0, 'no zip of ciphertext');
+    // Line links keep the key before them.
+    await page.click('[id="file-Cargo.toml-L1"] a.ln');
+    await page.click('[id="file-Cargo.toml-L2"] a.ln', { modifiers: ['Shift'] });
+    assert.equal(new URL(page.url()).hash, `${new URL(link).hash}&file-Cargo.toml-L1-L2`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[id="file-Cargo.toml"] button.download-file')]);
+    assert.equal(download.suggestedFilename(), 'Cargo.toml');
+    assert.equal(readFileSync(await download.path(), 'utf8'), TOML);
+    await page.click('[id="file-greet.py"] button.copy-file');
+    await page.waitForSelector('[id="file-greet.py"] button.copy-file:text-is("Copied")');
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), PYTHON);
+    await assertAccessible(page, 'encrypted several files');
+    await context.close();
+  });
+
+  test('an encrypted several-file burn paste gives all its files at its one reveal', async () => {
+    const link = cli(['put', '--encrypt', '--burn', ...filesOnDisk([['greet.py', PYTHON], ['Cargo.toml', TOML]])]).trim();
+    const id = new URL(link).pathname.slice(1);
+    const { page, context } = await newPage();
+    await page.goto(link);
+    await page.click('#reveal button');
+    await page.waitForSelector('[id="file-Cargo.toml"] pre.code.hljs');
+    assert.deepEqual(await page.$$eval('.file h2', (n) => n.map((x) => x.textContent)), ['greet.py', 'Cargo.toml']);
+    assert.equal(await page.textContent('[id="file-greet.py-L1"] .lc'), 'import sys');
+    assert.equal((await fetch(`${server.url}/api/pastes/${id}`)).status, 404);
+    await context.close();
+  });
+
+  /** Fills the current tab of the editor. */
+  async function fillTab(page, name, text) {
+    await page.fill('#content', text);
+    await page.fill('#name', name);
+  }
+
+  for (const encrypt of [false, true]) {
+    test(`the editor's tabs make one several-file paste${encrypt ? ' (encrypted)' : ''}`, async () => {
+      const { page, context } = await newPage();
+      await page.goto(`${server.url}/new`);
+      assert.equal(await page.isVisible('#tabs'), false, 'one file: no tabs');
+      await fillTab(page, 'greet.py', PYTHON);
+      await page.click('#add-file');
+      assert.deepEqual(await page.$$eval('[role=tab]', (n) => n.map((x) => x.textContent)), ['greet.py', 'File 2']);
+      assert.equal(await page.inputValue('#content'), '', 'a new tab is empty');
+      await fillTab(page, 'notes.txt', NOTES);
+      await page.click('#add-file');
+      await fillTab(page, 'dropped.txt', 'this tab is removed');
+      await page.click('#add-file');
+      await fillTab(page, 'Cargo.toml', TOML);
+      // Remove the third tab; the others keep what they hold.
+      await page.click('[role=tab]:text-is("dropped.txt")');
+      assert.equal(await page.inputValue('#content'), 'this tab is removed');
+      await page.click('#remove-file');
+      assert.deepEqual(await page.$$eval('[role=tab]', (n) => n.map((x) => x.textContent)), ['greet.py', 'notes.txt', 'Cargo.toml']);
+      await page.click('[role=tab]:text-is("greet.py")');
+      assert.equal(await page.inputValue('#content'), PYTHON);
+      assert.equal(await page.inputValue('#name'), 'greet.py');
+      await page.selectOption('#lang', 'python');
+      if (encrypt) await page.check('#encrypt');
+      await page.click('button[type=submit]');
+      await page.waitForSelector('#result:not([hidden])', { timeout: 20000 });
+      const link = await page.inputValue('#result-url');
+      assert.equal(new URL(link).hash !== '', encrypt);
+      await page.goto(link);
+      await page.waitForSelector('#content.files pre.code.hljs >> nth=2');
+      assert.deepEqual(await page.$$eval('.file h2', (n) => n.map((x) => x.textContent)), ['greet.py', 'notes.txt', 'Cargo.toml']);
+      assert.equal(await page.textContent('[id="file-notes.txt-L80"] .lc'), 'note 80');
+      assert.equal(await page.getAttribute('[id="file-greet.py"] pre', 'data-language'), 'python');
+      const id = new URL(link).pathname.slice(1);
+      const meta = await (await fetch(`${server.url}/api/pastes/${id}`)).json();
+      assert.equal((meta.files || []).length, encrypt ? 0 : 3);
+      await context.close();
+    });
+  }
+
+  test('several files picked at once open one tab each; a tab without a name is refused', async () => {
+    const { page, context } = await newPage();
+    await page.goto(`${server.url}/new`);
+    await page.setInputFiles('#file', [
+      { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('first\n') },
+      { name: 'b.txt', mimeType: 'text/plain', buffer: Buffer.from('second\n') },
+      { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG },
+    ]);
+    await page.waitForSelector('[role=tab] >> nth=2');
+    assert.deepEqual(await page.$$eval('[role=tab]', (n) => n.map((x) => x.textContent)), ['a.txt', 'b.txt', 'dot.png']);
+    assert.equal(await page.isVisible('#attachment'), true, 'the image is an attachment');
+    await page.click('#add-file');
+    await page.fill('#content', 'no name');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#form-status[data-kind=error]');
+    assert.match(await page.textContent('#form-status'), /File 4 has no name/);
+    await page.click('#remove-file');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#result:not([hidden])');
+    await page.goto(await page.inputValue('#result-url'));
+    await page.waitForSelector('[id="file-b.txt"] pre.code');
+    assert.equal(await page.textContent('[id="file-b.txt-L1"] .lc'), 'second');
+    assert.equal(await page.locator('[id="file-dot.png"]').count(), 1);
     await context.close();
   });
 

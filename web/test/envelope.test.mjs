@@ -105,6 +105,45 @@ describe('envelope errors', () => {
   });
 });
 
+describe('several files in one envelope', () => {
+  test('the list is sealed with them, and each file gets its own bytes', async () => {
+    const key = envelope.generateKey();
+    const files = [
+      { name: 'main.rs', size: 12, lang: 'rust' },
+      { name: 'notes', size: 3 },
+    ];
+    const sealed = await envelope.encrypt(text('fn main() {}abc'), { files }, key);
+    const { meta, content } = await envelope.decrypt(sealed, key);
+    assert.deepEqual(meta, { files });
+    const split = envelope.splitFiles(meta, content);
+    assert.deepEqual(split.map((f) => [f.name, new TextDecoder().decode(f.bytes)]), [['main.rs', 'fn main() {}'], ['notes', 'abc']]);
+    assert.equal(
+      new TextDecoder().decode(envelope.encodeMeta({ files })),
+      '{"files":[{"name":"main.rs","size":12,"lang":"rust"},{"name":"notes","size":3}]}',
+    );
+  });
+
+  test('a list that does not describe the content, or names a file unsafely, is malformed', async () => {
+    const key = envelope.generateKey();
+    const abc = text('abc');
+    for (const files of [
+      [{ name: 'a', size: 1 }, { name: 'b', size: 1 }],
+      [{ name: 'a', size: 2 }, { name: 'b', size: 2 }],
+      [{ name: 'a', size: 1 }, { name: 'a', size: 2 }],
+      [{ name: 'a', size: 0 }, { name: 'b', size: 3 }],
+      [{ name: '../a', size: 3 }],
+      [{ name: 'd\\a', size: 3 }],
+      [{ name: '..', size: 3 }],
+      [{ name: 'a\u0007', size: 3 }],
+      [{ name: 'x\u202e', size: 3 }],
+      [{ name: 'a', size: 1.5 }, { name: 'b', size: 1.5 }],
+    ]) {
+      const sealed = await envelope.encrypt(abc, { files }, key);
+      await assert.rejects(envelope.decrypt(sealed, key), { code: 'malformed_plaintext' }, JSON.stringify(files));
+    }
+  });
+});
+
 // Shared vectors from the Rust implementation (docs/envelope.md, "Test vectors").
 const vectorsPath = join(repoRoot, 'tests/vectors/envelope.json');
 describe('shared test vectors', { skip: !existsSync(vectorsPath) && 'tests/vectors/envelope.json is not there yet' }, () => {

@@ -29,3 +29,17 @@ test('logs are told from code', async () => {
   assert.ok(!looksLikeLog('INFO once\nand then prose'));
   assert.ok(!looksLikeLog(''));
 });
+
+test('the fragment names a file or its lines last, after any key, whatever its name holds', async () => {
+  const { buildFragment, parseFragment } = await import('../src/fragment.js');
+  const key = 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8';
+  assert.deepEqual(parseFragment('#file-main.rs-L3-L9'), { key: null, lines: null, deleteToken: null, target: 'file-main.rs-L3-L9' });
+  const parsed = parseFragment(`#${key}&file-a%26b%20longnamewithoutdotsatall-L2`);
+  assert.equal(parsed.key, key);
+  assert.equal(parsed.target, 'file-a%26b%20longnamewithoutdotsatall-L2');
+  assert.equal(parsed.lines, null);
+  assert.equal(buildFragment(parsed), `#${key}&file-a%26b%20longnamewithoutdotsatall-L2`);
+  // A name that looks like a key is never taken for one.
+  assert.equal(parseFragment(`#${key}&file-${'x'.repeat(43)}`).key, key);
+  assert.deepEqual(parseFragment(`#${key}&L4`), { key, lines: [4, 4], deleteToken: null, target: null });
+});

@@ -3,7 +3,8 @@
 // envelope, and decrypting its envelope gives its inputs.
 //
 // Fields as docs/envelope.md lists them: `content`, `salt`, `nonce`,
-// `envelope`, `proof` and `verifier` in hex, `key` as the link fragment (base64url), `meta` an object.
+// `envelope`, `proof` and `verifier` in hex, `key` as the link fragment (base64url), `meta` an object
+// (with `files`, for several files in one envelope).
 
 import assert from 'node:assert/strict';
 import * as envelope from '../src/envelope.js';
@@ -56,7 +57,15 @@ export async function checkVector(vector) {
   assert.deepEqual(opened.content, content, `${name}: decrypt content`);
   const wanted = {};
   for (const k of ['lang', 'name', 'type']) if (typeof meta[k] === 'string') wanted[k] = meta[k];
+  if (Array.isArray(meta.files) && meta.files.length > 0) wanted.files = meta.files;
   assert.deepEqual(opened.meta, wanted, `${name}: decrypt meta`);
+  // Several files: each gets its own bytes, in order.
+  const split = envelope.splitFiles(opened.meta, opened.content);
+  assert.deepEqual(
+    split.map((file) => file.bytes.length),
+    (meta.files || []).map((file) => file.size),
+    `${name}: split files`,
+  );
 
   // Proof of key: HKDF of the final key, and its SHA-256 as the verifier.
   const proved = await envelope.encryptProved(content, meta, key, {

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! envelope  = "SNIP" ‖ version 1 ‖ flags ‖ u32_be iterations ‖ salt[16] ‖ nonce[12] ‖ ciphertext ‖ tag[16]
-//! plaintext = u32_be(len(META)) ‖ META ‖ CONTENT      (META: JSON {lang, name, type})
+//! plaintext = u32_be(len(META)) ‖ META ‖ CONTENT      (META: JSON {lang, name, type, files})
 //! aes key   = K                                                     without a password
 //!           = PBKDF2-HMAC-SHA256(K ‖ UTF-8(password), salt, iterations, 32)  with one
 //! ```
@@ -17,6 +17,10 @@
 //! salt and nonce from the OS CSPRNG, [`seal_with`] takes them as arguments
 //! (for the test vectors), and [`open`] reverses either.
 //!
+//! Several files are sealed in one envelope: `META.files` lists each one's
+//! name, size and language, and `CONTENT` is their bytes one after the
+//! other ([`Meta::files`], [`split`]).
+//!
 //! The link key is in `key`, the proof of key (how a reader of a protected
 //! paste shows it holds the key) in `proof`.
 
@@ -25,6 +29,8 @@ use aes_gcm::Nonce;
 use aes_gcm::aead::{Aead, Payload};
 use serde::Serialize;
 use serde_json::Value;
+
+use super::files::{self, PasteFile};
 
 mod key;
 mod proof;
@@ -72,6 +78,109 @@ pub struct Meta {
     /// Media type of the content.
     #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub media_type: Option<String>,
+    /// The files of a several-file paste, in content order; empty for one
+    /// file. Their names and sizes are checked when an envelope is opened.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<SealedFile>,
+}
+
+/// One file of a several-file envelope (an entry of `META.files`), written
+/// with its fields in the order `name`, `size`, `lang`, `type`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SealedFile {
+    /// A safe base name ([`files::safe_base_name`]), unique in the paste.
+    pub name: String,
+    /// Its length in bytes (never 0).
+    pub size: u64,
+    /// Language for highlighting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// Media type of the file.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+}
+
+impl SealedFile {
+    /// Reads one entry of `META.files` as leniently as [`Meta::from_json`].
+    fn from_value(value: Value) -> Result<Self, EnvelopeError> {
+        let Value::Object(mut map) = value else {
+            return Err(EnvelopeError::Malformed(
+                "a file entry is not a JSON object",
+            ));
+        };
+        let mut text = |key: &str| optional_string(&mut map, key, "a file field is not a string");
+        let name = text("name")?.ok_or(EnvelopeError::Malformed("a file has no name"))?;
+        let lang = text("lang")?;
+        let media_type = text("type")?;
+        let size = map
+            .get("size")
+            .and_then(Value::as_u64)
+            .ok_or(EnvelopeError::Malformed(
+                "a file's size is not a whole number",
+            ))?;
+        Ok(Self {
+            name,
+            size,
+            lang,
+            media_type,
+        })
+    }
+}
+
+/// Takes the optional string field `key` of a JSON object: absent or `null`
+/// is `None`; anything but a string is malformed (`what`).
+fn optional_string(
+    map: &mut serde_json::Map<String, Value>,
+    key: &str,
+    what: &'static str,
+) -> Result<Option<String>, EnvelopeError> {
+    match map.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(EnvelopeError::Malformed(what)),
+    }
+}
+
+/// The files of an opened several-file envelope, each with its bytes, in
+/// order; empty for a one-file envelope. [`open`] has checked that the
+/// sizes add up to the content's length, so every slice is in bounds.
+pub fn split<'a>(meta: &'a Meta, content: &'a [u8]) -> Vec<(&'a SealedFile, &'a [u8])> {
+    let mut rest = content;
+    meta.files
+        .iter()
+        .map(|file| {
+            let at = usize::try_from(file.size)
+                .unwrap_or(usize::MAX)
+                .min(rest.len());
+            let (bytes, after) = rest.split_at(at);
+            rest = after;
+            (file, bytes)
+        })
+        .collect()
+}
+
+/// Checks `META.files` against the content: each name a safe base name,
+/// used once, no file empty, sizes adding up to the content's length (the
+/// rules of a plain several-file paste, `core::files::check_table`).
+fn check_files(meta: &Meta, content_len: usize) -> Result<(), EnvelopeError> {
+    let table: Vec<PasteFile> = meta
+        .files
+        .iter()
+        .map(|file| PasteFile {
+            name: file.name.clone(),
+            size: file.size,
+            lang: None,
+            content_type: String::new(),
+        })
+        .collect();
+    files::check_table(&table, content_len as u64, None).map_err(|e| match e {
+        files::FileError::Sizes { .. } => {
+            EnvelopeError::Malformed("the files' sizes do not add up to the content")
+        }
+        files::FileError::Duplicate(_) => EnvelopeError::Malformed("two files have one name"),
+        files::FileError::Empty(_) => EnvelopeError::Malformed("a file is empty"),
+        _ => EnvelopeError::Malformed("a file name is not a safe base name"),
+    })
 }
 
 impl Meta {
@@ -93,15 +202,24 @@ impl Meta {
                 "the metadata is not a JSON object",
             ));
         };
-        let mut field = |key: &str| match map.remove(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(EnvelopeError::Malformed("a metadata field is not a string")),
+        let mut field =
+            |key: &str| optional_string(&mut map, key, "a metadata field is not a string");
+        let lang = field("lang")?;
+        let name = field("name")?;
+        let media_type = field("type")?;
+        let files = match map.remove("files") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => list
+                .into_iter()
+                .map(SealedFile::from_value)
+                .collect::<Result<_, _>>()?,
+            Some(_) => return Err(EnvelopeError::Malformed("the file list is not an array")),
         };
         Ok(Self {
-            lang: field("lang")?,
-            name: field("name")?,
-            media_type: field("type")?,
+            lang,
+            name,
+            media_type,
+            files,
         })
     }
 }
@@ -378,7 +496,9 @@ fn decrypt_with(envelope: &[u8], cipher: &Aes256Gcm) -> Result<(Meta, Vec<u8>), 
         ));
     }
     let (meta, content) = rest.split_at(meta_len);
-    Ok((Meta::from_json(meta)?, content.to_vec()))
+    let meta = Meta::from_json(meta)?;
+    check_files(&meta, content.len())?;
+    Ok((meta, content.to_vec()))
 }
 
 /// [`open`] with a final key derived beforehand (for the proof): the

@@ -14,6 +14,7 @@ fn meta() -> Meta {
         lang: Some("rust".into()),
         name: Some("main.rs".into()),
         media_type: None,
+        files: Vec::new(),
     }
 }
 
@@ -227,9 +228,8 @@ fn truncated() {
     assert_eq!(open(&longer, &key(1), None), Err(EnvelopeError::Decrypt));
 }
 
-/// Authentic plaintexts that break the layout are reported as malformed.
-#[test]
-fn malformed_plaintext() {
+/// An envelope of exactly `plaintext` under `key(1)`, however it is laid out.
+fn seal_raw(plaintext: &[u8]) -> Vec<u8> {
     let header = Header {
         flags: 0,
         iterations: 0,
@@ -237,19 +237,28 @@ fn malformed_plaintext() {
         nonce: [3; NONCE_LEN],
     }
     .to_bytes();
-    let seal_raw = |plaintext: &[u8]| {
-        let sealed = FinalKey::derive(&key(1), None, &[0; SALT_LEN], 0)
-            .cipher()
-            .encrypt(
-                &Nonce::from([3; NONCE_LEN]),
-                Payload {
-                    msg: plaintext,
-                    aad: &header,
-                },
-            )
-            .unwrap();
-        [header.as_slice(), &sealed].concat()
-    };
+    let sealed = FinalKey::derive(&key(1), None, &[0; SALT_LEN], 0)
+        .cipher()
+        .encrypt(
+            &Nonce::from([3; NONCE_LEN]),
+            Payload {
+                msg: plaintext,
+                aad: &header,
+            },
+        )
+        .unwrap();
+    [header.as_slice(), &sealed].concat()
+}
+
+/// The plaintext of `meta` (JSON text) and `content`.
+fn plaintext(meta: &str, content: &[u8]) -> Vec<u8> {
+    let len = u32::try_from(meta.len()).unwrap().to_be_bytes();
+    [&len[..], meta.as_bytes(), content].concat()
+}
+
+/// Authentic plaintexts that break the layout are reported as malformed.
+#[test]
+fn malformed_plaintext() {
     for plaintext in [
         &b""[..],
         b"\x00\x00\x00",
@@ -283,6 +292,7 @@ fn meta_encoding() {
         lang: Some("py".into()),
         name: Some("a \"b\".py".into()),
         media_type: Some("text/x-python".into()),
+        files: Vec::new(),
     };
     assert_eq!(
         String::from_utf8(all.to_json()).unwrap(),
@@ -380,5 +390,97 @@ fn seal_with_checks_parameters() {
             ),
             Err(SealError::Params(_))
         ));
+    }
+}
+
+fn bundle() -> Meta {
+    let file = |name: &str, size, lang: Option<&str>| SealedFile {
+        name: name.into(),
+        size,
+        lang: lang.map(str::to_owned),
+        media_type: None,
+    };
+    Meta {
+        files: vec![
+            file("main.rs", 12, Some("rust")),
+            file("notes", 3, None),
+            file("a.bin", 2, None),
+        ],
+        ..Meta::default()
+    }
+}
+
+/// Several files in one envelope: the list is sealed with them, written
+/// canonically, and `split` gives each file its own bytes.
+#[test]
+fn several_files_round_trip() {
+    let content = b"fn main() {}abc\x00\xff";
+    let sealed = seal(content, &bundle(), &key(1), None).unwrap();
+    let (opened, bytes) = open(&sealed, &key(1), None).unwrap();
+    assert_eq!(opened, bundle());
+    let files: Vec<(&str, &[u8])> = split(&opened, &bytes)
+        .into_iter()
+        .map(|(file, bytes)| (file.name.as_str(), bytes))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("main.rs", &b"fn main() {}"[..]),
+            ("notes", b"abc"),
+            ("a.bin", b"\x00\xff")
+        ]
+    );
+    assert_eq!(
+        String::from_utf8(bundle().to_json()).unwrap(),
+        r#"{"files":[{"name":"main.rs","size":12,"lang":"rust"},{"name":"notes","size":3},{"name":"a.bin","size":2}]}"#
+    );
+    assert!(split(&Meta::default(), b"one").is_empty());
+}
+
+/// A file list that does not describe the content, or names a file unsafely,
+/// makes the plaintext malformed, whoever sealed it.
+#[test]
+fn malformed_file_lists() {
+    for (meta, content) in [
+        (
+            r#"{"files":[{"name":"a","size":1},{"name":"b","size":1}]}"#,
+            &b"abc"[..],
+        ),
+        (
+            r#"{"files":[{"name":"a","size":2},{"name":"b","size":2}]}"#,
+            b"abc",
+        ),
+        (
+            r#"{"files":[{"name":"a","size":1},{"name":"a","size":2}]}"#,
+            b"abc",
+        ),
+        (
+            r#"{"files":[{"name":"a","size":0},{"name":"b","size":3}]}"#,
+            b"abc",
+        ),
+        (r#"{"files":[{"name":"../a","size":3}]}"#, b"abc"),
+        (r#"{"files":[{"name":"d/a","size":3}]}"#, b"abc"),
+        (r#"{"files":[{"name":"..","size":3}]}"#, b"abc"),
+        (r#"{"files":[{"name":"a\u0007","size":3}]}"#, b"abc"),
+        (r#"{"files":[{"size":3}]}"#, b"abc"),
+        (r#"{"files":[{"name":"a","size":-3}]}"#, b"abc"),
+        (r#"{"files":[{"name":"a","size":"3"}]}"#, b"abc"),
+        (r#"{"files":[{"name":"a","size":3,"lang":1}]}"#, b"abc"),
+        (r#"{"files":["a"]}"#, b"abc"),
+        (r#"{"files":{"a":3}}"#, b"abc"),
+    ] {
+        assert!(
+            matches!(
+                open(&seal_raw(&plaintext(meta, content)), &key(1), None),
+                Err(EnvelopeError::Malformed(_))
+            ),
+            "{meta}"
+        );
+    }
+    // null and an empty list are one file, as a reader of no list sees it.
+    for meta in [r#"{"files":null}"#, r#"{"files":[]}"#] {
+        let (opened, bytes) = open(&seal_raw(&plaintext(meta, b"abc")), &key(1), None).unwrap();
+        assert!(opened.files.is_empty());
+        assert_eq!(bytes, b"abc");
     }
 }

@@ -17,8 +17,24 @@ pub fn run_cli(
     args: &[&str],
     stdin: &[u8],
 ) -> Output {
+    run_cli_in(None, server, client_dir, env, args, stdin)
+}
+
+/// [`run_cli`] in the working directory `cwd` (the test's own, if `None`),
+/// for commands that write into the current directory.
+pub fn run_cli_in(
+    cwd: Option<&Path>,
+    server: &Server,
+    client_dir: &Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+    stdin: &[u8],
+) -> Output {
     use std::io::Write;
     let mut command = Command::new(env!("CARGO_BIN_EXE_snip"));
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
     let mut child = isolated(&mut command, server, client_dir)
         .args(args)
         .envs(env.iter().copied())
