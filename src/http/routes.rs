@@ -13,8 +13,8 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
-    admin, backup, create, delete, files, hastebin, list, meta, my, oidc, ops, program, read,
-    session,
+    admin, backup, create, delete, embed, files, hastebin, list, meta, my, oidc, ops, program,
+    read, session,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
@@ -156,6 +156,8 @@ pub fn routes() -> Vec<Route> {
         Route::new(Post, "/{id}/reveal", Pastes, read::reveal),
         Route::new(Post, "/documents", Pastes, hastebin::create),
         Route::new(Get, "/documents/{id}", Pastes, hastebin::read),
+        Route::new(Get, "/embed/{id}", Pastes, embed::embed),
+        Route::new(Get, "/oembed", Pastes, embed::oembed),
         Route::new(Get, "/{id}", Pastes, read::view).fast(Fast::View),
         Route::new(Delete, "/{id}", Pastes, delete::delete),
         Route::new(Get, "/", Pages, create::form),

@@ -1531,3 +1531,42 @@ describe('several files', () => {
     await context.close();
   });
 });
+
+describe('embeds', () => {
+  test('another site frames a paste embed, which renders highlighted, and never the paste page', async () => {
+    const paste = await apiCreate(server, 'fn main() {\n    println!("hi");\n}\n', { lang: 'rust', name: 'main.rs' });
+    const { page, context, record } = await newPage();
+    // A page of another origin, served by the browser itself.
+    const site = 'http://embedder.test';
+    await page.route(`${site}/**`, (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body:
+          '<!doctype html><title>a blog</title>' +
+          `<iframe id="embed" src="${server.url}/embed/${paste.id}?lines=1-2&theme=dark" width="600" height="200"></iframe>` +
+          `<iframe id="page" src="${server.url}/${paste.id}" width="600" height="200"></iframe>`,
+      }),
+    );
+    record.expectErrors.push(/Refused to (display|frame)/);
+    const refused = page.waitForEvent('console', (message) => /Refused to (display|frame)/.test(message.text()));
+    await page.goto(`${site}/post`);
+
+    const embed = page.frameLocator('#embed');
+    await embed.locator('pre.code.hljs .hljs-keyword').first().waitFor();
+    assert.deepEqual(await embed.locator('.ln').allTextContents(), ['1', '2']);
+    assert.equal(await embed.locator('html').getAttribute('data-theme'), 'dark');
+    assert.equal(await embed.locator('.embed-bar .title').textContent(), 'main.rs');
+    assert.equal(await embed.locator('.embed-bar .title').getAttribute('target'), '_blank');
+    await shot(page, 'embed-framed');
+
+    // The paste's own page refuses to be framed: the browser shows none of it.
+    await refused;
+    const frame = await (await page.$('#page')).contentFrame();
+    assert.equal(await frame.locator('#paste').count(), 0);
+    assert.notEqual(frame.url(), `${server.url}/${paste.id}`);
+
+    // The embedding page is the test's own origin: not a request that left.
+    record.requests = record.requests.filter((url) => !url.startsWith(`${site}/`));
+    await context.close();
+  });
+});
