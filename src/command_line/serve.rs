@@ -18,7 +18,7 @@ use crate::core::{Ttl, files, id};
 use crate::http::oidc::OidcSettings;
 use crate::http::{
     AnonymousPolicy, AuthConfig, DEFAULT_IPV6_PREFIX, Limit, Limits, Pace, ProxyConfig,
-    ProxyHeaders,
+    ProxyHeaders, Site,
 };
 use crate::logging::LogFormat;
 use crate::programs::{self as program, MAX_FUEL, MAX_MEMORY_BYTES, ProgramSettings};
@@ -252,6 +252,18 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_TOKEN_SIGNIN", value_enum, default_value_t = Switch::On)]
     pub token_signin: Switch,
 
+    /// The instance's name, shown in page titles and the header and given
+    /// to link previews and oEmbed consumers (1 to 64 characters, no control
+    /// characters).
+    #[arg(long, env = "SNIP_TITLE", default_value = "snip", value_parser = parse_title)]
+    pub title: String,
+
+    /// Whether pages of unlisted pastes that are neither burn after reading
+    /// nor encrypted carry Open Graph and Twitter card tags (title and first
+    /// lines), which chat programs and social sites show as a preview.
+    #[arg(long, env = "SNIP_LINK_PREVIEWS", value_enum, default_value_t = Switch::On)]
+    pub link_previews: Switch,
+
     /// Log filter (error, warn, info, debug, or per module: snip=debug,fjall=warn).
     /// At info every request gets one line (snip::request=warn turns that off).
     #[arg(long, env = "SNIP_LOG", default_value = "info")]
@@ -335,6 +347,10 @@ impl ServeArgs {
             redirect_http: self.tls.redirect_http,
             hsts: self.tls.hsts.0,
             netcat_listen: self.netcat_listen,
+            site: Site {
+                name: self.title.clone(),
+                link_previews: self.link_previews == Switch::On,
+            },
         })
     }
 
@@ -530,6 +546,25 @@ pub(super) fn parse_max_files(input: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| (1..=1000).contains(n))
         .ok_or_else(|| "must be a number from 1 to 1000".to_owned())
+}
+
+/// The most characters of an instance's name (`--title`): it heads every
+/// page and fits a browser tab.
+const MAX_TITLE_CHARS: usize = 64;
+
+/// An instance's name: 1 to [`MAX_TITLE_CHARS`] characters, none of them
+/// a control character, not only spaces.
+pub(super) fn parse_title(input: &str) -> Result<String, String> {
+    if input.trim().is_empty() {
+        return Err("must not be empty".to_owned());
+    }
+    if input.chars().count() > MAX_TITLE_CHARS {
+        return Err(format!("must be at most {MAX_TITLE_CHARS} characters"));
+    }
+    if input.chars().any(char::is_control) {
+        return Err("must not hold control characters".to_owned());
+    }
+    Ok(input.trim().to_owned())
 }
 
 /// An IPv6 prefix length, 0 to 128.

@@ -27,7 +27,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::serve::{
     RateSetting, Secret, ServeArgs, Switch, parse_id_length, parse_ipv6_prefix, parse_max_files,
-    parse_paste_size, parse_rate,
+    parse_paste_size, parse_rate, parse_title,
 };
 use super::tls::{Interval, parse_domain, parse_email, parse_interval};
 use crate::client::store_args::parse_schema;
@@ -135,6 +135,10 @@ pub struct ServeFile {
     oidc_session_lifetime: Option<Duration>,
     #[serde(default, deserialize_with = "value_enum")]
     token_signin: Option<Switch>,
+    #[serde(default, deserialize_with = "title")]
+    title: Option<String>,
+    #[serde(default, deserialize_with = "value_enum")]
+    link_previews: Option<Switch>,
     #[serde(default, deserialize_with = "from_str")]
     log: Option<String>,
     #[serde(default, deserialize_with = "value_enum")]
@@ -245,6 +249,8 @@ impl ServeFile {
             oidc_tenant_claim,
             oidc_session_lifetime,
             token_signin,
+            title,
+            link_previews,
             log,
             log_format,
             netcat_listen,
@@ -311,6 +317,8 @@ impl ServeFile {
         fill!(args.oidc_tenant_claim, oidc_tenant_claim);
         fill!(args.oidc_session_lifetime, oidc_session_lifetime);
         fill!(args.token_signin, token_signin);
+        fill!(args.title, title);
+        fill!(args.link_previews, link_previews);
         fill!(args.log, log);
         fill!(args.log_format, log_format);
         fill!(args.netcat_listen, Some(netcat_listen));
@@ -457,6 +465,10 @@ fn max_files<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error>
 
 fn ipv6_prefix<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u8>, D::Error> {
     parsed(d, parse_ipv6_prefix)
+}
+
+fn title<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    parsed(d, parse_title)
 }
 
 fn schema<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {

@@ -96,6 +96,8 @@ error_codes! {
     Internal,
     /// `500`: the stored data the request needs is damaged.
     Corrupt,
+    /// `501`: an oEmbed answer in a format other than JSON.
+    FormatNotImplemented,
     /// `502`: the identity provider cannot be reached, or its answer is
     /// malformed, oversized or late.
     ProviderUnavailable,

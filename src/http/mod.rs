@@ -44,7 +44,7 @@ pub use inflight::InflightBytes;
 pub use pipeline::finish::{Finish, FinishLayer};
 pub use pipeline::hot::{App, Connection};
 pub use ratelimit::{DEFAULT_IPV6_PREFIX, Limit, RateLimits};
-pub use state::{AppState, AuthConfig, Limits, Readiness, SharedState};
+pub use state::{AppState, AuthConfig, Limits, Readiness, SharedState, Site};
 
 /// Builds the service: every route of the table ([`routes`]) with its
 /// per-route middleware, the fast ones also reachable without the router

@@ -13,7 +13,8 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
-    admin, backup, create, delete, files, hastebin, list, login, meta, my, oidc, ops, program,
+    admin, backup, create, delete, embed, files, hastebin, list, login, meta, my, oidc, ops,
+    program,
     read, session,
 };
 use super::pipeline::auth;
@@ -156,6 +157,8 @@ pub fn routes() -> Vec<Route> {
         Route::new(Post, "/{id}/reveal", Pastes, read::reveal),
         Route::new(Post, "/documents", Pastes, hastebin::create),
         Route::new(Get, "/documents/{id}", Pastes, hastebin::read),
+        Route::new(Get, "/embed/{id}", Pastes, embed::embed),
+        Route::new(Get, "/oembed", Pastes, embed::oembed),
         Route::new(Get, "/{id}", Pastes, read::view).fast(Fast::View),
         Route::new(Delete, "/{id}", Pastes, delete::delete),
         Route::new(Get, "/", Pages, create::form),

@@ -73,6 +73,26 @@ impl Default for AuthConfig {
     }
 }
 
+/// How the instance presents itself to people and to other sites.
+#[derive(Debug, Clone)]
+pub struct Site {
+    /// The instance's name (`--title`): page titles, the header, link
+    /// previews' `og:site_name` and oEmbed's `provider_name`.
+    pub name: String,
+    /// Whether pages of unlisted, readable pastes carry link preview tags
+    /// (`--link-previews`).
+    pub link_previews: bool,
+}
+
+impl Default for Site {
+    fn default() -> Self {
+        Self {
+            name: "snip".to_owned(),
+            link_previews: true,
+        }
+    }
+}
+
 /// What every handler can reach.
 pub struct AppState {
     /// The paste store.
@@ -104,6 +124,8 @@ pub struct AppState {
     pub oidc: Option<Oidc>,
     /// Tenant programs: their runtime and compiled modules.
     pub programs: Arc<Programs>,
+    /// The instance's name and link previews.
+    pub site: Site,
 }
 
 /// Whether the store answers, for `/readyz`: asked when a probe comes, at

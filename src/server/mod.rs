@@ -34,7 +34,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::http::{
     App, AppState, AuthConfig, Connection, InflightBytes, Limit, Limits, Peer, ProxyConfig,
-    RateLimits, Readiness,
+    RateLimits, Readiness, Site,
     handlers::{openapi, ops},
     make_app,
 };
@@ -101,6 +101,8 @@ pub struct ServerConfig {
     /// An address where whatever a client sends is stored as a paste
     /// ([`netcat`]).
     pub netcat_listen: Option<SocketAddr>,
+    /// The instance's name and link previews.
+    pub site: Site,
 }
 
 impl ServerConfig {
@@ -235,6 +237,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
             None => None,
         },
         programs: Arc::new(Programs::new(config.programs)),
+        site: config.site.clone(),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {

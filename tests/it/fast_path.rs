@@ -339,6 +339,18 @@ async fn samples(server: &Server) -> Vec<Sample> {
             request(Method::POST, "/documents", &[]).body("haste"),
         ),
         same("/documents/{id}", get(format!("/documents/{id}"), &[])),
+        same("/embed/{id}", get(format!("/embed/{id}?lines=1"), &[html])),
+        same("/embed/{id}", get(format!("/embed/{id}?theme=x"), &[])),
+        // Each side listens on a port of its own, which a paste URL names:
+        // only answers that name no port can be compared.
+        same(
+            "/oembed",
+            get(
+                format!("/oembed?url=http%3A%2F%2Felsewhere.example%2F{id}"),
+                &[],
+            ),
+        ),
+        same("/oembed", get("/oembed?url=x&format=xml", &[])),
         own(
             "/{id}/reveal",
             (&burn_reveal[0], &burn_reveal[1]),
@@ -476,8 +488,13 @@ async fn every_route_answers_alike_with_and_without_the_hot_path() {
         // Put the fast answer first.
         answers.sort_by_key(|(fast, _, _)| !*fast);
         let [(_, fast_url, fast), (_, routed_url, routed)] = <[_; 2]>::try_from(answers).unwrap();
-        // Each process listens on a port of its own.
-        let mut differ = vec![(routed_url, fast_url)];
+        // Each process listens on a port of its own, which pages also
+        // name URL-encoded (the oEmbed link's `url=`).
+        let encoded = |url: &str| form_urlencoded::byte_serialize(url.as_bytes()).collect();
+        let mut differ = vec![
+            (encoded(&routed_url), encoded(&fast_url)),
+            (routed_url, fast_url),
+        ];
         differ.extend(sample.differ.iter().cloned());
         if matches!(sample.template, "/" | "/documents") && sample.method == Method::POST {
             differ.extend(made_up(&fast, &routed));

@@ -26,6 +26,7 @@ mod corruption;
 mod deb;
 mod disk_full;
 mod durability;
+mod embeds;
 mod expiry;
 mod fast_path;
 mod files;

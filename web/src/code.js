@@ -32,6 +32,22 @@ export function codeText(pre) {
 }
 
 /**
+ * The language to highlight `text` as: `lang` (a name or alias), else the
+ * one `fileName`'s extension suggests, else plain text for a log, else the
+ * detected one if detection is sure enough. Returns {language, detected}.
+ */
+export function chooseLanguage(text, lang, fileName) {
+  const language = resolveLanguage(lang) || languageForFileName(fileName);
+  if (language) return { language, detected: false };
+  if (looksLikeLog(text)) return { language: 'plaintext', detected: true };
+  if (text.length <= MAX_DETECT_CHARS * 5) {
+    const guess = detectLanguage(text);
+    if (guess.relevance >= MIN_RELEVANCE) return { language: guess.language, detected: true };
+  }
+  return { language: null, detected: false };
+}
+
+/**
  * Renders `text` into `pre` (a `pre.code`), highlighted as `lang` or, when
  * none is given, as the detected language. Its lines' anchors are
  * `linePrefix` and the number (`L12`; a several-file paste's `file-NAME-L12`).
@@ -40,18 +56,7 @@ export function codeText(pre) {
 export async function renderCode(pre, text, lang, fileName, linePrefix = 'L') {
   const lines = textLines(text);
   const joined = lines.join('\n');
-  let language = resolveLanguage(lang) || languageForFileName(fileName);
-  let detected = false;
-  if (!language && looksLikeLog(joined)) {
-    language = 'plaintext';
-    detected = true;
-  } else if (!language && joined.length <= MAX_DETECT_CHARS * 5) {
-    const guess = detectLanguage(joined);
-    if (guess.relevance >= MIN_RELEVANCE) {
-      language = guess.language;
-      detected = true;
-    }
-  }
+  const { language, detected } = chooseLanguage(joined, lang, fileName);
   let htmlLines = null;
   if (language && language !== 'plaintext' && joined.length <= MAX_HIGHLIGHT_BYTES && (await ensureLanguage(language))) {
     try {

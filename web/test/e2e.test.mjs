@@ -15,6 +15,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
 import { decodeKey, encodeBase64Url, proofOf } from '../src/envelope.js';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
@@ -1713,5 +1714,48 @@ describe('several files', () => {
     const again = await fetch(`${server.url}/${id}/reveal`, { method: 'POST' });
     assert.equal(again.status, 404);
     await context.close();
+  });
+});
+
+describe('embeds', () => {
+  test('another site frames a paste embed, which renders highlighted, and never the paste page', async () => {
+    const paste = await apiCreate(server, 'fn main() {\n    println!("hi");\n}\n', { lang: 'rust', name: 'main.rs' });
+    const { page, context, record } = await newPage();
+    // A page of another origin: a server of the test's own on another port
+    // (a local one, since Chromium keeps public sites from framing loopback).
+    const body =
+      '<!doctype html><title>a blog</title>' +
+      `<iframe id="embed" src="${server.url}/embed/${paste.id}?lines=1-2&theme=dark" width="600" height="200"></iframe>` +
+      // Its load event fires whether the browser shows the frame or refuses it.
+      `<iframe id="page" src="${server.url}/${paste.id}" width="600" height="200" onload="document.body.dataset.pageLoaded = 1"></iframe>`;
+    const blog = createServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(body);
+    });
+    await new Promise((resolve) => blog.listen(0, '127.0.0.1', resolve));
+    const site = `http://127.0.0.1:${blog.address().port}`;
+    assert.notEqual(site, new URL(server.url).origin);
+    // The refusal this test expects, as Chromium logs it.
+    record.expectErrors.push(/Refused to (display|frame)|violates the following Content Security Policy directive: "frame-ancestors 'none'"/);
+    await page.goto(`${site}/post`);
+
+    const embed = page.frameLocator('#embed');
+    await embed.locator('pre.code.hljs .hljs-keyword').first().waitFor();
+    assert.deepEqual(await embed.locator('.ln').allTextContents(), ['1', '2']);
+    assert.equal(await embed.locator('html').getAttribute('data-theme'), 'dark');
+    assert.equal(await embed.locator('.embed-bar .title').textContent(), 'main.rs');
+    assert.equal(await embed.locator('.embed-bar .title').getAttribute('target'), '_blank');
+    await shot(page, 'embed-framed');
+
+    // The paste's own page refuses to be framed: the browser shows none of it.
+    await page.waitForSelector('body[data-page-loaded]');
+    const frame = await (await page.$('#page')).contentFrame();
+    assert.equal(await frame.locator('#paste').count(), 0);
+    assert.notEqual(frame.url(), `${server.url}/${paste.id}`);
+
+    // The embedding page is the test's own origin: not a request that left.
+    record.requests = record.requests.filter((url) => !url.startsWith(`${site}/`));
+    await context.close();
+    await new Promise((resolve) => blog.close(resolve));
   });
 });

@@ -3,7 +3,7 @@
 //! paste), deleting ([`delete`]), metadata ([`meta`]) and listing
 //! ([`list`]) pastes, and the hastebin API's names for them
 //! ([`hastebin`]); browser sessions ([`session`]) and "My pastes"
-//! ([`my`]); the admin API ([`admin`], [`backup`]); the operator
+//! ([`my`]); embedding pastes in other sites ([`embed`]); the admin API ([`admin`], [`backup`]); the operator
 //! routes ([`ops`]) and the API description they serve ([`openapi`]).
 //!
 //! Handlers talk to storage only through the [`crate::store::Store`] trait
@@ -16,6 +16,7 @@ pub mod admin;
 pub mod backup;
 pub mod create;
 pub mod delete;
+pub mod embed;
 pub mod files;
 pub mod hastebin;
 pub mod list;

@@ -35,7 +35,7 @@ pub async fn my(
         Err(e) => return ended(e, secure),
     };
     let Caller::Tenant { tenant, .. } = &caller else {
-        return html(account::my_local(Account::SignedOut));
+        return html(account::my_local(Account::SignedOut, &state.site.name));
     };
     let mut query = ListQuery {
         limit: PAGE,
@@ -54,6 +54,7 @@ pub async fn my(
     match state.store.list(&tenant.name, &query, paste::now()).await {
         Ok(page) => html(account::my_pastes(
             Account::of(&caller),
+            &state.site.name,
             &page.pastes,
             page.next_cursor.as_deref(),
             scope,

@@ -36,6 +36,7 @@ use crate::http::outbound::{self, Streamed, reservation_bytes};
 use crate::http::render::layout::Account;
 use crate::http::render::negotiate::{Accepts, accept_encoding, accepts, vary_by_accept};
 use crate::http::render::pages;
+use crate::http::render::preview::Instance;
 use crate::http::render::security_headers::{RAW_CSP, SECURITY_HEADERS};
 use crate::http::state::SharedState;
 use crate::store::{Encoding, Opened, OpenedBody, StoredBody, Taken};
@@ -77,7 +78,11 @@ pub async fn load_meta(
 
 /// Opens a live paste for sending: from the paste cache, else from the store
 /// (a large body left unread, a burn paste's body not read at all).
-async fn load(state: &SharedState, caller: &Caller, id: &PasteId) -> Result<Opened, ApiError> {
+pub(super) async fn load(
+    state: &SharedState,
+    caller: &Caller,
+    id: &PasteId,
+) -> Result<Opened, ApiError> {
     let now = paste::now();
     let opened = match state.store.cached(id, now) {
         Some(paste) => Some(Opened::from(paste)),
@@ -238,6 +243,7 @@ pub async fn answer_view(
             Accepts::Html => Ok(vary_by_accept(page(pages::burn_interstitial(
                 &opened.meta,
                 Account::of(&read.caller),
+                &state.site.name,
             )))),
             _ => Err(burn_conflict(state, &read.origin, &opened.meta)),
         };
@@ -250,7 +256,17 @@ pub async fn answer_view(
         Accepts::Html => {
             let Opened { meta, body } = opened;
             let shown = shown_prefix(&meta, body).await?;
-            page(pages::view(&meta, &shown, Account::of(&read.caller)))
+            let base_url = state.base_url(&read.origin);
+            let instance = Instance {
+                site: &state.site,
+                base_url: &base_url,
+            };
+            page(pages::view(
+                &meta,
+                &shown,
+                Account::of(&read.caller),
+                &instance,
+            ))
         }
         _ => send(state, read, opened, headers, Disposition::Inline).await?,
     }))
@@ -259,7 +275,7 @@ pub async fn answer_view(
 /// What the HTML view of a paste needs of its body: nothing for an
 /// encrypted paste (the page never holds the ciphertext: the script fetches
 /// it with the proof), else at most [`pages::VIEW_MAX_BYTES`].
-async fn shown_prefix(meta: &PasteMeta, body: OpenedBody) -> Result<Bytes, ApiError> {
+pub(super) async fn shown_prefix(meta: &PasteMeta, body: OpenedBody) -> Result<Bytes, ApiError> {
     let size = meta.size;
     match body {
         _ if meta.encrypted => Ok(Bytes::new()),
@@ -464,10 +480,16 @@ pub async fn reveal(
         let source = ZipSource::Memory(paste.body);
         files::zip(&state, read.origin.client, &paste.meta, source).await?
     } else if on_page {
+        let base_url = state.base_url(&read.origin);
+        let instance = Instance {
+            site: &state.site,
+            base_url: &base_url,
+        };
         page(pages::view(
             &paste.meta,
             &paste.body,
             Account::of(&read.caller),
+            &instance,
         ))
     } else {
         // One answer, never stored, so one representation: the body itself.
@@ -497,7 +519,7 @@ fn redirect(target: &str) -> Response {
 
 /// `X-Robots-Tag`: a search engine that finds a paste link anyway (robots.txt
 /// is only advice) must still not list it.
-const ROBOTS: HeaderName = HeaderName::from_static("x-robots-tag");
+pub(super) const ROBOTS: HeaderName = HeaderName::from_static("x-robots-tag");
 
 fn page(html: String) -> Response {
     let mut response = Html(html).into_response();

@@ -114,7 +114,7 @@ pub async fn signout(
         if let (Some(oidc), Some(_)) = (&state.oidc, record.and_then(|r| r.person)) {
             let back = format!("{}/", state.base_url(&origin));
             if let Some(url) = oidc.end_session_url(&back).await {
-                let page = account::signed_out(ways(&state), &url);
+                let page = account::signed_out(ways(&state), &url, &state.site.name);
                 let mut response = Html(page).into_response();
                 let headers = response.headers_mut();
                 if let Ok(cookie) = HeaderValue::from_str(&clear_cookie(secure)) {
@@ -192,7 +192,16 @@ fn page(
     refusal: Option<SigninRefusal>,
     next: &str,
 ) -> Response {
-    let mut response = (status, Html(account::signin(refusal, next, ways(state)))).into_response();
+    let mut response = (
+        status,
+        Html(account::signin(
+            refusal,
+            next,
+            ways(state),
+            &state.site.name,
+        )),
+    )
+        .into_response();
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

@@ -131,7 +131,7 @@ impl Exchange {
                 state.metrics.route_label(self.probe.route()),
             );
         }
-        let mut response = finish(self.wants, response);
+        let mut response = finish(self.wants, response, &state.site.name);
         if let Some(hsts) = &state.hsts {
             response
                 .headers_mut()
@@ -171,9 +171,10 @@ where
     }
 }
 
-/// Renders an error for `wants` and adds the security headers.
-fn finish(wants: Accepts, response: Response) -> Response {
-    let mut response = error_answer::render_for(wants, response);
+/// Renders an error for `wants` (a page showing `site`, the instance's
+/// name) and adds the security headers.
+fn finish(wants: Accepts, response: Response, site: &str) -> Response {
+    let mut response = error_answer::render_for(wants, response, site);
     let headers = response.headers_mut();
     // Only answers built with all of `SECURITY_HEADERS` (the raw answers)
     // carry these two: two lookups then instead of four. An error page

@@ -50,16 +50,16 @@ pub struct SigninWays {
 
 /// The sign-in page; `refusal` says why the last attempt failed, `next` is
 /// where a successful sign-in goes (already checked to be a local path).
-pub fn signin(refusal: Option<SigninRefusal>, next: &str, ways: SigninWays) -> String {
-    signin_page(refusal, next, ways, None)
+pub fn signin(refusal: Option<SigninRefusal>, next: &str, ways: SigninWays, site: &str) -> String {
+    signin_page(refusal, next, ways, None, site)
 }
 
 /// The sign-in page after signing out a person who signed in through the
 /// provider, with a link to `provider_signout` (its end-session URL): a
 /// link, since the pages' CSP (`form-action 'self'`) stops the sign-out
 /// form's answer from sending the browser to another site.
-pub fn signed_out(ways: SigninWays, provider_signout: &str) -> String {
-    signin_page(None, "/my", ways, Some(provider_signout))
+pub fn signed_out(ways: SigninWays, provider_signout: &str, site: &str) -> String {
+    signin_page(None, "/my", ways, Some(provider_signout), site)
 }
 
 fn signin_page(
@@ -67,11 +67,13 @@ fn signin_page(
     next: &str,
     ways: SigninWays,
     provider_signout: Option<&str>,
+    site: &str,
 ) -> String {
     let page = SigninPage {
         layout: Layout {
             page: Page::Signin,
             account: Account::Hidden,
+            site,
         },
         refusal,
         next,
@@ -131,6 +133,7 @@ impl Row<'_> {
 /// next page when there is one.
 pub fn my_pastes(
     account: Account<'_>,
+    site: &str,
     pastes: &[PasteMeta],
     next_cursor: Option<&str>,
     scope: Scope,
@@ -139,6 +142,7 @@ pub fn my_pastes(
         layout: Layout {
             page: Page::My,
             account,
+            site,
         },
         pastes,
         next_cursor: next_cursor
@@ -157,11 +161,12 @@ struct MyLocalPage<'a> {
 
 /// "My pastes" of an anonymous browser: the script lists the pastes this
 /// browser created from their remembered delete tokens.
-pub fn my_local(account: Account<'_>) -> String {
+pub fn my_local(account: Account<'_>, site: &str) -> String {
     let page = MyLocalPage {
         layout: Layout {
             page: Page::My,
             account,
+            site,
         },
     };
     render(&page, 4096)

@@ -13,8 +13,9 @@ use crate::core::api::{ErrorBody, ErrorDetail};
 use crate::http::api_error::ApiError;
 
 /// Renders an error response for what the client accepts, and gives axum's own
-/// bare `404`/`405` answers the same shape as ours.
-pub fn render_for(wants: Accepts, response: Response) -> Response {
+/// bare `404`/`405` answers the same shape as ours; `site` is the
+/// instance's name, which an error page shows.
+pub fn render_for(wants: Accepts, response: Response, site: &str) -> Response {
     let error = match response.extensions().get::<ApiError>() {
         Some(e) => e.clone(),
         None if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
@@ -44,7 +45,7 @@ pub fn render_for(wants: Accepts, response: Response) -> Response {
                 HeaderValue::from_static("text/html; charset=utf-8"),
             );
             parts.headers.remove(header::CONTENT_SECURITY_POLICY);
-            axum::body::Body::from(pages::error_page(&error))
+            axum::body::Body::from(pages::error_page(&error, site))
         }
         Accepts::Other if parts.status == StatusCode::METHOD_NOT_ALLOWED => {
             axum::body::Body::from(format!("{}\n", error.message))

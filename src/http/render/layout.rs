@@ -85,6 +85,9 @@ impl<'a> Account<'a> {
 pub struct Layout<'a> {
     pub page: Page,
     pub account: Account<'a>,
+    /// The instance's name (`--title`): the end of every page's title and
+    /// the header's brand.
+    pub site: &'a str,
 }
 
 /// An instant a page shows (`templates/macros.html`'s `time`): in UTC, to

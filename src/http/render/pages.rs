@@ -17,6 +17,7 @@ use askama::Template;
 
 use super::assets;
 use super::layout::{Account, Instant, Layout, Page, render};
+use super::preview::{self, Instance, Sharing};
 use crate::core::api::ProofParams;
 use crate::core::files;
 use crate::core::paste::{self, PasteMeta, Visibility};
@@ -48,6 +49,8 @@ struct PastePage<'a> {
     expires: Option<Instant>,
     /// Public parameters of the proof of key (docs/envelope.md).
     proof: Option<ProofParams>,
+    /// What the page tells other sites (`templates/preview.html`).
+    sharing: Option<Sharing>,
 }
 
 impl PastePage<'_> {
@@ -103,24 +106,24 @@ impl PasteBody<'_> {
 
 /// The text a view shows: a prefix of the paste, cut to at most
 /// [`VIEW_MAX_LINES`] whole lines.
-struct Code<'a> {
+pub(super) struct Code<'a> {
     /// The text shown, ending at a whole line if the paste goes on.
-    text: &'a str,
+    pub(super) text: &'a str,
     /// Whether the paste goes on past `text` (the page says where it is).
-    cut: bool,
+    pub(super) cut: bool,
     /// The whole paste's size in bytes.
     size: usize,
 }
 
 impl<'a> Code<'a> {
     /// `text`, a prefix of a paste of `size` bytes.
-    fn new(text: &'a str, size: usize) -> Self {
+    pub(super) fn new(text: &'a str, size: usize) -> Self {
         Self::at_most(text, size, VIEW_MAX_LINES)
     }
 
     /// `text`, a prefix of a text of `size` bytes, cut to at most
     /// `max_lines` whole lines.
-    fn at_most(text: &'a str, size: usize, max_lines: usize) -> Self {
+    pub(super) fn at_most(text: &'a str, size: usize, max_lines: usize) -> Self {
         let cut = text.len() < size;
         // A prefix cut by size ends at its last whole line.
         let text = match text.rfind('\n') {
@@ -139,7 +142,7 @@ impl<'a> Code<'a> {
     }
 
     /// The lines shown.
-    fn lines(&self) -> std::str::Lines<'a> {
+    pub(super) fn lines(&self) -> std::str::Lines<'a> {
         self.text.lines()
     }
 
@@ -156,7 +159,7 @@ impl<'a> Code<'a> {
     }
 
     /// How many lines are shown.
-    fn shown_lines(&self) -> usize {
+    pub(super) fn shown_lines(&self) -> usize {
         self.lines().count()
     }
 
@@ -171,19 +174,19 @@ impl<'a> Code<'a> {
 const LINE_MARKUP: usize = 100;
 
 /// One file of a several-file paste as its page shows it.
-struct FileView<'a> {
+pub(super) struct FileView<'a> {
     /// Its safe base name, as stored.
-    name: &'a str,
+    pub(super) name: &'a str,
     /// Its name as a URL path segment (`/raw/{id}/{segment}`).
-    segment: String,
+    pub(super) segment: String,
     /// Its highlighting language.
-    lang: Option<&'a str>,
+    pub(super) lang: Option<&'a str>,
     /// Its media type.
-    content_type: &'a str,
+    pub(super) content_type: &'a str,
     /// Its size, for people.
-    size: String,
+    pub(super) size: String,
     /// Its text, if it is text and not past the page's bounds' end.
-    code: Option<Code<'a>>,
+    pub(super) code: Option<Code<'a>>,
 }
 
 impl FileView<'_> {
@@ -197,7 +200,7 @@ impl FileView<'_> {
 /// the paste's body) holds of its text: the page shows at most
 /// [`VIEW_MAX_BYTES`] and [`VIEW_MAX_LINES`] of them all, as a one-file
 /// paste's does, and says of a file cut how to read the rest.
-fn file_views<'a>(meta: &'a PasteMeta, body: &'a [u8]) -> Vec<FileView<'a>> {
+pub(super) fn file_views<'a>(meta: &'a PasteMeta, body: &'a [u8]) -> Vec<FileView<'a>> {
     let shown = &body[..body.len().min(VIEW_MAX_BYTES)];
     let mut lines_left = VIEW_MAX_LINES;
     // A line's markup names its anchor twice, so a long name costs more
@@ -234,9 +237,20 @@ fn file_views<'a>(meta: &'a PasteMeta, body: &'a [u8]) -> Vec<FileView<'a>> {
 /// The paste view: escaped text with line anchors, media inline, or a download
 /// link; encrypted pastes are decrypted by the script. `body` may be only
 /// the body's first [`VIEW_MAX_BYTES`] (the view shows no more).
-pub fn view(meta: &PasteMeta, body: &[u8], account: Account<'_>) -> String {
+pub fn view(
+    meta: &PasteMeta,
+    body: &[u8],
+    account: Account<'_>,
+    instance: &Instance<'_>,
+) -> String {
     let shown = body.len().min(VIEW_MAX_BYTES);
-    let page = paste_page(meta, readable(meta, body), account);
+    let mut page = paste_page(
+        meta,
+        readable(meta, body),
+        account,
+        instance.site.name.as_str(),
+    );
+    page.sharing = preview::sharing(meta, body, instance);
     render(&page, 2048 + shown + shown / 4)
 }
 
@@ -259,11 +273,16 @@ pub fn shows_whole(meta: &PasteMeta, body: &[u8]) -> bool {
 
 /// The interstitial shown for burn pastes: reading happens only on the
 /// button's `POST` (the script does it with `fetch` and shows the result).
-pub fn burn_interstitial(meta: &PasteMeta, account: Account<'_>) -> String {
-    render(&paste_page(meta, PasteBody::Burn, account), 4096)
+pub fn burn_interstitial(meta: &PasteMeta, account: Account<'_>, site: &str) -> String {
+    render(&paste_page(meta, PasteBody::Burn, account, site), 4096)
 }
 
-fn paste_page<'a>(meta: &'a PasteMeta, body: PasteBody<'a>, account: Account<'a>) -> PastePage<'a> {
+fn paste_page<'a>(
+    meta: &'a PasteMeta,
+    body: PasteBody<'a>,
+    account: Account<'a>,
+    site: &'a str,
+) -> PastePage<'a> {
     let title = match (&meta.name, meta.encrypted) {
         (Some(name), false) => PasteTitle::Named(name),
         (_, true) => PasteTitle::Encrypted,
@@ -273,6 +292,7 @@ fn paste_page<'a>(meta: &'a PasteMeta, body: PasteBody<'a>, account: Account<'a>
         layout: Layout {
             page: Page::View,
             account,
+            site,
         },
         meta,
         title,
@@ -280,6 +300,7 @@ fn paste_page<'a>(meta: &'a PasteMeta, body: PasteBody<'a>, account: Account<'a>
         created: Instant::new(meta.created_at),
         expires: meta.expires_at.map(Instant::new),
         proof: meta.key_check.as_ref().map(ProofParams::of),
+        sharing: None,
     }
 }
 
@@ -306,7 +327,7 @@ fn readable<'a>(meta: &'a PasteMeta, body: &'a [u8]) -> PasteBody<'a> {
 
 /// The text the view shows: at most [`VIEW_MAX_BYTES`] of `body`, cut before
 /// a character that does not fit, or `None` if that prefix is not UTF-8.
-fn shown_text(body: &[u8]) -> Option<&str> {
+pub(super) fn shown_text(body: &[u8]) -> Option<&str> {
     let prefix = &body[..body.len().min(VIEW_MAX_BYTES)];
     match std::str::from_utf8(prefix) {
         Ok(text) => Some(text),
@@ -341,7 +362,7 @@ enum ErrorKind<'a> {
 }
 
 /// A friendly error page for browsers.
-pub fn error_page(error: &ApiError) -> String {
+pub fn error_page(error: &ApiError, site: &str) -> String {
     let kind = match error.status.as_u16() {
         404 if error.code == ErrorCode::MistypedId => ErrorKind::MistypedId,
         404 if matches!(error.code, ErrorCode::NotFound | ErrorCode::MalformedId) => {
@@ -357,6 +378,7 @@ pub fn error_page(error: &ApiError) -> String {
         layout: Layout {
             page: Page::Error,
             account: Account::Hidden,
+            site,
         },
         kind,
         status: error.status.as_u16(),
@@ -398,6 +420,8 @@ pub struct NewPasteOptions<'a> {
     pub max_paste_bytes: u64,
     /// Who is signed in.
     pub account: Account<'a>,
+    /// The instance's name.
+    pub site: &'a str,
     /// Whether the caller may create (else the page says who may, instead of the form).
     pub may_create: bool,
 }
@@ -426,6 +450,7 @@ pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
         layout: Layout {
             page: Page::New,
             account: options.account,
+            site: options.site,
         },
         ttl_choices: options.ttl_choices,
         default_ttl: options.default_ttl,

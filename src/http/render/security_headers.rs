@@ -1,7 +1,8 @@
 //! The security headers every answer carries: the CSP of pages and of raw
 //! paste bytes, and the headers that stop sniffing, referrers and framing.
 //! The finishing layer adds them to every answer; the raw answers set their
-//! own CSP.
+//! own CSP, and the embed view its own and no `X-Frame-Options`, so that
+//! other sites may frame it and no other page.
 
 use axum::http::{HeaderName, HeaderValue, header};
 
@@ -16,6 +17,12 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
      img-src 'self' blob:; media-src 'self' blob:; connect-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'; \
      require-trusted-types-for 'script'; trusted-types snip dompurify";
+
+/// The CSP of the embed view (`/embed/{id}`): the pages' CSP, but any site
+/// may frame it, and it posts no form.
+pub const EMBED_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+     img-src 'self'; connect-src 'self'; form-action 'none'; frame-ancestors *; \
+     base-uri 'none'; require-trusted-types-for 'script'; trusted-types snip";
 
 /// The CSP of raw paste bytes: nothing may load or run, and the document is sandboxed.
 pub const RAW_CSP: &str = "default-src 'none'; sandbox";

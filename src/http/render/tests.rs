@@ -5,12 +5,14 @@ use axum::http::StatusCode;
 
 use super::account::{Scope, SigninWays, my_local, my_pastes, signin};
 use super::layout::Account;
-use super::pages::{NewPasteOptions, burn_interstitial, error_page, new_paste, view};
+use super::pages::{self, NewPasteOptions, burn_interstitial, error_page, new_paste};
+use super::preview::Instance;
 use crate::core::files::PasteFile;
 use crate::core::paste::tests::test_meta;
 use crate::core::paste::{self, PasteMeta};
 use crate::core::tenant::Person;
 use crate::http::api_error::ApiError;
+use crate::http::state::Site;
 
 /// Markup that would run a script, end an attribute (either quote) or start
 /// an entity if it were not escaped.
@@ -24,6 +26,16 @@ fn assert_escaped(page: &str, times: usize) {
     assert!(!page.contains("<script>"), "{page}");
     assert!(!page.contains("'x'"), "{page}");
     assert_eq!(page.matches(ESCAPED).count(), times, "{page}");
+}
+
+/// The paste view on an instance called `snip`, which sends link previews.
+fn view(meta: &PasteMeta, body: &[u8], account: Account<'_>) -> String {
+    let site = Site::default();
+    let instance = Instance {
+        site: &site,
+        base_url: "http://127.0.0.1:8000",
+    };
+    pages::view(meta, body, account, &instance)
 }
 
 fn meta(change: impl FnOnce(&mut PasteMeta)) -> PasteMeta {
@@ -49,7 +61,28 @@ fn view_of_text_escapes_name_language_text_author_and_tenant() {
         });
     });
     let page = view(&meta, EVIL.as_bytes(), Account::SignedIn(EVIL));
-    assert_escaped(&page, 3 + 2 + 1 + 1 + 1);
+    // The link preview's title and description, twice each (Open Graph,
+    // Twitter card).
+    assert_escaped(&page, 3 + 2 + 1 + 1 + 1 + 4);
+}
+
+/// The instance's name (`--title`) heads every page and names the site in
+/// link previews.
+#[test]
+fn the_instance_name_is_escaped() {
+    let site = Site {
+        name: EVIL.into(),
+        link_previews: true,
+    };
+    let instance = Instance {
+        site: &site,
+        base_url: "http://127.0.0.1:8000",
+    };
+    let page = pages::view(&meta(|_| {}), b"text", Account::Hidden, &instance);
+    // <title>, the header's brand, og:site_name.
+    assert_escaped(&page, 3);
+    let error = ApiError::not_found();
+    assert_escaped(&error_page(&error, EVIL), 2);
 }
 
 /// A several-file paste: each file's name (its anchors, heading, labels,
@@ -73,7 +106,9 @@ fn view_of_several_files_escapes_names_languages_texts_and_types() {
         m.files = vec![text, binary];
     });
     let body = [EVIL.as_bytes(), b"\0\x01"].concat();
-    assert_escaped(&view(&meta, &body, Account::Hidden), 10 + 2 + 1 + 1);
+    // The files' names are the link preview's title and the text file's
+    // text its description, twice each.
+    assert_escaped(&view(&meta, &body, Account::Hidden), 10 + 2 + 1 + 1 + 4);
 }
 
 /// An image's name is also its `alt` text.
@@ -83,14 +118,16 @@ fn view_of_image_escapes_its_name() {
         m.name = Some(EVIL.into());
         m.content_type = "image/png".into();
     });
-    assert_escaped(&view(&meta, b"\x89PNG", Account::SignedOut), 4);
+    // And the link preview's title, twice.
+    assert_escaped(&view(&meta, b"\x89PNG", Account::SignedOut), 4 + 2);
 }
 
 /// A file without a name is described by its media type.
 #[test]
 fn view_of_file_escapes_its_type() {
     let meta = meta(|m| m.content_type = format!("application/x-{EVIL}"));
-    assert_escaped(&view(&meta, b"\0\x01", Account::Hidden), 2);
+    // And the link preview's description (type and size), twice.
+    assert_escaped(&view(&meta, b"\0\x01", Account::Hidden), 2 + 2);
 }
 
 /// The burn interstitial names the paste before it is revealed.
@@ -100,7 +137,10 @@ fn burn_interstitial_escapes_name_and_tenant() {
         m.name = Some(EVIL.into());
         m.burn = true;
     });
-    assert_escaped(&burn_interstitial(&meta, Account::SignedIn(EVIL)), 3 + 1);
+    assert_escaped(
+        &burn_interstitial(&meta, Account::SignedIn(EVIL), "snip"),
+        3 + 1,
+    );
 }
 
 /// An error's message may quote what the client sent.
@@ -111,7 +151,7 @@ fn error_page_escapes_the_message() {
         crate::core::ErrorCode::BadRequest,
         EVIL,
     );
-    assert_escaped(&error_page(&error), 1);
+    assert_escaped(&error_page(&error, "snip"), 1);
 }
 
 /// `next` comes from the sign-in link's query.
@@ -121,7 +161,7 @@ fn signin_escapes_next() {
         provider: true,
         token: true,
     };
-    assert_escaped(&signin(None, EVIL, both), 1);
+    assert_escaped(&signin(None, EVIL, both, "snip"), 1);
 }
 
 /// "My pastes": the tenant's, each paste's name and author; the cursor is
@@ -135,13 +175,13 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
             name: EVIL.into(),
         });
     })];
-    let page = my_pastes(Account::SignedIn(EVIL), &pastes, Some(EVIL), Scope::Team);
+    let page = my_pastes(Account::SignedIn(EVIL), "snip", &pastes, Some(EVIL), Scope::Team);
     assert_escaped(&page, 3);
     assert!(
         page.contains("href=\"/my?cursor=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26\""),
         "{page}"
     );
-    assert_escaped(&my_local(Account::SignedIn(EVIL)), 1);
+    assert_escaped(&my_local(Account::SignedIn(EVIL), "snip"), 1);
 }
 
 /// The form's header names the signed-in tenant.
@@ -152,6 +192,7 @@ fn new_paste_escapes_the_tenant() {
         default_ttl: "never",
         max_paste_bytes: 1024,
         account: Account::SignedIn(EVIL),
+        site: "snip",
         may_create: true,
     });
     assert_escaped(&page, 1);
@@ -164,5 +205,5 @@ fn header_escapes_the_person() {
         name: EVIL,
         tenant: EVIL,
     };
-    assert_escaped(&my_local(account), 2);
+    assert_escaped(&my_local(account, "snip"), 2);
 }

@@ -42,6 +42,7 @@ pub async fn form(
             default_ttl: &default,
             max_paste_bytes: state.limits.max_paste_bytes,
             account,
+            site: &state.site.name,
             may_create,
         }))
         .into_response();
