@@ -14,8 +14,7 @@ use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
     admin, backup, create, delete, embed, files, hastebin, list, login, meta, my, oidc, ops,
-    program,
-    read, session,
+    program, read, session,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;

@@ -175,7 +175,13 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
             name: EVIL.into(),
         });
     })];
-    let page = my_pastes(Account::SignedIn(EVIL), "snip", &pastes, Some(EVIL), Scope::Team);
+    let page = my_pastes(
+        Account::SignedIn(EVIL),
+        "snip",
+        &pastes,
+        Some(EVIL),
+        Scope::Team,
+    );
     assert_escaped(&page, 3);
     assert!(
         page.contains("href=\"/my?cursor=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26\""),
