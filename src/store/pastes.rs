@@ -14,7 +14,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use bytes::Bytes;
 
-use super::{NewBody, Opened, StoreError};
+use super::{NewBody, Opened, SearchQuery, StoreError};
 use crate::core::envelope::Proof;
 use crate::core::random::OsRandom;
 use crate::core::tenant::Authority;
@@ -176,6 +176,16 @@ pub trait PasteStore: Send + Sync + 'static {
         &self,
         owner: &str,
         query: &ListQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError>;
+
+    /// Searches the live pastes of `owner` by the words of their names,
+    /// languages and text (`core::search`), best match first, a page of
+    /// [`SearchQuery::limit`] at most; off the async workers.
+    async fn search(
+        &self,
+        owner: &str,
+        query: &SearchQuery,
         now: UnixTime,
     ) -> Result<ListPage, StoreError>;
 

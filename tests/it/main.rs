@@ -47,6 +47,7 @@ mod proof;
 mod proxy;
 mod proxy_protocol;
 mod refused_start;
+mod search;
 mod sending;
 mod sessions;
 mod tenants;

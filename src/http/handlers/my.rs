@@ -1,6 +1,7 @@
 //! `GET /my`: "My pastes". A signed-in tenant's pastes, a page at a time
-//! through the listing's cursor; for an anonymous browser, a page its script
-//! fills from the delete tokens it remembers.
+//! through the listing's cursor, or with `q` those matching a search (the
+//! page's search box, a GET form); for an anonymous browser, a page its
+//! script fills from the delete tokens it remembers.
 
 use axum::Extension;
 use axum::extract::{RawQuery, State};
@@ -9,13 +10,14 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::session::{clear_cookie, is_secure};
 use crate::core::paste;
+use crate::core::search::Terms;
 use crate::http::api_error::ApiError;
 use crate::http::context::{Caller, Origin};
 use crate::http::credentials;
 use crate::http::render::account;
 use crate::http::render::layout::Account;
 use crate::http::state::SharedState;
-use crate::store::ListQuery;
+use crate::store::{ListQuery, SearchQuery};
 
 /// Pastes per page.
 const PAGE: usize = 50;
@@ -35,18 +37,41 @@ pub async fn my(
     let Caller::Tenant { tenant, .. } = &caller else {
         return html(account::my_local(Account::SignedOut));
     };
-    let cursor = form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
-        .find(|(key, _)| key == "cursor")
-        .map(|(_, value)| value.into_owned());
-    let query = ListQuery {
-        cursor,
-        limit: PAGE,
-        name_prefix: None,
+    let (mut cursor, mut search) = (None, None);
+    for (key, value) in form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()) {
+        match key.as_ref() {
+            "cursor" => cursor = Some(value.into_owned()),
+            // An empty box asks for the listing.
+            "q" => search = Some(value.into_owned()).filter(|q| !q.trim().is_empty()),
+            _ => {}
+        }
+    }
+    let listed = match &search {
+        Some(text) => match Terms::parse(text) {
+            Ok(terms) => {
+                let query = SearchQuery {
+                    terms,
+                    cursor,
+                    limit: PAGE,
+                };
+                state.store.search(&tenant.name, &query, paste::now()).await
+            }
+            Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
+        },
+        None => {
+            let query = ListQuery {
+                cursor,
+                limit: PAGE,
+                name_prefix: None,
+            };
+            state.store.list(&tenant.name, &query, paste::now()).await
+        }
     };
-    match state.store.list(&tenant.name, &query, paste::now()).await {
+    match listed {
         Ok(page) => html(account::my_pastes(
             Account::of(&caller),
             &page.pastes,
+            search.as_deref(),
             page.next_cursor.as_deref(),
         )),
         Err(e) => ApiError::from(e).into_response(),

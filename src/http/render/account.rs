@@ -88,8 +88,10 @@ fn signin_page(
 struct MyPastesPage<'a> {
     layout: Layout<'a>,
     pastes: &'a [PasteMeta],
-    /// The next page's cursor, URL-encoded.
-    next_cursor: Option<String>,
+    /// The search's words as typed, when the page shows a search's results.
+    search: Option<&'a str>,
+    /// The next page's query: the search's words and the cursor, URL-encoded.
+    next_query: Option<String>,
 }
 
 impl<'a> MyPastesPage<'a> {
@@ -117,17 +119,30 @@ impl Row<'_> {
     }
 }
 
-/// A page of a signed-in tenant's pastes, newest first, with a link to the
-/// next page when there is one.
-pub fn my_pastes(account: Account<'_>, pastes: &[PasteMeta], next_cursor: Option<&str>) -> String {
+/// A page of a signed-in tenant's pastes, newest first, or with `search`
+/// (the words as typed) the pastes matching it, best first; with a link to
+/// the next page when there is one.
+pub fn my_pastes(
+    account: Account<'_>,
+    pastes: &[PasteMeta],
+    search: Option<&str>,
+    next_cursor: Option<&str>,
+) -> String {
+    let next_query = next_cursor.map(|cursor| {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        if let Some(search) = search {
+            query.append_pair("q", search);
+        }
+        query.append_pair("cursor", cursor).finish()
+    });
     let page = MyPastesPage {
         layout: Layout {
             page: Page::My,
             account,
         },
         pastes,
-        next_cursor: next_cursor
-            .map(|cursor| form_urlencoded::byte_serialize(cursor.as_bytes()).collect()),
+        search,
+        next_query,
     };
     render(&page, 4096 + pastes.len() * 512)
 }

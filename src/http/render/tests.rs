@@ -119,16 +119,25 @@ fn signin_escapes_next() {
     assert_escaped(&signin(None, EVIL, both), 1);
 }
 
-/// "My pastes": the tenant's and each paste's name; the cursor is
-/// URL-encoded into the link.
+/// "My pastes": the tenant's and each paste's name, and a search's words;
+/// the search and the cursor are URL-encoded into the link.
 #[test]
 fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
     let pastes = [meta(|m| m.name = Some(EVIL.into()))];
-    let page = my_pastes(Account::SignedIn(EVIL), &pastes, Some(EVIL));
+    let page = my_pastes(Account::SignedIn(EVIL), &pastes, None, Some(EVIL));
     assert_escaped(&page, 2);
     assert!(
         page.contains("href=\"/my?cursor=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26\""),
         "{page}"
+    );
+    let searched = my_pastes(Account::SignedIn(EVIL), &pastes, Some(EVIL), Some("r50"));
+    // The tenant, the name, the search field's value and the results' heading.
+    assert_escaped(&searched, 4);
+    assert!(
+        searched.contains(
+            "href=\"/my?q=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26&amp;cursor=r50\""
+        ),
+        "{searched}"
     );
     assert_escaped(&my_local(Account::SignedIn(EVIL)), 1);
 }

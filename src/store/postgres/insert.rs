@@ -5,18 +5,21 @@
 
 use super::authority;
 use super::rows::{files_column, key_check_columns, to_i64, visibility_text};
+use super::search::vector_params;
 use super::{PostgresStore, db_error};
+use crate::core::search::Searchable;
 use crate::core::{PasteMeta, paste};
 use crate::store::codec::Stored;
 use crate::store::{PutLimits, StoreError};
 
 impl PostgresStore {
-    /// Inserts a paste with an owner, with its body as stored, and reserves
-    /// its quota in the same transaction.
+    /// Inserts a paste with an owner, with its body as stored and what of
+    /// it is searchable, and reserves its quota in the same transaction.
     pub(super) async fn insert(
         &self,
         meta: &PasteMeta,
         body: &Stored,
+        searchable: Option<&Searchable>,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         let mut client = self.client().await?;
@@ -51,15 +54,16 @@ impl PostgresStore {
             .prepare_cached(
                 "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
                     content_type, size, delete_token_hash, owner, visibility, redirect, body,
-                    proof_verifier, proof_iterations, proof_salt, body_encoding, files)
+                    proof_verifier, proof_iterations, proof_salt, body_encoding, files, search)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                    $18, $19)
+                    $18, $19, snip_search_vector($20, $21, $22))
                  ON CONFLICT (id) DO NOTHING",
             )
             .await
             .map_err(db_error)?;
         let (proof_verifier, proof_iterations, proof_salt) =
             key_check_columns(meta.key_check.as_ref());
+        let [names, langs, content] = vector_params(searchable);
         let inserted = tx
             .execute(
                 &stmt,
@@ -83,6 +87,9 @@ impl PostgresStore {
                     &proof_salt,
                     &body.encoding.name(),
                     &files_column(meta),
+                    &names,
+                    &langs,
+                    &content,
                 ],
             )
             .await

@@ -32,6 +32,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     migration!("0005_files"),
     migration!("0006_session_person"),
     migration!("0007_tenant_programs"),
+    migration!("0010_search"),
 ];
 
 /// The schema version this binary writes.
