@@ -3,7 +3,10 @@
 -- token) or anonymously.
 --
 -- Arguments (after wrk's `--`): how many creates each thread makes, the
--- body size in bytes, and the tenant's token ("-" for anonymous creates).
+-- body size in bytes, the tenant's token ("-" for anonymous creates), and
+-- a directory where each thread leaves a file `done.N` once its share is
+-- answered (wrk waits out its duration even when every thread has
+-- stopped: bench/search sees these files and interrupts it).
 -- Words are drawn with a skewed distribution (a few common, most rare, as
 -- in real text), so searches for common words match many pastes and
 -- searches for rare ones few; bench/search-query.lua draws from the same
@@ -22,6 +25,7 @@ function init(args)
     share = tonumber(args[1])
     size = tonumber(args[2])
     local token = args[3]
+    done_dir = args[4]
     math.randomseed(os.time() * 100 + number)
     answered = 0
     wrk.method = "POST"
@@ -49,6 +53,7 @@ function response(status, headers, body)
     end
     answered = answered + 1
     if answered >= share then
+        io.open(done_dir .. "/done." .. number, "w"):close()
         wrk.thread:stop()
     end
 end
