@@ -135,7 +135,7 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
     assert_escaped(&searched, 4);
     assert!(
         searched.contains(
-            "href=\"/my?q=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26&amp;cursor=r50\""
+            "href=\"/my?q=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26&#38;cursor=r50\""
         ),
         "{searched}"
     );
