@@ -206,7 +206,6 @@ impl SearchIndex {
         let mut threads = lock(&self.threads);
         threads.push(spawn("snip-search", move || keeper.run(&received)));
         if self.rebuild {
-            tracing::info!("building the search index from the store");
             let queue = lock(&self.queue).clone();
             let (progress, closing) = (self.progress.clone(), self.closing.clone());
             if let Some(queue) = queue {
@@ -409,7 +408,10 @@ fn rebuild(store: &Weak<Inner>, queue: &SyncSender<Op>, progress: &Progress, clo
         }
     }
     send(queue, progress, Op::Rebuilt);
-    tracing::info!(pastes, "queued every tenant's paste for the search index");
+    // A new store has nothing to say here (its first line says where it listens).
+    if pastes > 0 {
+        tracing::info!(pastes, "rebuilding the search index from the store");
+    }
 }
 
 /// The index thread's state.
