@@ -70,26 +70,26 @@ async fn finds_by_content_name_and_language() {
     let files: Value = response.json().await.unwrap();
     let files = files["id"].as_str().unwrap().to_owned();
 
-    assert_eq!(search(&server, &team, "refused").await, [log.clone()]);
+    assert_eq!(search(&server, &team, "refused").await, [log.as_str()]);
     assert_eq!(
         search(&server, &team, "CONNECTION failed").await,
-        [log.clone()]
+        [log.as_str()]
     );
     assert_eq!(
         search(&server, &team, "example").await,
-        [log.clone()],
+        [log.as_str()],
         "a host name's parts are words"
     );
-    assert_eq!(search(&server, &team, "deploy.log").await, [log.clone()]);
-    assert_eq!(search(&server, &team, "python").await, [script.clone()]);
-    assert_eq!(search(&server, &team, "hello").await, [script.clone()]);
+    assert_eq!(search(&server, &team, "deploy.log").await, [log.as_str()]);
+    assert_eq!(search(&server, &team, "python").await, [script.as_str()]);
+    assert_eq!(search(&server, &team, "hello").await, [script.as_str()]);
     assert_eq!(
         search(&server, &team, "launch_rocket").await,
-        [files.clone()]
+        [files.as_str()]
     );
     assert_eq!(
         search(&server, &team, "liftoff notes").await,
-        [files.clone()]
+        [files.as_str()]
     );
     assert!(
         search(&server, &team, "refused hello").await.is_empty(),
@@ -148,10 +148,10 @@ async fn a_search_stays_within_the_tenant() {
     )
     .await;
     create_as(&server, None, "quarterly secret plan", "name=plan.txt").await;
-    assert_eq!(search(&server, &a, "quarterly plan").await, [mine.clone()]);
+    assert_eq!(search(&server, &a, "quarterly plan").await, [mine.as_str()]);
     assert_eq!(
         search(&server, &b, "quarterly plan").await,
-        [theirs.clone()]
+        [theirs.as_str()]
     );
     // The tenant's name is not a word of its pastes.
     assert!(search(&server, &a, "beta").await.is_empty());
@@ -178,10 +178,10 @@ async fn encrypted_and_burn_content_is_never_searched() {
     )
     .await;
     assert!(search(&server, &team, "ciphertext").await.is_empty());
-    assert_eq!(search(&server, &team, "vault").await, [sealed.clone()]);
+    assert_eq!(search(&server, &team, "vault").await, [sealed.as_str()]);
     assert_eq!(search(&server, &team, "yaml").await, [sealed]);
     assert!(search(&server, &team, "launch codes").await.is_empty());
-    assert_eq!(search(&server, &team, "once").await, [burn.clone()]);
+    assert_eq!(search(&server, &team, "once").await, [burn.as_str()]);
     let revealed = server
         .request(Method::POST, &format!("/{burn}/reveal"))
         .fetch()
@@ -215,7 +215,7 @@ async fn removed_pastes_disappear() {
     let found = search(&server, &team, "harbour").await;
     assert!(!found.contains(&deleted), "{found:?}");
     assert!(
-        eventually(|| async { search(&server, &team, "harbour").await == [kept.clone()] }).await,
+        eventually(|| async { search(&server, &team, "harbour").await == [kept.as_str()] }).await,
         "the expired paste still appears"
     );
     assert!(
@@ -253,7 +253,7 @@ async fn the_index_is_rebuilt_when_missing() {
     let mut expected = vec![first.clone(), second];
     expected.sort();
     assert_eq!(found, expected);
-    assert_eq!(search(&server, &team, "apples").await, [first.clone()]);
+    assert_eq!(search(&server, &team, "apples").await, [first.as_str()]);
     if server.schema().is_none() {
         // After kill -9 (no clean mark) it is rebuilt too.
         server.kill9();
