@@ -1,5 +1,6 @@
-//! `snip list` (the tenant's pastes, through `GET /api/pastes`, or with
-//! `--mine` the pastes whose delete tokens this user remembers) and
+//! `snip list` (the tenant's pastes, through `GET /api/pastes`; with `-q`
+//! those matching a search, best first; or with `--mine` the pastes whose
+//! delete tokens this user remembers) and
 //! `snip shorten` (a short link, through `POST /?url=…`).
 
 use anyhow::bail;
@@ -17,6 +18,16 @@ pub struct ListArgs {
     /// Only pastes whose name starts with this.
     #[arg(long)]
     pub name_prefix: Option<String>,
+    /// Search: the pastes whose names, languages or text hold every word
+    /// of this, best match first (an encrypted paste's text is never
+    /// searched).
+    #[arg(
+        short = 'q',
+        long = "query",
+        value_name = "WORDS",
+        conflicts_with = "name_prefix"
+    )]
+    pub query: Option<String>,
     /// Pastes per page (1–500) [default: the server's, 50].
     #[arg(long)]
     pub limit: Option<u32>,
@@ -27,7 +38,7 @@ pub struct ListArgs {
     /// The pastes created from this machine by this user, not deleted and
     /// not expired (from the remembered delete tokens; no API token needed),
     /// newest first: link (with an encrypted paste's #key), time, name.
-    #[arg(long, conflicts_with_all = ["name_prefix", "limit", "all", "scope"])]
+    #[arg(long, conflicts_with_all = ["name_prefix", "query", "limit", "all", "scope"])]
     pub mine: bool,
     /// Whose of the tenant's pastes: `team` (all but other people's
     /// only-me pastes) or `mine` (those you created, signed in as a person)
@@ -83,6 +94,9 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         }
         if let Some(scope) = &args.scope {
             query.push(("scope", scope.clone()));
+        }
+        if let Some(words) = &args.query {
+            query.push(("q", words.clone()));
         }
         if let Some(cursor) = &cursor {
             query.push(("cursor", cursor.clone()));

@@ -37,6 +37,7 @@ pub const LIST: &str = "\
 Examples:
   snip list --mine                            # what you put from here, newest first
   SNIP_TOKEN=snip_… snip list --all           # every paste of your tenant
+  snip list -q 'deploy error'                 # your tenant's pastes holding both words
   snip list --name-prefix build- --json";
 
 pub const SHORTEN: &str = "\

@@ -11,6 +11,7 @@ pub mod id;
 pub mod id_cipher;
 pub mod paste;
 pub mod random;
+pub mod search;
 pub mod tenant;
 pub mod ttl;
 pub mod units;

@@ -20,7 +20,7 @@ use crate::core::tenant::{Authority, ProgramInfo, SessionRecord, Tenant, TokenRe
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::store::{
     AccountStore, CacheStats, ListPage, ListQuery, Maintenance, NewBody, Opened, Paste, PasteStore,
-    PutLimits, RateStore, ScanPage, Store, StoreError, SweepReport, Taken, Usage,
+    PutLimits, RateStore, ScanPage, SearchQuery, Store, StoreError, SweepReport, Taken, Usage,
 };
 
 /// Delegates to a store, recording into [`Metrics`].
@@ -142,6 +142,16 @@ impl PasteStore for MeteredStore {
         now: UnixTime,
     ) -> Result<ListPage, StoreError> {
         self.timed(StoreOp::List, self.inner.list(owner, query, now))
+            .await
+    }
+
+    async fn search(
+        &self,
+        owner: &str,
+        query: &SearchQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError> {
+        self.timed(StoreOp::Search, self.inner.search(owner, query, now))
             .await
     }
 

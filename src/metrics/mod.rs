@@ -191,6 +191,8 @@ pub enum StoreOp {
     Delete,
     /// Listing a tenant's pastes.
     List,
+    /// Searching a tenant's pastes.
+    Search,
     /// A sweeper batch.
     Sweep,
     /// The per-request token lookup.
@@ -205,13 +207,14 @@ pub enum StoreOp {
 
 impl StoreOp {
     /// Every operation, in declaration order (so `op as usize` indexes it).
-    const ALL: [Self; 11] = [
+    const ALL: [Self; 12] = [
         Self::Put,
         Self::Get,
         Self::Meta,
         Self::Take,
         Self::Delete,
         Self::List,
+        Self::Search,
         Self::Sweep,
         Self::Token,
         Self::Tenant,
@@ -227,6 +230,7 @@ impl StoreOp {
             Self::Take => "take",
             Self::Delete => "delete",
             Self::List => "list",
+            Self::Search => "search",
             Self::Sweep => "sweep",
             Self::Token => "token",
             Self::Tenant => "tenant",

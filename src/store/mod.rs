@@ -2,7 +2,7 @@
 //! traits, and its backends.
 //!
 //! - [`PasteStore`] (`pastes`): storing, reading, opening, burning,
-//!   deleting and listing pastes;
+//!   deleting, listing and searching pastes (`search`);
 //! - [`AccountStore`] (`accounts`): tenants, tokens and browser sessions;
 //! - [`Maintenance`] (`maintenance`): sweeping, scanning for backups,
 //!   health, the figures of a metrics scrape, closing;
@@ -33,6 +33,7 @@ mod paste_cache;
 mod pastes;
 pub mod postgres;
 mod rates;
+mod search;
 pub mod transfer;
 
 pub use accounts::AccountStore;
@@ -47,6 +48,7 @@ pub use pastes::{ListPage, ListQuery, MAX_LIST_SCAN, Paste, PasteStore, PutLimit
 pub(crate) use pastes::{create_with_free_id, no_randomness};
 pub use postgres::{PostgresOptions, PostgresStore};
 pub use rates::{GcraOutcome, RateStore};
+pub use search::{MAX_SEARCH_RESULTS, SearchQuery};
 
 /// Everything snip needs from a storage backend: its pastes, its accounts
 /// and its maintenance, and the rate buckets it shares with other

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use bytes::Bytes;
 
-use super::{NewBody, Opened, StoreError};
+use super::{NewBody, Opened, SearchQuery, StoreError};
 use crate::core::envelope::Proof;
 use crate::core::random::OsRandom;
 use crate::core::tenant::Authority;
@@ -97,12 +97,16 @@ impl ListQuery {
             .name_prefix
             .as_deref()
             .is_none_or(|p| meta.name.as_deref().is_some_and(|n| n.starts_with(p)));
-        let by_viewer = self
-            .viewer
-            .as_deref()
-            .is_some_and(|subject| meta.authored_by(subject));
-        named && (meta.visibility != Visibility::Me || by_viewer) && (!self.mine || by_viewer)
+        named && listed_for(meta, self.viewer.as_deref(), self.mine)
     }
+}
+
+/// Whether a listing or a search by `viewer` (a person's subject, if a
+/// person asks) shows `meta`, a live paste of the owner: never another
+/// person's only-me paste, and with `mine` only the viewer's own.
+pub fn listed_for(meta: &PasteMeta, viewer: Option<&str>, mine: bool) -> bool {
+    let by_viewer = viewer.is_some_and(|subject| meta.authored_by(subject));
+    (meta.visibility != Visibility::Me || by_viewer) && (!mine || by_viewer)
 }
 
 /// One page of a listing, newest first.
@@ -196,6 +200,16 @@ pub trait PasteStore: Send + Sync + 'static {
         &self,
         owner: &str,
         query: &ListQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError>;
+
+    /// Searches the live pastes of `owner` by the words of their names,
+    /// languages and text (`core::search`), best match first, a page of
+    /// [`SearchQuery::limit`] at most; off the async workers.
+    async fn search(
+        &self,
+        owner: &str,
+        query: &SearchQuery,
         now: UnixTime,
     ) -> Result<ListPage, StoreError>;
 

@@ -51,6 +51,7 @@ mod proof;
 mod proxy;
 mod proxy_protocol;
 mod refused_start;
+mod search;
 mod sending;
 mod sessions;
 mod tenants;

@@ -1301,6 +1301,61 @@ describe('tenants in the browser', () => {
     await context.close();
   });
 
+  test('My pastes: the search box finds by text, name and language, without JavaScript', async () => {
+    const { token } = await makeTenant('searcher');
+    const create = async (body, query) => {
+      const response = await fetch(`${closed.url}/?${query}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        body,
+      });
+      assert.equal(response.status, 201);
+      return (await response.json()).id;
+    };
+    const log = await create('the nightly build failed: disk full', 'name=nightly.log');
+    const script = await create('echo hi', 'name=hello.sh&lang=bash');
+    const sealed = await create('nightly ciphertext', 'encrypted=true&name=vault.bin');
+    // No script runs: the box is a plain GET form.
+    const { page, context, record } = await newPage({ javaScriptEnabled: false }, closed);
+    record.expectErrors.push(/status of 400/);
+    await page.goto(`${closed.url}/signin?next=/my`);
+    await page.fill('#token', token);
+    await page.click('#signin button[type=submit]');
+    await page.waitForURL(`${closed.url}/my`);
+    const rows = async () => page.$$eval('#my-pastes tr[data-id]', (trs) => trs.map((tr) => tr.dataset.id));
+    assert.equal((await rows()).length, 3, 'the listing before any search');
+
+    await page.fill('#my-q', 'Nightly');
+    await page.click('#my-search button[type=submit]');
+    await page.waitForURL(`${closed.url}/my?q=Nightly`);
+    assert.deepEqual(await rows(), [log], 'the log by its name and text; never the encrypted text');
+    assert.match(await page.textContent('#my-results'), /Best matches for “Nightly”/);
+    assert.equal(await page.inputValue('#my-q'), 'Nightly', 'the box keeps the search');
+
+    await page.fill('#my-q', 'bash');
+    await page.press('#my-q', 'Enter');
+    await page.waitForURL(`${closed.url}/my?q=bash`);
+    assert.deepEqual(await rows(), [script]);
+    await page.fill('#my-q', 'vault');
+    await page.press('#my-q', 'Enter');
+    await page.waitForURL(`${closed.url}/my?q=vault`);
+    assert.deepEqual(await rows(), [sealed], 'an encrypted paste by its name');
+    await shot(page, 'my-pastes-search');
+
+    await page.fill('#my-q', 'nowhere');
+    await page.press('#my-q', 'Enter');
+    await page.waitForURL(`${closed.url}/my?q=nowhere`);
+    assert.match(await page.textContent('#my-empty'), /No paste matches/);
+    const refused = await page.goto(`${closed.url}/my?q=${'a'.repeat(256)}`);
+    assert.equal(refused.status(), 400);
+    assert.match(await page.textContent('main'), /at most 255 bytes/);
+    await page.goto(`${closed.url}/my?q=nowhere`);
+    await page.click('text=All pastes');
+    await page.waitForURL(`${closed.url}/my`);
+    assert.equal((await rows()).length, 3);
+    await context.close();
+  });
+
   test('revoking the token ends the browser session at the next page', async () => {
     const { id, token } = await makeTenant('bert');
     const { page, context, record } = await newPage({}, closed);

@@ -1,23 +1,26 @@
 //! `GET /api/pastes`: the caller's tenant's pastes, newest first, paginated
 //! by cursor: all but other people's only-me pastes, or with `scope=mine`
-//! only those the calling person authored.
+//! only those the calling person authored; with `q`, those matching a
+//! search, best first (`store::search`).
 
 use axum::extract::{RawQuery, State};
 use axum::{Extension, Json};
 
 use crate::core::api::{PasteInfo, PastePage};
 use crate::core::paste;
+use crate::core::search::Terms;
 use crate::http::api_error::ApiError;
 use crate::http::context::Caller;
 use crate::http::state::SharedState;
-use crate::store::ListQuery;
+use crate::store::{ListQuery, SearchQuery};
 
 /// Default and largest page sizes.
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 500;
 
-/// Lists the calling tenant's pastes. Query: `limit` (1–500), `cursor`,
-/// `name_prefix`, `scope` (`team`, the default, or `mine`).
+/// Lists the calling tenant's pastes, or with `q` searches them. Query:
+/// `limit` (1–500), `cursor`, `name_prefix` or `q`, and `scope` (`team`,
+/// the default, or `mine`).
 pub async fn list(
     State(state): State<SharedState>,
     Extension(caller): Extension<Caller>,
@@ -26,25 +29,39 @@ pub async fn list(
     let owner = caller.tenant_name().ok_or_else(|| {
         ApiError::unauthorized("listing needs a tenant token: Authorization: Bearer TOKEN")
     })?;
-    let mut query = parse_query(raw.as_deref())?;
+    let (mut query, search) = parse_query(raw.as_deref())?;
     query.viewer = caller.person().map(|p| p.subject.clone());
     if query.mine && query.viewer.is_none() {
         return Err(ApiError::bad_request(
             "scope=mine needs a person signed in through the identity provider: a token alone authors nothing",
         ));
     }
-    let page = state.store.list(owner, &query, paste::now()).await?;
+    let page = match search {
+        Some(terms) => {
+            let search = SearchQuery {
+                terms,
+                cursor: query.cursor,
+                limit: query.limit,
+                viewer: query.viewer,
+                mine: query.mine,
+            };
+            state.store.search(owner, &search, paste::now()).await?
+        }
+        None => state.store.list(owner, &query, paste::now()).await?,
+    };
     Ok(Json(PastePage {
         pastes: page.pastes.into_iter().map(PasteInfo::from).collect(),
         next_cursor: page.next_cursor,
     }))
 }
 
-fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
+/// The listing's query, and the search's words if it has a `q`.
+fn parse_query(raw: Option<&str>) -> Result<(ListQuery, Option<Terms>), ApiError> {
     let mut query = ListQuery {
         limit: DEFAULT_LIMIT,
         ..ListQuery::default()
     };
+    let mut search = None;
     for (key, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
         match key.as_ref() {
             "limit" => {
@@ -77,13 +94,23 @@ fn parse_query(raw: Option<&str>) -> Result<ListQuery, ApiError> {
                     _ => return Err(ApiError::bad_request("scope must be team or mine")),
                 };
             }
+            "q" if value.is_empty() => search = None,
+            "q" => {
+                search =
+                    Some(Terms::parse(&value).map_err(|e| ApiError::bad_request(e.to_string()))?);
+            }
             other => {
                 let shown: String = other.chars().take(40).collect();
                 return Err(ApiError::bad_request(format!(
-                    "unknown parameter {shown:?}; known: limit, cursor, name_prefix, scope"
+                    "unknown parameter {shown:?}; known: limit, cursor, name_prefix, q, scope"
                 )));
             }
         }
     }
-    Ok(query)
+    if search.is_some() && query.name_prefix.is_some() {
+        return Err(ApiError::bad_request(
+            "q and name_prefix cannot be combined: a search ranks by the words of names already",
+        ));
+    }
+    Ok((query, search))
 }

@@ -1,6 +1,7 @@
 //! `GET /my`: "My pastes". A signed-in tenant's pastes (a person sees
 //! their own only-me pastes and the team's others; `?scope=mine` only
-//! their own), a page at a time through the listing's cursor; for an
+//! their own), a page at a time through the listing's cursor, or with `q`
+//! those matching a search (the page's search box, a GET form); for an
 //! anonymous browser, a page its script fills from the delete tokens it
 //! remembers.
 
@@ -11,13 +12,14 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::session::{clear_cookie, is_secure};
 use crate::core::paste;
+use crate::core::search::Terms;
 use crate::http::api_error::ApiError;
 use crate::http::context::{Caller, Origin};
 use crate::http::credentials;
 use crate::http::render::account::{self, Scope};
 use crate::http::render::layout::Account;
 use crate::http::state::SharedState;
-use crate::store::ListQuery;
+use crate::store::{ListQuery, SearchQuery};
 
 /// Pastes per page.
 const PAGE: usize = 50;
@@ -42,20 +44,40 @@ pub async fn my(
         viewer: caller.person().map(|p| p.subject.clone()),
         ..ListQuery::default()
     };
+    let mut search = None;
     for (key, value) in form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()) {
         match key.as_ref() {
             "cursor" => query.cursor = Some(value.into_owned()),
             // Without a person, "mine" is nothing: the team's page is shown.
             "scope" => query.mine = value == "mine" && query.viewer.is_some(),
+            // An empty box asks for the listing.
+            "q" => search = Some(value.into_owned()).filter(|q| !q.trim().is_empty()),
             _ => {}
         }
     }
     let scope = if query.mine { Scope::Mine } else { Scope::Team };
-    match state.store.list(&tenant.name, &query, paste::now()).await {
+    let listed = match &search {
+        Some(text) => match Terms::parse(text) {
+            Ok(terms) => {
+                let search = SearchQuery {
+                    terms,
+                    cursor: query.cursor,
+                    limit: PAGE,
+                    viewer: query.viewer,
+                    mine: query.mine,
+                };
+                state.store.search(&tenant.name, &search, paste::now()).await
+            }
+            Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
+        },
+        None => state.store.list(&tenant.name, &query, paste::now()).await,
+    };
+    match listed {
         Ok(page) => html(account::my_pastes(
             Account::of(&caller),
             &state.site.name,
             &page.pastes,
+            search.as_deref(),
             page.next_cursor.as_deref(),
             scope,
         )),

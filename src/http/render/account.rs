@@ -90,8 +90,10 @@ fn signin_page(
 struct MyPastesPage<'a> {
     layout: Layout<'a>,
     pastes: &'a [PasteMeta],
-    /// The next page's cursor, URL-encoded.
-    next_cursor: Option<String>,
+    /// The search's words as typed, when the page shows a search's results.
+    search: Option<&'a str>,
+    /// The next page's query: the search's words and the cursor, URL-encoded.
+    next_query: Option<String>,
     scope: Scope,
 }
 
@@ -129,15 +131,27 @@ impl Row<'_> {
     }
 }
 
-/// A page of a signed-in tenant's pastes, newest first, with a link to the
-/// next page when there is one.
+/// A page of a signed-in tenant's pastes (`scope`), newest first, or with
+/// `search` (the words as typed) the pastes matching it, best first; with a
+/// link to the next page when there is one.
 pub fn my_pastes(
     account: Account<'_>,
     site: &str,
     pastes: &[PasteMeta],
+    search: Option<&str>,
     next_cursor: Option<&str>,
     scope: Scope,
 ) -> String {
+    let next_query = next_cursor.map(|cursor| {
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        if let Some(search) = search {
+            query.append_pair("q", search);
+        }
+        if scope == Scope::Mine {
+            query.append_pair("scope", "mine");
+        }
+        query.append_pair("cursor", cursor).finish()
+    });
     let page = MyPastesPage {
         layout: Layout {
             page: Page::My,
@@ -145,8 +159,8 @@ pub fn my_pastes(
             site,
         },
         pastes,
-        next_cursor: next_cursor
-            .map(|cursor| form_urlencoded::byte_serialize(cursor.as_bytes()).collect()),
+        search,
+        next_query,
         scope,
     };
     render(&page, 4096 + pastes.len() * 512)

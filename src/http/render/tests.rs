@@ -164,8 +164,8 @@ fn signin_escapes_next() {
     assert_escaped(&signin(None, EVIL, both, "snip"), 1);
 }
 
-/// "My pastes": the tenant's, each paste's name and author; the cursor is
-/// URL-encoded into the link.
+/// "My pastes": the tenant's, each paste's name and author, and a search's
+/// words; the search and the cursor are URL-encoded into the link.
 #[test]
 fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
     let pastes = [meta(|m| {
@@ -179,6 +179,7 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
         Account::SignedIn(EVIL),
         "snip",
         &pastes,
+        None,
         Some(EVIL),
         Scope::Team,
     );
@@ -186,6 +187,23 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
     assert!(
         page.contains("href=\"/my?cursor=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26\""),
         "{page}"
+    );
+    let searched = my_pastes(
+        Account::SignedIn(EVIL),
+        "snip",
+        &pastes,
+        Some(EVIL),
+        Some("r50"),
+        Scope::Team,
+    );
+    // The tenant, the name, the author, the search field's value and the
+    // results' heading.
+    assert_escaped(&searched, 5);
+    assert!(
+        searched.contains(
+            "href=\"/my?q=%3Cscript%3Ealert%28%27x%27%29%3C%2Fscript%3E%22%26&#38;cursor=r50\""
+        ),
+        "{searched}"
     );
     assert_escaped(&my_local(Account::SignedIn(EVIL), "snip"), 1);
 }

@@ -21,6 +21,7 @@
 //! streams are decompressed before they are sent.
 
 use std::cell::RefCell;
+use std::io::Read;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -229,6 +230,15 @@ impl NewBody {
             Form::Stored(_) => None,
         }
     }
+
+    /// The body's first `max` bytes (or all of it, if shorter), decoded
+    /// (see [`head`]).
+    pub fn head(&self, max: usize) -> Option<Bytes> {
+        match &self.0 {
+            Form::Body(body) => Some(body.slice(..body.len().min(max))),
+            Form::Stored(stored) => head(stored, max),
+        }
+    }
 }
 
 /// Whether a body of `len` bytes of `meta`'s paste may be worth compressing.
@@ -311,6 +321,25 @@ fn decode(
         )));
     }
     Ok(body)
+}
+
+/// The first `max` bytes of the body `stored` holds (or all of it, if
+/// shorter), decoded: of a zstd stream, what its start decodes to, so the
+/// start of a stream is enough; `None` for a stream made with a dictionary
+/// (it does not decode on its own) or one that decodes to nothing.
+pub fn head(stored: &Stored, max: usize) -> Option<Bytes> {
+    match stored.encoding {
+        Encoding::Identity => Some(stored.bytes.slice(..stored.bytes.len().min(max))),
+        Encoding::Zstd => {
+            let mut head = Vec::new();
+            let decoder = zstd::stream::read::Decoder::new(&stored.bytes[..]).ok()?;
+            // A stream cut short ends the read with an error, after every
+            // byte it decoded is in `head`.
+            let _ = decoder.take(max as u64).read_to_end(&mut head);
+            Some(Bytes::from(head)).filter(|head| !head.is_empty())
+        }
+        Encoding::ZstdDictionary => None,
+    }
 }
 
 /// The paste of `meta` whose body is stored as `stored`: decompressed

@@ -182,6 +182,9 @@ impl Commit<Staged> for Inner {
                 if rebuild {
                     self.rebuild_known_ids();
                 }
+                for staged in accepted.iter().filter(|s| s.meta.owner.is_some()) {
+                    self.search.added(&staged.meta.id);
+                }
                 self.bound_journal();
                 self.wrote();
             }

@@ -76,11 +76,13 @@ impl Maintenance for EmbeddedStore {
         None
     }
 
-    /// Makes every write durable: the body log first, then fjall's journal;
-    /// and saves the filter of stored IDs for the next open.
+    /// Makes every write durable: the search index's last commit, the body
+    /// log, then fjall's journal; and saves the filter of stored IDs for
+    /// the next open.
     async fn close(&self) -> Result<(), StoreError> {
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || {
+            inner.search.close();
             inner.log.sync()?;
             // A store that numbered every ID it holds has no filter to save.
             let saved = match inner.sequence.numbered_only() {

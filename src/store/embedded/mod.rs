@@ -40,7 +40,8 @@
 //! Storage formats live in `meta_codec`, `body_log` and `body_files`;
 //! `sequence` numbers new IDs; `known_ids`, and the store-wide `combiner`
 //! and `paste_cache`, are the machinery of the write and read paths;
-//! `journal` keeps fjall's journal short.
+//! `journal` keeps fjall's journal short; `search` is the full-text index
+//! of tenants' pastes, in `search/`.
 //!
 //! [`PasteMeta`]: crate::core::PasteMeta
 //! [`PasteStore`]: crate::store::PasteStore
@@ -76,6 +77,7 @@ mod open;
 mod pastes;
 mod read;
 mod remove;
+mod search;
 mod sequence;
 mod space;
 mod sweep;
@@ -185,6 +187,8 @@ struct Inner {
     dictionary: DictionaryFile,
     /// Flushes the keyspaces that would keep old journal files.
     journal: journal::JournalBound,
+    /// The tantivy index of tenants' pastes, for searches.
+    search: search::SearchIndex,
     /// Noted by every write that may give the sweeper work, taken by each
     /// sweep; a settled sweeper waits for the next.
     writes: Activity,

@@ -20,6 +20,7 @@ use super::dictionary_file::DictionaryFile;
 use super::journal::JournalBound;
 use super::known_ids::{self, KnownIds};
 use super::paste_cache::PasteCache;
+use super::search::SearchIndex;
 use super::sequence::Sequence;
 use super::space::Space;
 use super::{Durability, EmbeddedOptions, EmbeddedStore, Inner, LOCK_STRIPES};
@@ -141,6 +142,7 @@ impl EmbeddedStore {
         let files = BodyFiles::open(dir, fsync)?;
         let log = Arc::new(BodyLog::open_with(dir, fsync, page_cache)?);
         let dictionary = DictionaryFile::open(dir)?;
+        let search = SearchIndex::open(dir)?;
         let sequence = Sequence::open(&db, counted.clone(), meta.is_empty()?)?;
         let numbered_only = sequence.numbered_only();
         let (counters, known, todo) =
@@ -169,6 +171,7 @@ impl EmbeddedStore {
             combiner: Combiner::default(),
             dictionary,
             journal,
+            search,
             writes: Activity::default(),
             poisoned: tokio::sync::watch::Sender::new(None),
             path: dir.to_path_buf(),
@@ -195,6 +198,7 @@ impl EmbeddedStore {
             );
         }
         let inner = Arc::new(inner);
+        inner.search.start(Arc::downgrade(&inner));
         let group_commit = fsync.then(|| {
             let db = inner.db.clone();
             let log = inner.log.clone();

@@ -14,8 +14,8 @@ use crate::core::paste::ProofStanding;
 use crate::core::tenant::Authority;
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::store::{
-    ListPage, ListQuery, NewBody, Opened, OpenedBody, Paste, PasteStore, PutLimits, StoreError,
-    Taken, Usage, create_with_free_id,
+    ListPage, ListQuery, NewBody, Opened, OpenedBody, Paste, PasteStore, PutLimits, SearchQuery,
+    StoreError, Taken, Usage, create_with_free_id,
 };
 
 #[async_trait]
@@ -174,6 +174,19 @@ impl PasteStore for EmbeddedStore {
         // async workers, which other requests need.
         let (owner, query) = (owner.to_owned(), query.clone());
         self.blocking(move |inner| inner.list(&owner, &query, now))
+            .await
+    }
+
+    /// From the search index (`search`), on a blocking thread: it may wait
+    /// for the index to catch up.
+    async fn search(
+        &self,
+        owner: &str,
+        query: &SearchQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError> {
+        let (owner, query) = (owner.to_owned(), query.clone());
+        self.blocking(move |inner| inner.search.search(inner, &owner, &query, now))
             .await
     }
 

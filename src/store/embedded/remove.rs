@@ -34,6 +34,9 @@ impl Inner {
         self.counters.commit(batch, &change, || {})?;
         self.bound_journal();
         self.paste_cache.evict(&meta.id);
+        if meta.owner.is_some() {
+            self.search.removed(&meta.id);
+        }
         self.release(meta);
         if let Some(at) = body_at {
             self.log.release(at);

@@ -5,18 +5,21 @@
 
 use super::authority;
 use super::rows::{author_columns, files_column, key_check_columns, to_i64, visibility_text};
+use super::search::vector_params;
 use super::{PostgresStore, db_error};
+use crate::core::search::Searchable;
 use crate::core::{PasteMeta, paste};
 use crate::store::codec::Stored;
 use crate::store::{PutLimits, StoreError};
 
 impl PostgresStore {
-    /// Inserts a paste with an owner, with its body as stored, and reserves
-    /// its quota in the same transaction.
+    /// Inserts a paste with an owner, with its body as stored and what of
+    /// it is searchable, and reserves its quota in the same transaction.
     pub(super) async fn insert(
         &self,
         meta: &PasteMeta,
         body: &Stored,
+        searchable: Option<&Searchable>,
         limits: PutLimits,
     ) -> Result<(), StoreError> {
         let mut client = self.client().await?;
@@ -52,9 +55,9 @@ impl PostgresStore {
                 "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
                     content_type, size, delete_token_hash, owner, visibility, redirect, body,
                     proof_verifier, proof_iterations, proof_salt, body_encoding, files,
-                    author_subject, author_name)
+                    author_subject, author_name, search)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                    $18, $19, $20, $21)
+                    $18, $19, $20, $21, snip_search_vector($22, $23, $24))
                  ON CONFLICT (id) DO NOTHING",
             )
             .await
@@ -62,6 +65,7 @@ impl PostgresStore {
         let (proof_verifier, proof_iterations, proof_salt) =
             key_check_columns(meta.key_check.as_ref());
         let (author_subject, author_name) = author_columns(meta);
+        let [names, langs, content] = vector_params(searchable);
         let inserted = tx
             .execute(
                 &stmt,
@@ -87,6 +91,9 @@ impl PostgresStore {
                     &files_column(meta),
                     &author_subject,
                     &author_name,
+                    &names,
+                    &langs,
+                    &content,
                 ],
             )
             .await

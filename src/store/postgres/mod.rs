@@ -31,8 +31,8 @@
 //! receives (`listener`).
 //!
 //! Each trait of [`Store`] is implemented in the file of its concern:
-//! `pastes` (over the steps of `insert`, `batch`, `read`, `remove` and
-//! `listing`), `accounts`, `maintenance`; this module holds the connection
+//! `pastes` (over the steps of `insert`, `batch`, `read`, `remove`,
+//! `listing` and `search`), `accounts`, `maintenance`; this module holds the connection
 //! pool and opening.
 
 use std::sync::Arc;
@@ -63,6 +63,7 @@ mod read;
 mod remove;
 mod rows;
 pub mod schema;
+mod search;
 mod totals;
 
 use batch::{Inserter, Pending};
@@ -194,6 +195,13 @@ impl PostgresStore {
         {
             let mut client = store.client().await?;
             schema::migrate(&mut client, options.schema.as_deref()).await?;
+        }
+        let filled = store.fill_search().await?;
+        if filled > 0 {
+            tracing::info!(
+                pastes = filled,
+                "made the pastes stored before search searchable"
+            );
         }
         store.recount().await?;
         Ok(store)

@@ -1,7 +1,8 @@
 //! [`PasteStore`] on PostgreSQL: every operation under the store's deadline
 //! (`deadline`), over the steps of `insert` and `batch` (new pastes), `read`
 //! (the cache, then one `SELECT`), `remove` (deletes that give the owner's
-//! bytes back and notify every instance) and `listing` (the page query).
+//! bytes back and notify every instance), `listing` (the page query) and
+//! `search`.
 
 use std::sync::Arc;
 
@@ -14,12 +15,13 @@ use super::read::OPEN_COLUMNS;
 use super::rows::{OpenRow, meta_from_row, to_i64, to_u64};
 use super::{PostgresStore, authority, db_error};
 use crate::core::envelope::Proof;
+use crate::core::search::{INDEXED_BYTES, Searchable, content_searchable};
 use crate::core::tenant::Authority;
 use crate::core::{PasteId, PasteMeta, UnixTime, paste};
 use crate::store::opened::decoder_bytes;
 use crate::store::{
     Encoding, ListCursor, ListPage, ListQuery, MAX_LIST_SCAN, NewBody, Opened, OpenedBody, Paste,
-    PasteStore, PutLimits, StoreError, StoredBody, Taken, Usage, codec,
+    PasteStore, PutLimits, SearchQuery, StoreError, StoredBody, Taken, Usage, codec,
 };
 
 #[async_trait]
@@ -35,6 +37,14 @@ impl PasteStore for PostgresStore {
     ) -> Result<(), StoreError> {
         self.within(async {
             self.totals.reserve(meta.size)?;
+            // Only tenants search, so only their pastes are made searchable.
+            let searchable = meta.owner.is_some().then(|| {
+                let head = match content_searchable(&meta) {
+                    true => body.head(INDEXED_BYTES),
+                    false => None,
+                };
+                Searchable::of(&meta, head.as_deref())
+            });
             let body = body.into_stored_off_runtime(&meta, None).await;
             if meta.owner.is_none() && meta.author.is_none() {
                 // The inserter counts the paste, or gives its bytes back.
@@ -43,7 +53,7 @@ impl PasteStore for PostgresStore {
                     .submit(Pending { meta, body }, &self.inserter)
                     .await;
             }
-            self.insert(&meta, &body, limits)
+            self.insert(&meta, &body, searchable.as_ref(), limits)
                 .await
                 .inspect(|()| self.totals.created())
                 .inspect_err(|_| self.totals.release(meta.size))
@@ -210,6 +220,16 @@ impl PasteStore for PostgresStore {
             Ok(page)
         })
         .await
+    }
+
+    /// From the `search` column (`search`).
+    async fn search(
+        &self,
+        owner: &str,
+        query: &SearchQuery,
+        now: UnixTime,
+    ) -> Result<ListPage, StoreError> {
+        self.within(self.search_page(owner, query, now)).await
     }
 
     /// From the owner's usage row.

@@ -33,6 +33,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     migration!("0006_session_person"),
     migration!("0007_tenant_programs"),
     migration!("0008_paste_author"),
+    migration!("0009_search"),
 ];
 
 /// The schema version this binary writes.
