@@ -79,6 +79,8 @@ mod tests {
             terms: Terms::parse("x").unwrap(),
             cursor: cursor.map(Into::into),
             limit,
+            viewer: None,
+            mine: false,
         }
     }
 

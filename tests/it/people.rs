@@ -333,6 +333,19 @@ async fn listings_show_the_team_and_hide_others_only_me_pastes() {
     let (status, _) = listing(&setup, As::Browser(&alice), "scope=everyone").await;
     assert_eq!(status, 400);
 
+    // A search keeps the same rule: the words of alice's only-me paste
+    // find it for alice alone.
+    let (_, rows) = listing(&setup, As::Browser(&alice), "q=alice").await;
+    assert_eq!(ids(&rows), sorted(vec![&shared, &secret]));
+    let (_, rows) = listing(&setup, As::Browser(&bob), "q=alice").await;
+    assert_eq!(ids(&rows), vec![shared.clone()], "not alice's only-me paste");
+    let (_, rows) = listing(&setup, As::Token(&token), "q=alice").await;
+    assert_eq!(ids(&rows), vec![shared.clone()], "a token finds no only-me paste");
+    let (_, rows) = listing(&setup, As::Browser(&bob), "q=shared&scope=mine").await;
+    assert!(rows.is_empty(), "bob's own pastes hold no 'shared'");
+    let (_, page) = get(&setup, As::Browser(&bob), "/my?q=alice", "text/html").await;
+    assert!(page.contains(&shared) && !page.contains(&secret), "{page}");
+
     let (status, page) = get(&setup, As::Browser(&bob), "/my", "text/html").await;
     assert_eq!(status, 200);
     assert!(page.contains(&shared) && page.contains(&bobs) && !page.contains(&secret));
