@@ -105,8 +105,10 @@ impl ListQuery {
 /// person asks) shows `meta`, a live paste of the owner: never another
 /// person's only-me paste, and with `mine` only the viewer's own.
 pub fn listed_for(meta: &PasteMeta, viewer: Option<&str>, mine: bool) -> bool {
+    // The viewer's own pastes always; others' only when neither only-me
+    // nor asked for "mine".
     let by_viewer = viewer.is_some_and(|subject| meta.authored_by(subject));
-    (meta.visibility != Visibility::Me || by_viewer) && (!mine || by_viewer)
+    by_viewer || (meta.visibility != Visibility::Me && !mine)
 }
 
 /// One page of a listing, newest first.

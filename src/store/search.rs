@@ -36,7 +36,7 @@ pub struct SearchQuery {
 
 impl SearchQuery {
     /// Whether a hit, a live paste of the owner, is shown to the caller:
-    /// as in a listing ([`super::pastes::listed_for`]).
+    /// as in a listing ([`ListQuery::admits`](super::ListQuery::admits)).
     pub fn admits(&self, meta: &PasteMeta) -> bool {
         super::pastes::listed_for(meta, self.viewer.as_deref(), self.mine)
     }

@@ -338,9 +338,17 @@ async fn listings_show_the_team_and_hide_others_only_me_pastes() {
     let (_, rows) = listing(&setup, As::Browser(&alice), "q=alice").await;
     assert_eq!(ids(&rows), sorted(vec![&shared, &secret]));
     let (_, rows) = listing(&setup, As::Browser(&bob), "q=alice").await;
-    assert_eq!(ids(&rows), vec![shared.clone()], "not alice's only-me paste");
+    assert_eq!(
+        ids(&rows),
+        vec![shared.clone()],
+        "not alice's only-me paste"
+    );
     let (_, rows) = listing(&setup, As::Token(&token), "q=alice").await;
-    assert_eq!(ids(&rows), vec![shared.clone()], "a token finds no only-me paste");
+    assert_eq!(
+        ids(&rows),
+        vec![shared.clone()],
+        "a token finds no only-me paste"
+    );
     let (_, rows) = listing(&setup, As::Browser(&bob), "q=shared&scope=mine").await;
     assert!(rows.is_empty(), "bob's own pastes hold no 'shared'");
     let (_, page) = get(&setup, As::Browser(&bob), "/my?q=alice", "text/html").await;

@@ -66,7 +66,10 @@ pub async fn my(
                     viewer: query.viewer,
                     mine: query.mine,
                 };
-                state.store.search(&tenant.name, &search, paste::now()).await
+                state
+                    .store
+                    .search(&tenant.name, &search, paste::now())
+                    .await
             }
             Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
         },
