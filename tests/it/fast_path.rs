@@ -430,6 +430,23 @@ async fn samples(server: &Server) -> Vec<Sample> {
             "/signin/oidc/callback",
             get("/signin/oidc/callback?state=s&code=c", &[html]),
         ),
+        same("/api/login", get("/api/login", &[auth])),
+        same(
+            "/api/login",
+            request(Method::DELETE, "/api/login", &[bad_token]),
+        ),
+        same(
+            "/api/login/device",
+            request(Method::POST, "/api/login/device", &[]),
+        ),
+        same(
+            "/api/login/device/token",
+            request(Method::POST, "/api/login/device/token", &[json]).body("{}"),
+        ),
+        same(
+            "/api/login/refresh",
+            request(Method::POST, "/api/login/refresh", &[bad_token]),
+        ),
         same("/api/admin/backup", get("/api/admin/backup", &[admin])),
         same("/api/admin/backup", get("/api/admin/backup", &[])),
         same("/healthz", get("/healthz", &[])),

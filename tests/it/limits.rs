@@ -102,7 +102,7 @@ async fn oversized_bodies_get_413() {
     assert_serving(&server).await;
 }
 
-/// A 1 GiB chunked upload against the default 16 MiB limit is refused without the server's memory growing past ~100 MB.
+/// A 1 GiB chunked upload against the default 16 MiB limit is refused with the server's memory growing by less than 64 MiB.
 #[tokio::test]
 async fn huge_chunked_upload_is_refused_in_bounded_memory() {
     const GIB: u64 = 1 << 30;
@@ -129,7 +129,12 @@ async fn huge_chunked_upload_is_refused_in_bounded_memory() {
         before
     );
     assert!(peak > 0, "could not read the server's VmHWM");
-    assert!(peak < 100 * 1024, "server peak RSS {peak} KiB");
+    // What the upload made the server hold, not what it held at start
+    // (which grows with the binary and the store's indexes).
+    assert!(
+        peak.saturating_sub(before) < 64 * 1024,
+        "server peak RSS {peak} KiB, {before} KiB before the upload"
+    );
     assert!(
         sent < GIB,
         "the server read the whole 1 GiB before refusing it"
