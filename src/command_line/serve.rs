@@ -88,8 +88,8 @@ pub struct ServeArgs {
     #[arg(long, env = "SNIP_PROGRAM_MEMORY", default_value = "64MiB", value_parser = parse_program_memory)]
     pub program_memory: u64,
 
-    /// Tenant programs run at once (each on a thread of its own); more
-    /// creates wait for one to finish.
+    /// Tenant programs run at once (each on a fiber stack of its own, taking
+    /// turns with every other request); more creates wait for one to finish.
     #[arg(long, env = "SNIP_PROGRAM_CONCURRENCY", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub program_concurrency: u32,
 

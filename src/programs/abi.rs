@@ -112,8 +112,9 @@ pub struct Input<'a> {
     pub max_body: u64,
 }
 
-/// Runs `module`'s `check` once on `input`, in a fresh instance.
-pub fn run(
+/// Runs `module`'s `check` once on `input`, in a fresh instance, yielding
+/// to the executor every [`super::YIELD_FUEL`] units of fuel.
+pub async fn run(
     engine: &Engine,
     module: &Module,
     limits: Limits,
@@ -129,8 +130,9 @@ pub fn run(
     store.limiter(|limiter| limiter);
     store
         .set_fuel(limits.fuel)
+        .and_then(|()| store.fuel_async_yield_interval(Some(super::YIELD_FUEL)))
         .map_err(|e| Failure::Trap(e.to_string()))?;
-    let outcome = call(&mut store, module, input);
+    let outcome = call(&mut store, module, input).await;
     outcome.map_err(|error| match error {
         Step::Nonsense(what) => Failure::Nonsense(what),
         Step::Wasm(_) if store.data().exceeded => Failure::OutOfMemory,
@@ -170,8 +172,12 @@ where
         .map_err(|_| Step::Nonsense(format!("it has no function `{name}` of the ABI")))
 }
 
-fn call(store: &mut Store<Limiter>, module: &Module, input: &Input<'_>) -> Result<Verdict, Step> {
-    let instance = Instance::new(&mut *store, module, &[])?;
+async fn call(
+    store: &mut Store<Limiter>,
+    module: &Module,
+    input: &Input<'_>,
+) -> Result<Verdict, Step> {
+    let instance = Instance::new_async(&mut *store, module, &[]).await?;
     let memory = instance
         .get_memory(&mut *store, "memory")
         .ok_or_else(|| Step::Nonsense("it exports no memory".into()))?;
@@ -180,9 +186,11 @@ fn call(store: &mut Store<Limiter>, module: &Module, input: &Input<'_>) -> Resul
     let output_ptr = function::<(), i32>(store, &instance, "output_ptr")?;
     let output_len = function::<(), i32>(store, &instance, "output_len")?;
 
-    let (body_ptr, body_len) = place(store, memory, &alloc, input.body)?;
-    let (meta_ptr, meta_len) = place(store, memory, &alloc, input.meta)?;
-    let verdict = check.call(&mut *store, (body_ptr, body_len, meta_ptr, meta_len))?;
+    let (body_ptr, body_len) = place(store, memory, &alloc, input.body).await?;
+    let (meta_ptr, meta_len) = place(store, memory, &alloc, input.meta).await?;
+    let verdict = check
+        .call_async(&mut *store, (body_ptr, body_len, meta_ptr, meta_len))
+        .await?;
     if verdict == 0 {
         return Ok(Verdict::Accept);
     }
@@ -191,8 +199,8 @@ fn call(store: &mut Store<Limiter>, module: &Module, input: &Input<'_>) -> Resul
             "check answered {verdict}, not 0, 1 or 2"
         )));
     }
-    let ptr = output_ptr.call(&mut *store, ())?;
-    let len = output_len.call(&mut *store, ())?;
+    let ptr = output_ptr.call_async(&mut *store, ()).await?;
+    let len = output_len.call_async(&mut *store, ()).await?;
     let output = read(store, memory, ptr, len)?;
     if verdict == 1 {
         Ok(Verdict::Refuse(reason(output)))
@@ -208,7 +216,7 @@ fn call(store: &mut Store<Limiter>, module: &Module, input: &Input<'_>) -> Resul
 }
 
 /// Asks the program for `bytes.len()` bytes and copies `bytes` there.
-fn place(
+async fn place(
     store: &mut Store<Limiter>,
     memory: Memory,
     alloc: &TypedFunc<i32, i32>,
@@ -216,7 +224,7 @@ fn place(
 ) -> Result<(i32, i32), Step> {
     let len = i32::try_from(bytes.len())
         .map_err(|_| Step::Nonsense("the paste is larger than a 32-bit memory".into()))?;
-    let ptr = alloc.call(&mut *store, len)?;
+    let ptr = alloc.call_async(&mut *store, len).await?;
     let start =
         usize::try_from(ptr).map_err(|_| Step::Nonsense(format!("alloc({len}) answered {ptr}")))?;
     memory

@@ -2,7 +2,10 @@
 //! paste it creates ([`Programs`]). A module is compiled once, when it is
 //! uploaded or first met, and kept by its SHA-256; each run instantiates it
 //! afresh from wasmtime's pooling allocator, under a fuel and a memory limit,
-//! on a blocking thread, at most [`ProgramSettings::concurrency`] at once.
+//! at most [`ProgramSettings::concurrency`] at once. A run goes on the
+//! request's own task, on one of the pool's fiber stacks, and yields to the
+//! executor every [`YIELD_FUEL`] units of fuel, so a long run delays no other
+//! request.
 //! The ABI is in [`abi`]; `docs/programs.md` describes it for authors.
 //!
 //! The engine (and the address space its pool reserves) is made on first
@@ -28,6 +31,9 @@ pub const MAX_MEMORY_BYTES: u64 = 1 << 30;
 
 /// The most fuel a tenant's limit may allow one run.
 pub const MAX_FUEL: u64 = 100_000_000_000;
+
+/// Fuel between two yields of a run to the executor (about 50 µs of work).
+pub const YIELD_FUEL: u64 = 100_000;
 
 /// Compiled modules kept at most; past this the cache is emptied and refills.
 const CACHE_ENTRIES: usize = 256;
@@ -188,8 +194,8 @@ impl Programs {
         cache.get(hash).cloned()
     }
 
-    /// Runs `program` once on `body` with `meta`, under `limits`, on a
-    /// blocking thread once one of the pool's instances is free.
+    /// Runs `program` once on `body` with `meta`, under `limits`, once one of
+    /// the pool's instances is free.
     pub async fn run(
         &self,
         program: Program,
@@ -203,26 +209,24 @@ impl Programs {
             .acquire_owned()
             .await
             .map_err(|e| Failure::Trap(e.to_string()))?;
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let input = Input {
-                body: &body,
-                meta: &meta,
-                max_body,
-            };
-            abi::run(&engine, &program.module, limits, &input)
-        })
-        .await
-        .unwrap_or_else(|e| Err(Failure::Trap(e.to_string())))
+        let input = Input {
+            body: &body,
+            meta: &meta,
+            max_body,
+        };
+        let verdict = abi::run(&engine, &program.module, limits, &input).await;
+        drop(permit);
+        verdict
     }
 }
 
 /// The engine: Cranelift, fuel, a pool of `concurrency` instances each with
-/// one memory of at most [`MAX_MEMORY_BYTES`] and one table; only the
-/// WebAssembly features a policy needs.
+/// one memory of at most [`MAX_MEMORY_BYTES`], one table and one fiber stack
+/// (runs are async: they yield between slices of fuel).
 fn make_engine(concurrency: u32) -> wasmtime::Result<Engine> {
     let mut pool = PoolingAllocationConfig::new();
     pool.total_core_instances(concurrency)
+        .total_stacks(concurrency)
         .total_memories(concurrency)
         .total_tables(concurrency)
         .total_component_instances(0)
@@ -236,6 +240,8 @@ fn make_engine(concurrency: u32) -> wasmtime::Result<Engine> {
     let mut config = Config::new();
     config
         .consume_fuel(true)
+        .async_support(true)
+        .async_stack_size(1 << 20)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool))
         .max_wasm_stack(512 << 10);
     Engine::new(&config)

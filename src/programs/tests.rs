@@ -288,31 +288,84 @@ async fn the_documented_example_works() {
     );
 }
 
-/// The cost of one run of the do-nothing example (instantiate, place a
-/// 2 KiB body and its meta, `check`, drop), without the thread hand-off:
-/// `cargo test --profile fuzz --lib programs::tests::run_cost -- --ignored --nocapture`.
-#[test]
-#[ignore = "a measurement, run by hand"]
-fn run_cost() {
+/// A run yields to the executor between slices of fuel: on a runtime with
+/// one thread, a short run started after a long one finishes while the long
+/// one is still running.
+#[tokio::test(flavor = "current_thread")]
+async fn a_long_run_yields_to_other_runs() {
     let programs = programs();
-    let wasm = example("accept");
-    let program = programs.compile_now(&wasm).expect("compiles");
-    let engine = programs.engine().expect("engine").clone();
-    let body = vec![b'x'; 2048];
-    let meta = meta(false);
-    let input = Input {
-        body: &body,
-        meta: &meta,
-        max_body: 1 << 20,
+    let looping = programs
+        .compile(with_check("(loop (br 0)) (i32.const 0)").into())
+        .await
+        .expect("compiles");
+    let accept = programs
+        .compile(example("accept").into())
+        .await
+        .expect("compiles");
+    let long_limits = Limits {
+        fuel: 1_000 * YIELD_FUEL,
+        ..programs.defaults()
     };
-    let run = || abi::run(&engine, &program.module, programs.defaults(), &input);
+    let long = tokio::spawn({
+        let programs = Arc::clone(&programs);
+        async move {
+            programs
+                .run(
+                    looping,
+                    long_limits,
+                    bytes::Bytes::new(),
+                    meta(false),
+                    1 << 20,
+                )
+                .await
+        }
+    });
+    // Let the long run start and take its first slice.
+    tokio::task::yield_now().await;
+    let short = programs
+        .run(
+            accept,
+            programs.defaults(),
+            bytes::Bytes::new(),
+            meta(false),
+            1 << 20,
+        )
+        .await;
+    assert_eq!(short, Ok(Verdict::Accept));
+    assert!(!long.is_finished(), "the long run held the only thread");
+    assert_eq!(long.await.unwrap(), Err(Failure::OutOfFuel));
+}
+
+/// The cost of one run of the do-nothing example through [`Programs::run`]
+/// (a permit, instantiate on a pooled fiber stack, place a 2 KiB body and
+/// its meta, `check`, drop), on the calling thread:
+/// `cargo test --profile fuzz --lib programs::tests::run_cost -- --ignored --nocapture`.
+#[tokio::test(flavor = "current_thread")]
+#[ignore = "a measurement, run by hand"]
+async fn run_cost() {
+    let programs = programs();
+    let program = programs
+        .compile(example("accept").into())
+        .await
+        .expect("compiles");
+    let body = bytes::Bytes::from(vec![b'x'; 2048]);
+    let meta = meta(false);
+    let run = || {
+        programs.run(
+            program.clone(),
+            programs.defaults(),
+            body.clone(),
+            meta.clone(),
+            1 << 20,
+        )
+    };
     for _ in 0..1000 {
-        assert_eq!(run(), Ok(Verdict::Accept));
+        assert_eq!(run().await, Ok(Verdict::Accept));
     }
     let runs = 20_000;
     let started = std::time::Instant::now();
     for _ in 0..runs {
-        assert_eq!(run(), Ok(Verdict::Accept));
+        assert_eq!(run().await, Ok(Verdict::Accept));
     }
     let each = started.elapsed().as_secs_f64() * 1e6 / f64::from(runs);
     println!("one run of accept.wat: {each:.2} µs");
