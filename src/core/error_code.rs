@@ -109,6 +109,8 @@ error_codes! {
     StoreTimeout,
     /// `503`: the database is unavailable.
     StoreUnavailable,
+    /// `503`: the search index is being built, or cannot be written.
+    SearchUnavailable,
     /// `503`: the readiness probe failed.
     NotReady,
     /// `507`: the server's storage limit is reached.

@@ -408,6 +408,14 @@ impl From<StoreError> for ApiError {
                 ),
                 Some((Severity::Warning, "the database is unavailable")),
             ),
+            StoreError::SearchUnavailable(why) => (
+                Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::SearchUnavailable,
+                    format!("search is unavailable: {why}"),
+                ),
+                Some((Severity::Warning, "search is unavailable")),
+            ),
             StoreError::BadCursor => (
                 Self::bad_request("invalid cursor; pass the next_cursor of a previous page"),
                 None,

@@ -65,6 +65,10 @@ pub enum StoreError {
     /// the request may succeed later.
     #[error("the database is unavailable: {0}")]
     Unavailable(BackendError),
+    /// The search index cannot answer yet (it is being built) or at all
+    /// (it cannot be written); the text says which, for the client.
+    #[error("the search index is unavailable: {0}")]
+    SearchUnavailable(&'static str),
     /// The backend failed (I/O, engine error).
     #[error("storage backend error: {0}")]
     Backend(BackendError),

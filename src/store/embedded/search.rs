@@ -122,8 +122,9 @@ struct Applied {
     ops: u64,
     /// Whether the index holds every paste (no rebuild is under way).
     complete: bool,
-    /// Why the index cannot be written, once that happened.
-    failed: Option<String>,
+    /// Whether a commit failed: the index cannot be trusted until a
+    /// restart rebuilds it (the log says why).
+    failed: bool,
 }
 
 /// The search index and the thread that keeps it.
@@ -312,19 +313,19 @@ impl SearchIndex {
         let deadline = Instant::now() + CATCH_UP;
         let mut state = lock(&self.progress.state);
         loop {
-            if let Some(failed) = &state.failed {
-                return Err(StoreError::backend(format!(
-                    "the search index cannot be written: {failed}"
-                )));
+            if state.failed {
+                return Err(StoreError::SearchUnavailable(
+                    "its index cannot be written (the server's log says why); a restart rebuilds it",
+                ));
             }
             if state.complete && state.ops >= wanted {
                 return Ok(());
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(StoreError::Unavailable(crate::store::BackendError::new(
-                    "the search index is being built; try again shortly",
-                )));
+                return Err(StoreError::SearchUnavailable(
+                    "its index is being built; try again shortly",
+                ));
             }
             state = self
                 .progress
@@ -476,13 +477,13 @@ impl Keeper {
             state.complete |= rebuilt;
             if let Err(e) = committed {
                 tracing::error!(error = %e, "the search index cannot be written");
-                state.failed = Some(e.to_string());
+                state.failed = true;
             }
             drop(state);
             self.progress.changed.notify_all();
         }
         let state = lock(&self.progress.state);
-        if state.complete && state.failed.is_none() {
+        if state.complete && !state.failed {
             drop(state);
             if let Err(e) = self.writer.wait_merging_threads() {
                 tracing::warn!(error = %e, "the search index did not finish merging");
