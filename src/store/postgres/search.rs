@@ -1,7 +1,8 @@
 //! Searching on PostgreSQL: its own full-text search over the `search`
 //! column (migration 9), a `tsvector` of the words `core::search` finds
 //! searchable in a paste with an owner, written with the paste (`insert`)
-//! and ranked with `ts_rank` (`search.sql`).
+//! and ranked with `ts_rank` (`search.sql`), the newest
+//! [`RANKED_MATCHES`] matches of a search.
 //!
 //! snip computes the words, not SQL: a body may be compressed or
 //! encrypted, and reducing every text to words joined by spaces makes
@@ -16,11 +17,15 @@ use super::{PostgresStore, db_error};
 use crate::core::UnixTime;
 use crate::core::search::{INDEXED_BYTES, Searchable, content_searchable};
 use crate::store::codec::{self, Stored};
-use crate::store::{Encoding, ListPage, SearchQuery, StoreError};
+use crate::store::{Encoding, ListPage, MAX_SEARCH_RESULTS, SearchQuery, StoreError};
 
 /// The search statement (`search.sql`), with the metadata columns.
 static SEARCH: LazyLock<String> =
     LazyLock::new(|| include_str!("search.sql").replace("{META_COLUMNS}", META_COLUMNS));
+
+/// The most matches a search ranks, the newest (`search.sql`): as many as
+/// a search may reach.
+const RANKED_MATCHES: i64 = MAX_SEARCH_RESULTS as i64;
 
 /// Rows [`PostgresStore::fill_search`] fills in per statement.
 const FILL_BATCH: i64 = 100;
@@ -59,6 +64,7 @@ impl PostgresStore {
                     &to_i64(now),
                     &to_i64(take as u64 + 1),
                     &to_i64(start as u64),
+                    &RANKED_MATCHES,
                 ],
             )
             .await

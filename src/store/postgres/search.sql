@@ -1,12 +1,24 @@
 -- A page of an owner's live pastes matching a search, best first (`search.rs`).
 -- $1 owner, $2 the query's words joined by spaces (every one must match),
--- $3 now, $4 most rows, $5 rows to skip (the cursor's position).
+-- $3 now, $4 most rows, $5 rows to skip (the cursor's position), $6 most
+-- matches ranked.
+-- Only the newest $6 matches are ranked: ranking reads each candidate's
+-- vector, so a word found in most of a large tenant's pastes would cost a
+-- read of every one. The planner finds the newest matches by walking
+-- pastes_owner newest first (a common word matches early) or through the
+-- GIN index (a rare word, few rows).
 -- ts_rank weighs a word in a name (A) most, then in a language (B), then in
 -- the text (D); ties go to the newest paste.
+WITH candidates AS (
+    SELECT id AS hit, created_at AS made, ts_rank(search, query) AS rank
+    FROM pastes, websearch_to_tsquery('simple', $2) AS query
+    WHERE owner = $1
+      AND search @@ query
+      AND (expires_at IS NULL OR expires_at > $3)
+    ORDER BY created_at DESC
+    LIMIT $6
+)
 SELECT {META_COLUMNS}
-FROM pastes, websearch_to_tsquery('simple', $2) AS query
-WHERE owner = $1
-  AND search @@ query
-  AND (expires_at IS NULL OR expires_at > $3)
-ORDER BY ts_rank(search, query) DESC, created_at DESC, id
+FROM candidates JOIN pastes ON pastes.id = candidates.hit
+ORDER BY rank DESC, made DESC, hit
 LIMIT $4 OFFSET $5
