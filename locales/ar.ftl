@@ -1,323 +1,336 @@
-# snip's messages in English: the reference catalogue. Every other
-# locales/*.ftl has the same messages with the same placeholders (the
-# tests check). Server templates and the browser code both read them.
+# رسائل snip باللغة العربية (الرسائل نفسها في locales/en.ftl).
 
-## Layout
+## التخطيط
 
-skip-to-content = Skip to content
-new-paste = New paste
-account = Account
-my-pastes = My pastes
-sign-in = Sign in
-sign-out = Sign out
-theme = Theme
-theme-auto = Auto
-theme-light = Light
-theme-dark = Dark
-language = Language
-language-change = Change
-third-party-licences = third-party licences
+skip-to-content = انتقل إلى المحتوى
+new-paste = لصقة جديدة
+account = الحساب
+my-pastes = لصقاتي
+sign-in = تسجيل الدخول
+sign-out = تسجيل الخروج
+theme = المظهر
+theme-auto = تلقائي
+theme-light = فاتح
+theme-dark = داكن
+language = اللغة
+language-change = تغيير
+third-party-licences = تراخيص الأطراف الثالثة
 
-## Sizes and times ($n is already formatted for the language)
+## الأحجام والأوقات
 
 size-bytes = { $n ->
-    [one] { $n } byte
-   *[other] { $n } bytes
+    [zero] { $n } بايت
+    [one] بايت واحد
+    [two] بايتان
+    [few] { $n } بايتات
+   *[other] { $n } بايت
 }
-size-kib = { $n } KiB
-size-mib = { $n } MiB
-size-gib = { $n } GiB
-size-tib = { $n } TiB
+size-kib = { $n } كيلوبايت
+size-mib = { $n } ميغابايت
+size-gib = { $n } غيغابايت
+size-tib = { $n } تيرابايت
 time-utc = { $date } { $time } UTC
 
-## Error pages
+## صفحات الأخطاء
 
-error-mistyped-id = This link looks mistyped
-error-mistyped-id-text = The last character of every snip link checks the others, and this one does not match: a character was probably changed, dropped or swapped while copying. Check the link against the original.
-error-paste-not-found = Paste not found
-error-paste-not-found-text = There is no paste at this address. It may have expired, been deleted, or (burn after reading) already been read.
-error-page-not-found = Page not found
-error-page-not-found-text = There is no page at this address. Check the link you followed, or start a new paste.
-error-sign-in-needed = Sign in needed
-error-sign-in-needed-text = This server needs a signed-in tenant here.
-error-sign-in-with-token = Sign in with an API token
-error-too-large = Too large
-error-too-large-text = The paste is larger than this server accepts.
-error-slow-down = Slow down
-error-slow-down-text = Too many requests came from you in a short time. Wait a moment, then try again.
-error-other = Error { $status }
-create-new-paste = Create a new paste
+error-mistyped-id = يبدو أن هذا الرابط منسوخ بشكل خاطئ
+error-mistyped-id-text = الحرف الأخير في كل رابط من snip يتحقق من بقية الحروف، وهو لا يتطابق في هذا الرابط: على الأرجح تغيّر حرف أو سقط أو تبدّل موضعه أثناء النسخ. قارن الرابط بالأصل.
+error-paste-not-found = اللصقة غير موجودة
+error-paste-not-found-text = لا توجد لصقة على هذا العنوان. ربما انتهت صلاحيتها، أو حُذفت، أو (الحذف بعد القراءة) قُرئت بالفعل.
+error-page-not-found = الصفحة غير موجودة
+error-page-not-found-text = لا توجد صفحة على هذا العنوان. تحقّق من الرابط الذي اتبعته، أو أنشئ لصقة جديدة.
+error-sign-in-needed = يلزم تسجيل الدخول
+error-sign-in-needed-text = يتطلب هذا الخادم هنا مستأجرًا مسجّل الدخول.
+error-sign-in-with-token = سجّل الدخول برمز API
+error-too-large = كبير جدًا
+error-too-large-text = اللصقة أكبر مما يقبله هذا الخادم.
+error-slow-down = تمهّل
+error-slow-down-text = وصلت منك طلبات كثيرة جدًا في وقت قصير. انتظر لحظة، ثم حاول مرة أخرى.
+error-other = خطأ { $status }
+create-new-paste = أنشئ لصقة جديدة
 
-## New paste
+## لصقة جديدة
 
-lifetime-never = Never
+lifetime-never = أبدًا
 lifetime-seconds = { $n ->
-    [one] { $n } second
-   *[other] { $n } seconds
+    [one] ثانية واحدة
+    [two] ثانيتان
+    [few] { $n } ثوانٍ
+   *[other] { $n } ثانية
 }
 lifetime-minutes = { $n ->
-    [one] { $n } minute
-   *[other] { $n } minutes
+    [one] دقيقة واحدة
+    [two] دقيقتان
+    [few] { $n } دقائق
+   *[other] { $n } دقيقة
 }
 lifetime-hours = { $n ->
-    [one] { $n } hour
-   *[other] { $n } hours
+    [one] ساعة واحدة
+    [two] ساعتان
+    [few] { $n } ساعات
+   *[other] { $n } ساعة
 }
 lifetime-days = { $n ->
-    [one] { $n } day
-   *[other] { $n } days
+    [one] يوم واحد
+    [two] يومان
+    [few] { $n } أيام
+   *[other] { $n } يومًا
 }
 lifetime-weeks = { $n ->
-    [one] { $n } week
-   *[other] { $n } weeks
+    [one] أسبوع واحد
+    [two] أسبوعان
+    [few] { $n } أسابيع
+   *[other] { $n } أسبوعًا
 }
 lifetime-years = { $n ->
-    [one] { $n } year
-   *[other] { $n } years
+    [one] سنة واحدة
+    [two] سنتان
+    [few] { $n } سنوات
+   *[other] { $n } سنة
 }
-new-read-only = This browser signed in with a read-only token: it can read and list the tenant's pastes, not create them.
-new-sign-in-needed = This server takes pastes from signed-in users.
-files = Files
-remove-this-file = Remove this file
-paste-content = Paste content
-editor-placeholder = Paste or type here, or drop a file
-attached = Attached:
-remove = Remove
-option-language = Language
-auto-detect = Auto-detect
-option-file-name = File name
-optional = optional
-option-expires = Expires
-burn-after-reading = Burn after reading
-option-visibility = Visibility
-visibility-unlisted-choice = Unlisted (anyone with the link)
-visibility-team-choice = Team (only my tenant)
-visibility-me-choice = Only me
-encrypt = Encrypt
-password-optional = Password (optional)
-attach-file = Attach file
-add-file = Add file
-paste-from-clipboard = Paste from clipboard
-create-paste = Create paste
+new-read-only = سجّل هذا المتصفح الدخول برمز للقراءة فقط: يمكنه قراءة لصقات المستأجر وسردها، لا إنشاءها.
+new-sign-in-needed = لا يقبل هذا الخادم اللصقات إلا من المستخدمين المسجّلين.
+files = الملفات
+remove-this-file = أزل هذا الملف
+paste-content = محتوى اللصقة
+editor-placeholder = الصق أو اكتب هنا، أو أفلت ملفًا
+attached = المرفق:
+remove = إزالة
+option-language = لغة البرمجة
+auto-detect = اكتشاف تلقائي
+option-file-name = اسم الملف
+optional = اختياري
+option-expires = تنتهي صلاحيتها
+burn-after-reading = الحذف بعد القراءة
+option-visibility = الظهور
+visibility-unlisted-choice = غير مُدرجة (كل من لديه الرابط)
+visibility-team-choice = الفريق (مستأجري فقط)
+visibility-me-choice = أنا فقط
+encrypt = تشفير
+password-optional = كلمة المرور (اختيارية)
+attach-file = أرفق ملفًا
+add-file = أضف ملفًا
+paste-from-clipboard = الصق من الحافظة
+create-paste = أنشئ اللصقة
 shortcut-create = Ctrl+Enter
-editor-hint = Tab indents (Shift+Tab outdents); Esc then Tab leaves the editor. Up to { $size }.
-paste-created = Paste created
-link = Link
-copy = Copy
-open = Open
-qr-code = QR code of the link
-delete-link = Delete link
-delete-link-hint = Anyone with this link can delete the paste. This browser also remembers it, so the paste shows a Delete button here.
+editor-hint = يضيف Tab مسافة بادئة (ويزيلها Shift+Tab)؛ واضغط Esc ثم Tab للخروج من المحرر. حتى { $size }.
+paste-created = أُنشئت اللصقة
+link = الرابط
+copy = نسخ
+open = فتح
+qr-code = رمز QR للرابط
+delete-link = رابط الحذف
+delete-link-hint = يستطيع أي شخص لديه هذا الرابط حذف اللصقة. ويتذكره هذا المتصفح أيضًا، لذا تعرض اللصقة هنا زر حذف.
 
-## Paste view
+## عرض اللصقة
 
-encrypted-paste = Encrypted paste
-paste-actions = Paste actions
-file-actions = { $name }: actions
-download = Download
-raw = Raw
-wrap = Wrap
-share = Share
-new-paste-from-this = New paste from this
-delete = Delete
-created = created
-by = by
-expires = expires
-never-expires = never expires
-password = Password
-burn-needs-password = This paste ({ $size }) needs a password, and it will be destroyed as soon as it is opened. Nobody, including you, will be able to open this link again. A wrong password is refused and leaves it intact.
-burn-text = This paste ({ $size }) will be destroyed as soon as it is revealed. Nobody, including you, will be able to open this link again.
-burn-open-with-password = Open with the password (it will be destroyed)
-burn-reveal = Reveal (it will be destroyed)
-encrypted-noscript-burn = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript. Without it the paste cannot be shown, so the button leaves it intact.
-encrypted-noscript = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript.
-encrypted-cli = Or read it with:
-truncated = This page shows the first { $lines } lines only; the whole paste ({ $size }) is at:
-image = image
-paste-is-file = This paste is a file ({ $name }, { $size }).
-download-it = Download it
-unlock-prompt = This paste is protected by a password:
-decrypt = Decrypt
-download-all-zip = Download all (zip)
-file-truncated = This page shows the first { $lines } lines of this file only; the whole file ({ $size }) is at its raw link.
-file-not-shown = This file ({ $type }, { $size }) is not shown here: read it at its raw link.
-raw-link = its raw link
-embed-file-not-shown = This file is not shown here.
-embed-see-whole = See it whole
-embed-paste-is-file = This paste is a file ({ $type }, { $size }).
-embed-open-it = Open it
+encrypted-paste = لصقة مشفّرة
+paste-actions = إجراءات اللصقة
+file-actions = { $name }: الإجراءات
+download = تنزيل
+raw = نص خام
+wrap = التفاف الأسطر
+share = مشاركة
+new-paste-from-this = لصقة جديدة من هذه
+delete = حذف
+created = أُنشئت في
+by = بواسطة
+expires = تنتهي في
+never-expires = لا تنتهي صلاحيتها
+password = كلمة المرور
+burn-needs-password = تحتاج هذه اللصقة ({ $size }) إلى كلمة مرور، وستُتلف فور فتحها. لن يتمكن أحد، ولا أنت، من فتح هذا الرابط مرة أخرى. تُرفض كلمة المرور الخاطئة وتبقى اللصقة سليمة.
+burn-text = ستُتلف هذه اللصقة ({ $size }) فور عرضها. لن يتمكن أحد، ولا أنت، من فتح هذا الرابط مرة أخرى.
+burn-open-with-password = افتح بكلمة المرور (ستُتلف)
+burn-reveal = اعرض (ستُتلف)
+encrypted-noscript-burn = هذه اللصقة مشفّرة من طرف إلى طرف: تُفك في متصفحك بالمفتاح الموجود في الرابط، وهذا يتطلب JavaScript. من دونه لا يمكن عرض اللصقة، لذا يتركها الزر سليمة.
+encrypted-noscript = هذه اللصقة مشفّرة من طرف إلى طرف: تُفك في متصفحك بالمفتاح الموجود في الرابط، وهذا يتطلب JavaScript.
+encrypted-cli = أو اقرأها باستخدام:
+truncated = تعرض هذه الصفحة أول { $lines } سطر فقط؛ اللصقة كاملة ({ $size }) موجودة في:
+image = صورة
+paste-is-file = هذه اللصقة ملف ({ $name }، { $size }).
+download-it = نزّلها
+unlock-prompt = هذه اللصقة محمية بكلمة مرور:
+decrypt = فك التشفير
+download-all-zip = نزّل الكل (zip)
+file-truncated = تعرض هذه الصفحة أول { $lines } سطر فقط من هذا الملف؛ الملف كاملًا ({ $size }) موجود في رابطه الخام.
+file-not-shown = لا يُعرض هذا الملف ({ $type }، { $size }) هنا: اقرأه من رابطه الخام.
+raw-link = رابطه الخام
+embed-file-not-shown = لا يُعرض هذا الملف هنا.
+embed-see-whole = اعرضها كاملة
+embed-paste-is-file = هذه اللصقة ملف ({ $type }، { $size }).
+embed-open-it = افتحها
 
-## Sign-in
+## تسجيل الدخول
 
-signed-out-provider = You are signed out of snip. You may still be signed in to your organisation:
-sign-out-there-too = sign out there too
-sign-in-with-organisation = Sign in with your organisation
-sign-in-token-text = Sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-or-sign-in-token-text = Or sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-sign-in-unknown-token = That token is unknown or has been revoked.
-sign-in-expired = That token has expired.
-api-token = API token
+signed-out-provider = سجّلت الخروج من snip. ربما ما زلت مسجّل الدخول لدى مؤسستك:
+sign-out-there-too = سجّل الخروج هناك أيضًا
+sign-in-with-organisation = سجّل الدخول عبر مؤسستك
+sign-in-token-text = سجّل الدخول برمز API خاص بمستأجرك (يعطيك إياه المسؤول). لا يحتفظ المتصفح إلا بملف تعريف ارتباط للجلسة؛ ولا يُخزَّن الرمز.
+or-sign-in-token-text = أو سجّل الدخول برمز API خاص بمستأجرك (يعطيك إياه المسؤول). لا يحتفظ المتصفح إلا بملف تعريف ارتباط للجلسة؛ ولا يُخزَّن الرمز.
+sign-in-unknown-token = هذا الرمز غير معروف أو أُلغي.
+sign-in-expired = انتهت صلاحية هذا الرمز.
+api-token = رمز API
 
-## My pastes
+## لصقاتي
 
-my-local-text = Pastes created in this browser, from the delete links it remembers.
-my-local-sign-in = Sign in to see all the pastes of your tenant
-my-local-empty = This browser remembers no pastes.
-needs-javascript = This list needs JavaScript.
-column-paste = Paste
-column-name = Name
-column-size = Size
-column-created = Created
-column-expires = Expires
-column-author = Author
-column-visibility = Visibility
-column-burn = Burn
-whose-pastes = Whose pastes
-scope-team = Team's
-scope-mine = Mine
-my-search-label = Search names, languages and text
-search = Search
-all-pastes = All pastes
-best-matches = Best matches for “{ $search }”
-no-match = No paste matches.
-no-pastes-yet = No pastes yet.
-create-one = Create one
-never = never
-yes = yes
-no = no
-visibility-unlisted = unlisted
-visibility-team = team
-visibility-me = me
-more-matches = More matches
-older-pastes = Older pastes
+my-local-text = اللصقات التي أُنشئت في هذا المتصفح، من روابط الحذف التي يتذكرها.
+my-local-sign-in = سجّل الدخول لرؤية جميع لصقات مستأجرك
+my-local-empty = لا يتذكر هذا المتصفح أي لصقات.
+needs-javascript = تتطلب هذه القائمة JavaScript.
+column-paste = اللصقة
+column-name = الاسم
+column-size = الحجم
+column-created = أُنشئت
+column-expires = تنتهي
+column-author = المؤلف
+column-visibility = الظهور
+column-burn = الحذف بعد القراءة
+whose-pastes = لصقات من
+scope-team = لصقات الفريق
+scope-mine = لصقاتي
+my-search-label = ابحث في الأسماء واللغات والنصوص
+search = بحث
+all-pastes = كل اللصقات
+best-matches = أفضل النتائج لـ «{ $search }»
+no-match = لا توجد لصقة مطابقة.
+no-pastes-yet = لا توجد لصقات بعد.
+create-one = أنشئ واحدة
+never = أبدًا
+yes = نعم
+no = لا
+visibility-unlisted = غير مُدرجة
+visibility-team = الفريق
+visibility-me = أنا فقط
+more-matches = مزيد من النتائج
+older-pastes = لصقات أقدم
 
-## The browser's messages (web/src)
+## رسائل المتصفح
 
-no-answer = The server did not answer. Check your connection and try again.
-server-no-answer = the server did not answer
-server-answered = The server answered { $status }.
-copied = Copied
-copy-failed = Copy failed
-close = Close
-cancel = Cancel
-binary = binary
+no-answer = لم يستجب الخادم. تحقّق من اتصالك وحاول مرة أخرى.
+server-no-answer = لم يستجب الخادم
+server-answered = أجاب الخادم { $status }.
+copied = نُسخ
+copy-failed = تعذّر النسخ
+close = إغلاق
+cancel = إلغاء
+binary = ثنائي
 files-count = { $count ->
-    [one] { $count } file
-   *[other] { $count } files
+    [one] ملف واحد
+    [two] ملفان
+    [few] { $count } ملفات
+   *[other] { $count } ملفًا
 }
-progress-of = { $done } of { $total }
-# Editor
-auto-detected = Auto-detect: { $language }
-encryption-needs-https = Encryption needs HTTPS (or http://localhost)
-clipboard-empty = The clipboard is empty.
-clipboard-refused = The browser did not allow reading the clipboard; press Ctrl+V (⌘V) in the editor instead.
+progress-of = { $done } من { $total }
+auto-detected = اكتشاف تلقائي: { $language }
+encryption-needs-https = يتطلب التشفير HTTPS (أو http://localhost)
+clipboard-empty = الحافظة فارغة.
+clipboard-refused = لم يسمح المتصفح بقراءة الحافظة؛ اضغط Ctrl+V (⌘V) في المحرر بدلًا من ذلك.
 files-added = { $count ->
-    [one] Added { $count } file.
-   *[other] Added { $count } files, one tab each.
+    [one] أُضيف ملف واحد.
+    [two] أُضيف ملفان، لكل منهما تبويب.
+    [few] أُضيفت { $count } ملفات، لكل ملف تبويب.
+   *[other] أُضيف { $count } ملفًا، لكل ملف تبويب.
 }
-file-n = File { $n }
-remove-named = Remove { $name }
-remove-file-n = Remove file { $n }
-file-loaded = Loaded { $name } into the editor.
-attachment-name = { $name } ({ $type }, { $size })
-attachment-preview = Preview of the attached image
-cloned = Copied from the paste you were viewing: edit it and create a new paste.
-nothing-to-paste = There is nothing to paste yet.
-paste-too-large = The paste is { $size }; this server takes at most { $max }.
-files-too-large = The files are { $size } together; this server takes at most { $max }.
-file-empty = File { $n } is empty.
-file-unnamed = File { $n } has no name (a paste of several files needs one for each).
-file-name-taken = File { $n } has the name { $name } of another file.
-create-failed = Could not create the paste. { $reason }
-create-too-large = Too large: { $message }
-create-slow-down = Too many pastes right now; wait a moment. { $message }
-create-server-full = The server is full: { $message }
+file-n = الملف { $n }
+remove-named = أزل { $name }
+remove-file-n = أزل الملف { $n }
+file-loaded = حُمّل { $name } في المحرر.
+attachment-name = { $name } ({ $type }، { $size })
+attachment-preview = معاينة الصورة المرفقة
+cloned = نُسخت من اللصقة التي كنت تعرضها: عدّلها وأنشئ لصقة جديدة.
+nothing-to-paste = لا يوجد شيء للصق بعد.
+paste-too-large = حجم اللصقة { $size }؛ ولا يقبل هذا الخادم أكثر من { $max }.
+files-too-large = حجم الملفات معًا { $size }؛ ولا يقبل هذا الخادم أكثر من { $max }.
+file-empty = الملف { $n } فارغ.
+file-unnamed = الملف { $n } بلا اسم (اللصقة متعددة الملفات تحتاج اسمًا لكل ملف).
+file-name-taken = الملف { $n } يحمل الاسم { $name } نفسه لملف آخر.
+create-failed = تعذّر إنشاء اللصقة. { $reason }
+create-too-large = كبيرة جدًا: { $message }
+create-slow-down = لصقات كثيرة جدًا الآن؛ انتظر لحظة. { $message }
+create-server-full = الخادم ممتلئ: { $message }
 create-refused = { $message }
-uploading = Uploading…
-upload-cancelled = The upload was cancelled; nothing was created.
-upload-progress = Upload progress
-encrypting = Encrypting…
-encrypting-password = Encrypting (deriving the key from the password)…
-# Share panel
-share-title = Share this paste
-share-expires-relative = Expires { $relative } ({ $absolute }).
-share-expires = Expires { $absolute }.
-share-never-expires = Never expires.
-share-burns = Burns after reading: the first reader destroys it.
-share-stays = Stays readable until then (no burn after reading).
-share-encrypted = End-to-end encrypted: the key is only in the link (after #), the server cannot read it.
-share-encrypted-password = End-to-end encrypted: the key is only in the link (after #), the server cannot read it; readers also need the password.
-share-not-encrypted = Not encrypted: the server stores it as sent.
-share-team = Team: only your tenant (its tokens and signed-in members) can read it.
-share-me = Only me: only you, signed in, can read it.
-share-unlisted = Unlisted, not private: anyone with the link can read it.
-# Paste view
-shortcuts-title = Keyboard shortcuts
-shortcut-raw = Raw text
-shortcut-copy = Copy the paste
-shortcut-link = Copy the link
-shortcut-share = Share: link, QR code and summary
-shortcut-new = New paste
-shortcut-wrap = Wrap long lines on or off
-shortcut-help = This help
-link-copied = Link copied.
-link-not-copied = Could not copy the link.
-delete-token-differs = This link carries a different delete token than the one this browser saved for the paste; the saved one is kept.
-delete-confirm = Click again to delete
-deleted = Deleted
-deleted-text = The paste is gone from the server.
-delete-token-refused = The server refused the delete token this browser had for the paste.
-delete-failed = Could not delete the paste; try again.
-paste-gone = This paste is gone: it expired, was deleted, or was already revealed.
-show = Show
-rendered = Rendered
-source = Source
-decrypted-title = Decrypted in this browser; the server holds only ciphertext
-decrypted-badge = end-to-end encrypted
-language-detected = { $language } (detected)
-clone-too-large = This paste is too large to copy into the editor.
-sealed-paste-is-file = This paste is a file ({ $name }, { $size }). Use Download to save it.
-sealed-file-not-shown = This file ({ $type }, { $size }) is not shown here: use Download to save it.
-sealed-file-truncated = This page shows the first { $lines } lines or { $size } of this file only; Download saves all of it.
-burn-no-key = This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.
-burn-destroyed = This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.
-checking-password = Checking the password…
-checking-key = Checking the key…
-revealing = Revealing…
-decrypting = Decrypting…
-wrong-password = Wrong password. Check it and try again.
-wrong-password-intact = Wrong password. Check it and try again; the paste is intact.
-no-key = This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.
-bad-key = The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.
-key-refused = This link’s key does not open the paste: the link is incomplete or was changed. Copy the whole link again.
-key-refused-intact = This link’s key does not open the paste: the link is incomplete or was changed. The paste is intact; copy the whole link again.
-cannot-decrypt = Cannot decrypt: { $reason }.
-envelope-bad_key = the key in the link is not valid
-envelope-malformed_plaintext = the decrypted data is malformed
-envelope-not_envelope = this is not a snip encrypted paste, or it is damaged
-envelope-unsupported = this browser or this version of snip cannot read it (encryption needs HTTPS, or http://localhost)
-envelope-too_many_iterations = the paste asks for more key-derivation rounds than allowed
-envelope-password_required = this paste is protected by a password
-envelope-auth_failed = wrong key or password: the link is incomplete, or the paste was tampered with
-find-placeholder = Find in paste
-find-label = Find in the whole paste
-find-previous = Previous match
-find-next = Next match
-find-none = No match
-find-position = { $n } of { $count }
-find-position-more = { $n } of { $count }+
-rest-loading = Loading the rest of the paste…
-rest-progress = Loading the rest of the paste… { $done } of { $total }
-rest-no-answer = The rest of the paste could not be loaded (the server did not answer). It is at { $url }.
-rest-refused = The rest of the paste could not be loaded (the server answered { $status }). It is at { $url }.
-remote-image = Image from { $host }: { $alt } (click to open)
-image-not-shown = Image not shown: { $alt }
-task-done = done
-task-not-done = not done
-# My pastes
-my-browser-title = Made in this browser
-encrypted-paste-id = Encrypted paste { $id }
-keep-keys = Remember the keys of encrypted pastes made in this browser
-keep-keys-hint = Then their links here open them. Anyone who can use this browser profile can read them too; turning this off forgets every key kept. The server never sees the keys.
-deleted-id = Deleted { $id }.
-delete-failed-id = Could not delete { $id }: { $reason }
+uploading = جارٍ الرفع…
+upload-cancelled = أُلغي الرفع؛ ولم يُنشأ شيء.
+upload-progress = تقدّم الرفع
+encrypting = جارٍ التشفير…
+encrypting-password = جارٍ التشفير (اشتقاق المفتاح من كلمة المرور)…
+share-title = شارك هذه اللصقة
+share-expires-relative = تنتهي صلاحيتها { $relative } ({ $absolute }).
+share-expires = تنتهي صلاحيتها في { $absolute }.
+share-never-expires = لا تنتهي صلاحيتها.
+share-burns = تُحذف بعد القراءة: يُتلفها أول قارئ.
+share-stays = تبقى قابلة للقراءة حتى ذلك الحين (دون حذف بعد القراءة).
+share-encrypted = مشفّرة من طرف إلى طرف: المفتاح موجود في الرابط فقط (بعد #)، ولا يستطيع الخادم قراءتها.
+share-encrypted-password = مشفّرة من طرف إلى طرف: المفتاح موجود في الرابط فقط (بعد #)، ولا يستطيع الخادم قراءتها؛ ويحتاج القرّاء أيضًا إلى كلمة المرور.
+share-not-encrypted = غير مشفّرة: يخزّنها الخادم كما أُرسلت.
+share-team = الفريق: لا يقرؤها إلا مستأجرك (رموزه وأعضاؤه المسجّلون).
+share-me = أنا فقط: لا يقرؤها أحد سواك وأنت مسجّل الدخول.
+share-unlisted = غير مُدرجة، لكنها ليست خاصة: يستطيع أي شخص لديه الرابط قراءتها.
+shortcuts-title = اختصارات لوحة المفاتيح
+shortcut-raw = النص الخام
+shortcut-copy = انسخ اللصقة
+shortcut-link = انسخ الرابط
+shortcut-share = مشاركة: الرابط ورمز QR والملخص
+shortcut-new = لصقة جديدة
+shortcut-wrap = تشغيل التفاف الأسطر الطويلة أو إيقافه
+shortcut-help = هذه المساعدة
+link-copied = نُسخ الرابط.
+link-not-copied = تعذّر نسخ الرابط.
+delete-token-differs = يحمل هذا الرابط رمز حذف مختلفًا عن الرمز الذي حفظه هذا المتصفح للّصقة؛ ويُحتفظ بالرمز المحفوظ.
+delete-confirm = انقر مرة أخرى للحذف
+deleted = حُذفت
+deleted-text = لم تعد اللصقة موجودة على الخادم.
+delete-token-refused = رفض الخادم رمز الحذف الذي كان لدى هذا المتصفح للّصقة.
+delete-failed = تعذّر حذف اللصقة؛ حاول مرة أخرى.
+paste-gone = لم تعد هذه اللصقة موجودة: انتهت صلاحيتها، أو حُذفت، أو عُرضت بالفعل.
+show = العرض
+rendered = منسّق
+source = المصدر
+decrypted-title = فُك تشفيرها في هذا المتصفح؛ ولا يحتفظ الخادم إلا بالنص المشفّر
+decrypted-badge = مشفّرة من طرف إلى طرف
+language-detected = { $language } (مُكتشفة)
+clone-too-large = هذه اللصقة أكبر من أن تُنسخ إلى المحرر.
+sealed-paste-is-file = هذه اللصقة ملف ({ $name }، { $size }). استخدم «تنزيل» لحفظه.
+sealed-file-not-shown = لا يُعرض هذا الملف ({ $type }، { $size }) هنا: استخدم «تنزيل» لحفظه.
+sealed-file-truncated = تعرض هذه الصفحة أول { $lines } سطر أو { $size } فقط من هذا الملف؛ ويحفظه «تنزيل» كاملًا.
+burn-no-key = لا يحتوي هذا الرابط على مفتاح (الجزء الذي بعد #)، لذا تعذّر فك تشفير اللصقة. لم تُعرض بعد؛ اطلب الرابط الكامل من المرسل.
+burn-destroyed = أُتلفت هذه اللصقة الآن على الخادم. ولم تعد موجودة إلا في هذا التبويب: انسخ ما تحتاجه أو نزّله قبل المغادرة.
+checking-password = جارٍ التحقق من كلمة المرور…
+checking-key = جارٍ التحقق من المفتاح…
+revealing = جارٍ العرض…
+decrypting = جارٍ فك التشفير…
+wrong-password = كلمة المرور خاطئة. تحقّق منها وحاول مرة أخرى.
+wrong-password-intact = كلمة المرور خاطئة. تحقّق منها وحاول مرة أخرى؛ اللصقة سليمة.
+no-key = هذه اللصقة مشفّرة من طرف إلى طرف، والرابط لا يحتوي على مفتاح (الجزء الذي بعد #). اطلب الرابط الكامل من المرسل.
+bad-key = المفتاح في هذا الرابط تالف أو ناقص (وهو الأحرف الـ 43 التي بعد #). انسخ الرابط كاملًا مرة أخرى.
+key-refused = مفتاح هذا الرابط لا يفتح اللصقة: الرابط ناقص أو تغيّر. انسخ الرابط كاملًا مرة أخرى.
+key-refused-intact = مفتاح هذا الرابط لا يفتح اللصقة: الرابط ناقص أو تغيّر. اللصقة سليمة؛ انسخ الرابط كاملًا مرة أخرى.
+cannot-decrypt = تعذّر فك التشفير: { $reason }.
+envelope-bad_key = المفتاح في الرابط غير صالح
+envelope-malformed_plaintext = البيانات بعد فك التشفير مشوّهة
+envelope-not_envelope = هذه ليست لصقة مشفّرة من snip، أو أنها تالفة
+envelope-unsupported = لا يستطيع هذا المتصفح أو هذا الإصدار من snip قراءتها (يتطلب التشفير HTTPS أو http://localhost)
+envelope-too_many_iterations = تطلب اللصقة جولات لاشتقاق المفتاح أكثر من المسموح
+envelope-password_required = هذه اللصقة محمية بكلمة مرور
+envelope-auth_failed = مفتاح أو كلمة مرور خاطئة: الرابط ناقص، أو عُبث باللصقة
+find-placeholder = ابحث في اللصقة
+find-label = ابحث في اللصقة كلها
+find-previous = النتيجة السابقة
+find-next = النتيجة التالية
+find-none = لا نتائج
+find-position = { $n } من { $count }
+find-position-more = { $n } من { $count }+
+rest-loading = جارٍ تحميل بقية اللصقة…
+rest-progress = جارٍ تحميل بقية اللصقة… { $done } من { $total }
+rest-no-answer = تعذّر تحميل بقية اللصقة (لم يستجب الخادم). وهي موجودة في { $url }.
+rest-refused = تعذّر تحميل بقية اللصقة (أجاب الخادم { $status }). وهي موجودة في { $url }.
+remote-image = صورة من { $host }: { $alt } (انقر لفتحها)
+image-not-shown = صورة غير معروضة: { $alt }
+task-done = منجزة
+task-not-done = غير منجزة
+my-browser-title = أُنشئت في هذا المتصفح
+encrypted-paste-id = لصقة مشفّرة { $id }
+keep-keys = تذكّر مفاتيح اللصقات المشفّرة التي أُنشئت في هذا المتصفح
+keep-keys-hint = عندها تفتحها روابطها هنا. ويستطيع أي شخص يستخدم ملف تعريف هذا المتصفح قراءتها أيضًا؛ وإيقاف هذا الخيار ينسى كل المفاتيح المحفوظة. لا يرى الخادم المفاتيح أبدًا.
+deleted-id = حُذفت { $id }.
+delete-failed-id = تعذّر حذف { $id }: { $reason }

@@ -1,323 +1,290 @@
-# snip's messages in English: the reference catalogue. Every other
-# locales/*.ftl has the same messages with the same placeholders (the
-# tests check). Server templates and the browser code both read them.
+# snip のメッセージ(日本語)。locales/en.ftl と同じメッセージを持ちます。
 
-## Layout
+## レイアウト
 
-skip-to-content = Skip to content
-new-paste = New paste
-account = Account
-my-pastes = My pastes
-sign-in = Sign in
-sign-out = Sign out
-theme = Theme
-theme-auto = Auto
-theme-light = Light
-theme-dark = Dark
-language = Language
-language-change = Change
-third-party-licences = third-party licences
+skip-to-content = 本文へ移動
+new-paste = 新しいペースト
+account = アカウント
+my-pastes = マイペースト
+sign-in = サインイン
+sign-out = サインアウト
+theme = テーマ
+theme-auto = 自動
+theme-light = ライト
+theme-dark = ダーク
+language = 言語
+language-change = 変更
+third-party-licences = サードパーティのライセンス
 
-## Sizes and times ($n is already formatted for the language)
+## サイズと日時
 
-size-bytes = { $n ->
-    [one] { $n } byte
-   *[other] { $n } bytes
-}
+size-bytes = { $n } バイト
 size-kib = { $n } KiB
 size-mib = { $n } MiB
 size-gib = { $n } GiB
 size-tib = { $n } TiB
 time-utc = { $date } { $time } UTC
 
-## Error pages
+## エラーページ
 
-error-mistyped-id = This link looks mistyped
-error-mistyped-id-text = The last character of every snip link checks the others, and this one does not match: a character was probably changed, dropped or swapped while copying. Check the link against the original.
-error-paste-not-found = Paste not found
-error-paste-not-found-text = There is no paste at this address. It may have expired, been deleted, or (burn after reading) already been read.
-error-page-not-found = Page not found
-error-page-not-found-text = There is no page at this address. Check the link you followed, or start a new paste.
-error-sign-in-needed = Sign in needed
-error-sign-in-needed-text = This server needs a signed-in tenant here.
-error-sign-in-with-token = Sign in with an API token
-error-too-large = Too large
-error-too-large-text = The paste is larger than this server accepts.
-error-slow-down = Slow down
-error-slow-down-text = Too many requests came from you in a short time. Wait a moment, then try again.
-error-other = Error { $status }
-create-new-paste = Create a new paste
+error-mistyped-id = リンクが正しく入力されていないようです
+error-mistyped-id-text = snip のリンクの最後の文字は他の文字を検査するためのもので、このリンクでは一致しません。コピーの際に文字が変わったり、抜けたり、入れ替わったりした可能性があります。元のリンクと照らし合わせてください。
+error-paste-not-found = ペーストが見つかりません
+error-paste-not-found-text = このアドレスにはペーストがありません。期限切れになったか、削除されたか、(閲覧後に削除のため)既に読まれた可能性があります。
+error-page-not-found = ページが見つかりません
+error-page-not-found-text = このアドレスにはページがありません。たどったリンクを確認するか、新しいペーストを作成してください。
+error-sign-in-needed = サインインが必要です
+error-sign-in-needed-text = このサーバーでは、ここを利用するにはテナントでのサインインが必要です。
+error-sign-in-with-token = API トークンでサインイン
+error-too-large = 大きすぎます
+error-too-large-text = このペーストは、このサーバーが受け付けるサイズを超えています。
+error-slow-down = 少しお待ちください
+error-slow-down-text = 短時間にリクエストが多すぎます。少し待ってから、もう一度お試しください。
+error-other = エラー { $status }
+create-new-paste = 新しいペーストを作成
 
-## New paste
+## 新しいペースト
 
-lifetime-never = Never
-lifetime-seconds = { $n ->
-    [one] { $n } second
-   *[other] { $n } seconds
-}
-lifetime-minutes = { $n ->
-    [one] { $n } minute
-   *[other] { $n } minutes
-}
-lifetime-hours = { $n ->
-    [one] { $n } hour
-   *[other] { $n } hours
-}
-lifetime-days = { $n ->
-    [one] { $n } day
-   *[other] { $n } days
-}
-lifetime-weeks = { $n ->
-    [one] { $n } week
-   *[other] { $n } weeks
-}
-lifetime-years = { $n ->
-    [one] { $n } year
-   *[other] { $n } years
-}
-new-read-only = This browser signed in with a read-only token: it can read and list the tenant's pastes, not create them.
-new-sign-in-needed = This server takes pastes from signed-in users.
-files = Files
-remove-this-file = Remove this file
-paste-content = Paste content
-editor-placeholder = Paste or type here, or drop a file
-attached = Attached:
-remove = Remove
-option-language = Language
-auto-detect = Auto-detect
-option-file-name = File name
-optional = optional
-option-expires = Expires
-burn-after-reading = Burn after reading
-option-visibility = Visibility
-visibility-unlisted-choice = Unlisted (anyone with the link)
-visibility-team-choice = Team (only my tenant)
-visibility-me-choice = Only me
-encrypt = Encrypt
-password-optional = Password (optional)
-attach-file = Attach file
-add-file = Add file
-paste-from-clipboard = Paste from clipboard
-create-paste = Create paste
+lifetime-never = 無期限
+lifetime-seconds = { $n } 秒
+lifetime-minutes = { $n } 分
+lifetime-hours = { $n } 時間
+lifetime-days = { $n } 日
+lifetime-weeks = { $n } 週間
+lifetime-years = { $n } 年
+new-read-only = このブラウザーは読み取り専用トークンでサインインしています。テナントのペーストの閲覧と一覧表示はできますが、作成はできません。
+new-sign-in-needed = このサーバーはサインインしたユーザーのペーストだけを受け付けます。
+files = ファイル
+remove-this-file = このファイルを削除
+paste-content = ペーストの内容
+editor-placeholder = ここに貼り付けるか入力するか、ファイルをドロップしてください
+attached = 添付:
+remove = 削除
+option-language = 言語
+auto-detect = 自動検出
+option-file-name = ファイル名
+optional = 任意
+option-expires = 有効期限
+burn-after-reading = 閲覧後に削除
+option-visibility = 公開範囲
+visibility-unlisted-choice = 限定公開(リンクを知っている全員)
+visibility-team-choice = チーム(自分のテナントのみ)
+visibility-me-choice = 自分のみ
+encrypt = 暗号化
+password-optional = パスワード(任意)
+attach-file = ファイルを添付
+add-file = ファイルを追加
+paste-from-clipboard = クリップボードから貼り付け
+create-paste = ペーストを作成
 shortcut-create = Ctrl+Enter
-editor-hint = Tab indents (Shift+Tab outdents); Esc then Tab leaves the editor. Up to { $size }.
-paste-created = Paste created
-link = Link
-copy = Copy
-open = Open
-qr-code = QR code of the link
-delete-link = Delete link
-delete-link-hint = Anyone with this link can delete the paste. This browser also remembers it, so the paste shows a Delete button here.
+editor-hint = Tab でインデント(Shift+Tab で戻す)、Esc の後に Tab でエディターから出ます。最大 { $size }。
+paste-created = ペーストを作成しました
+link = リンク
+copy = コピー
+open = 開く
+qr-code = リンクの QR コード
+delete-link = 削除用リンク
+delete-link-hint = このリンクを持つ人は誰でもペーストを削除できます。このブラウザーもリンクを記憶するので、ペーストにはここで削除ボタンが表示されます。
 
-## Paste view
+## ペーストの表示
 
-encrypted-paste = Encrypted paste
-paste-actions = Paste actions
-file-actions = { $name }: actions
-download = Download
-raw = Raw
-wrap = Wrap
-share = Share
-new-paste-from-this = New paste from this
-delete = Delete
-created = created
-by = by
-expires = expires
-never-expires = never expires
-password = Password
-burn-needs-password = This paste ({ $size }) needs a password, and it will be destroyed as soon as it is opened. Nobody, including you, will be able to open this link again. A wrong password is refused and leaves it intact.
-burn-text = This paste ({ $size }) will be destroyed as soon as it is revealed. Nobody, including you, will be able to open this link again.
-burn-open-with-password = Open with the password (it will be destroyed)
-burn-reveal = Reveal (it will be destroyed)
-encrypted-noscript-burn = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript. Without it the paste cannot be shown, so the button leaves it intact.
-encrypted-noscript = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript.
-encrypted-cli = Or read it with:
-truncated = This page shows the first { $lines } lines only; the whole paste ({ $size }) is at:
-image = image
-paste-is-file = This paste is a file ({ $name }, { $size }).
-download-it = Download it
-unlock-prompt = This paste is protected by a password:
-decrypt = Decrypt
-download-all-zip = Download all (zip)
-file-truncated = This page shows the first { $lines } lines of this file only; the whole file ({ $size }) is at its raw link.
-file-not-shown = This file ({ $type }, { $size }) is not shown here: read it at its raw link.
-raw-link = its raw link
-embed-file-not-shown = This file is not shown here.
-embed-see-whole = See it whole
-embed-paste-is-file = This paste is a file ({ $type }, { $size }).
-embed-open-it = Open it
+encrypted-paste = 暗号化されたペースト
+paste-actions = ペーストの操作
+file-actions = { $name }: 操作
+download = ダウンロード
+raw = テキストのみ
+wrap = 折り返し
+share = 共有
+new-paste-from-this = これから新しいペースト
+delete = 削除
+created = 作成:
+by = 作成者:
+expires = 有効期限:
+never-expires = 無期限
+password = パスワード
+burn-needs-password = このペースト({ $size })にはパスワードが必要で、開いた時点で破棄されます。あなたも含めて、誰もこのリンクを二度と開けなくなります。間違ったパスワードは拒否され、ペーストはそのまま残ります。
+burn-text = このペースト({ $size })は表示した時点で破棄されます。あなたも含めて、誰もこのリンクを二度と開けなくなります。
+burn-open-with-password = パスワードで開く(破棄されます)
+burn-reveal = 表示する(破棄されます)
+encrypted-noscript-burn = このペーストはエンドツーエンドで暗号化されています。リンクの鍵を使ってブラウザー内で復号するため、JavaScript が必要です。JavaScript がないと表示できないので、ボタンを押してもペーストはそのまま残ります。
+encrypted-noscript = このペーストはエンドツーエンドで暗号化されています。リンクの鍵を使ってブラウザー内で復号するため、JavaScript が必要です。
+encrypted-cli = または次のコマンドで読めます:
+truncated = このページには最初の { $lines } 行だけを表示しています。ペースト全体({ $size })はこちら:
+image = 画像
+paste-is-file = このペーストはファイルです({ $name }、{ $size })。
+download-it = ダウンロード
+unlock-prompt = このペーストはパスワードで保護されています:
+decrypt = 復号
+download-all-zip = すべてダウンロード(zip)
+file-truncated = このページにはこのファイルの最初の { $lines } 行だけを表示しています。ファイル全体({ $size })はテキストのみのリンクにあります。
+file-not-shown = このファイル({ $type }、{ $size })はここには表示されません。テキストのみのリンクで読んでください。
+raw-link = テキストのみのリンク
+embed-file-not-shown = このファイルはここには表示されません。
+embed-see-whole = 全体を見る
+embed-paste-is-file = このペーストはファイルです({ $type }、{ $size })。
+embed-open-it = 開く
 
-## Sign-in
+## サインイン
 
-signed-out-provider = You are signed out of snip. You may still be signed in to your organisation:
-sign-out-there-too = sign out there too
-sign-in-with-organisation = Sign in with your organisation
-sign-in-token-text = Sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-or-sign-in-token-text = Or sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-sign-in-unknown-token = That token is unknown or has been revoked.
-sign-in-expired = That token has expired.
-api-token = API token
+signed-out-provider = snip からサインアウトしました。組織にはまだサインインしたままかもしれません:
+sign-out-there-too = そちらからもサインアウト
+sign-in-with-organisation = 組織のアカウントでサインイン
+sign-in-token-text = テナントの API トークン(管理者から受け取ります)でサインインします。ブラウザーが保持するのはセッション Cookie だけで、トークンは保存されません。
+or-sign-in-token-text = またはテナントの API トークン(管理者から受け取ります)でサインインします。ブラウザーが保持するのはセッション Cookie だけで、トークンは保存されません。
+sign-in-unknown-token = そのトークンは不明か、失効しています。
+sign-in-expired = そのトークンは期限切れです。
+api-token = API トークン
 
-## My pastes
+## マイペースト
 
-my-local-text = Pastes created in this browser, from the delete links it remembers.
-my-local-sign-in = Sign in to see all the pastes of your tenant
-my-local-empty = This browser remembers no pastes.
-needs-javascript = This list needs JavaScript.
-column-paste = Paste
-column-name = Name
-column-size = Size
-column-created = Created
-column-expires = Expires
-column-author = Author
-column-visibility = Visibility
-column-burn = Burn
-whose-pastes = Whose pastes
-scope-team = Team's
-scope-mine = Mine
-my-search-label = Search names, languages and text
-search = Search
-all-pastes = All pastes
-best-matches = Best matches for “{ $search }”
-no-match = No paste matches.
-no-pastes-yet = No pastes yet.
-create-one = Create one
-never = never
-yes = yes
-no = no
-visibility-unlisted = unlisted
-visibility-team = team
-visibility-me = me
-more-matches = More matches
-older-pastes = Older pastes
+my-local-text = このブラウザーで作成したペーストです(記憶している削除用リンクから)。
+my-local-sign-in = サインインするとテナントのすべてのペーストを表示できます
+my-local-empty = このブラウザーが記憶しているペーストはありません。
+needs-javascript = この一覧には JavaScript が必要です。
+column-paste = ペースト
+column-name = 名前
+column-size = サイズ
+column-created = 作成日時
+column-expires = 有効期限
+column-author = 作成者
+column-visibility = 公開範囲
+column-burn = 閲覧後に削除
+whose-pastes = 誰のペースト
+scope-team = チーム
+scope-mine = 自分
+my-search-label = 名前、言語、本文を検索
+search = 検索
+all-pastes = すべてのペースト
+best-matches = 「{ $search }」の検索結果
+no-match = 一致するペーストはありません。
+no-pastes-yet = まだペーストはありません。
+create-one = 作成する
+never = なし
+yes = はい
+no = いいえ
+visibility-unlisted = 限定公開
+visibility-team = チーム
+visibility-me = 自分のみ
+more-matches = さらに表示
+older-pastes = 古いペースト
 
-## The browser's messages (web/src)
+## ブラウザーのメッセージ
 
-no-answer = The server did not answer. Check your connection and try again.
-server-no-answer = the server did not answer
-server-answered = The server answered { $status }.
-copied = Copied
-copy-failed = Copy failed
-close = Close
-cancel = Cancel
-binary = binary
-files-count = { $count ->
-    [one] { $count } file
-   *[other] { $count } files
-}
-progress-of = { $done } of { $total }
-# Editor
-auto-detected = Auto-detect: { $language }
-encryption-needs-https = Encryption needs HTTPS (or http://localhost)
-clipboard-empty = The clipboard is empty.
-clipboard-refused = The browser did not allow reading the clipboard; press Ctrl+V (⌘V) in the editor instead.
-files-added = { $count ->
-    [one] Added { $count } file.
-   *[other] Added { $count } files, one tab each.
-}
-file-n = File { $n }
-remove-named = Remove { $name }
-remove-file-n = Remove file { $n }
-file-loaded = Loaded { $name } into the editor.
-attachment-name = { $name } ({ $type }, { $size })
-attachment-preview = Preview of the attached image
-cloned = Copied from the paste you were viewing: edit it and create a new paste.
-nothing-to-paste = There is nothing to paste yet.
-paste-too-large = The paste is { $size }; this server takes at most { $max }.
-files-too-large = The files are { $size } together; this server takes at most { $max }.
-file-empty = File { $n } is empty.
-file-unnamed = File { $n } has no name (a paste of several files needs one for each).
-file-name-taken = File { $n } has the name { $name } of another file.
-create-failed = Could not create the paste. { $reason }
-create-too-large = Too large: { $message }
-create-slow-down = Too many pastes right now; wait a moment. { $message }
-create-server-full = The server is full: { $message }
+no-answer = サーバーから応答がありません。接続を確認して、もう一度お試しください。
+server-no-answer = サーバーから応答がありません
+server-answered = サーバーの応答: { $status }
+copied = コピーしました
+copy-failed = コピーできませんでした
+close = 閉じる
+cancel = キャンセル
+binary = バイナリ
+files-count = { $count } 個のファイル
+progress-of = { $done } / { $total }
+auto-detected = 自動検出: { $language }
+encryption-needs-https = 暗号化には HTTPS(または http://localhost)が必要です
+clipboard-empty = クリップボードは空です。
+clipboard-refused = ブラウザーがクリップボードの読み取りを許可しませんでした。代わりにエディターで Ctrl+V(⌘V)を押してください。
+files-added = { $count } 個のファイルを追加しました(ファイルごとにタブ)。
+file-n = ファイル { $n }
+remove-named = { $name } を削除
+remove-file-n = ファイル { $n } を削除
+file-loaded = { $name } をエディターに読み込みました。
+attachment-name = { $name }({ $type }、{ $size })
+attachment-preview = 添付画像のプレビュー
+cloned = 表示していたペーストからコピーしました。編集して新しいペーストを作成してください。
+nothing-to-paste = まだ何も入力されていません。
+paste-too-large = ペーストは { $size } です。このサーバーが受け付けるのは最大 { $max } です。
+files-too-large = ファイルは合計 { $size } です。このサーバーが受け付けるのは最大 { $max } です。
+file-empty = ファイル { $n } が空です。
+file-unnamed = ファイル { $n } に名前がありません(複数ファイルのペーストでは、それぞれに名前が必要です)。
+file-name-taken = ファイル { $n } の名前 { $name } は別のファイルと同じです。
+create-failed = ペーストを作成できませんでした。{ $reason }
+create-too-large = 大きすぎます: { $message }
+create-slow-down = 現在ペーストが多すぎます。少しお待ちください。{ $message }
+create-server-full = サーバーの容量がいっぱいです: { $message }
 create-refused = { $message }
-uploading = Uploading…
-upload-cancelled = The upload was cancelled; nothing was created.
-upload-progress = Upload progress
-encrypting = Encrypting…
-encrypting-password = Encrypting (deriving the key from the password)…
-# Share panel
-share-title = Share this paste
-share-expires-relative = Expires { $relative } ({ $absolute }).
-share-expires = Expires { $absolute }.
-share-never-expires = Never expires.
-share-burns = Burns after reading: the first reader destroys it.
-share-stays = Stays readable until then (no burn after reading).
-share-encrypted = End-to-end encrypted: the key is only in the link (after #), the server cannot read it.
-share-encrypted-password = End-to-end encrypted: the key is only in the link (after #), the server cannot read it; readers also need the password.
-share-not-encrypted = Not encrypted: the server stores it as sent.
-share-team = Team: only your tenant (its tokens and signed-in members) can read it.
-share-me = Only me: only you, signed in, can read it.
-share-unlisted = Unlisted, not private: anyone with the link can read it.
-# Paste view
-shortcuts-title = Keyboard shortcuts
-shortcut-raw = Raw text
-shortcut-copy = Copy the paste
-shortcut-link = Copy the link
-shortcut-share = Share: link, QR code and summary
-shortcut-new = New paste
-shortcut-wrap = Wrap long lines on or off
-shortcut-help = This help
-link-copied = Link copied.
-link-not-copied = Could not copy the link.
-delete-token-differs = This link carries a different delete token than the one this browser saved for the paste; the saved one is kept.
-delete-confirm = Click again to delete
-deleted = Deleted
-deleted-text = The paste is gone from the server.
-delete-token-refused = The server refused the delete token this browser had for the paste.
-delete-failed = Could not delete the paste; try again.
-paste-gone = This paste is gone: it expired, was deleted, or was already revealed.
-show = Show
-rendered = Rendered
-source = Source
-decrypted-title = Decrypted in this browser; the server holds only ciphertext
-decrypted-badge = end-to-end encrypted
-language-detected = { $language } (detected)
-clone-too-large = This paste is too large to copy into the editor.
-sealed-paste-is-file = This paste is a file ({ $name }, { $size }). Use Download to save it.
-sealed-file-not-shown = This file ({ $type }, { $size }) is not shown here: use Download to save it.
-sealed-file-truncated = This page shows the first { $lines } lines or { $size } of this file only; Download saves all of it.
-burn-no-key = This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.
-burn-destroyed = This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.
-checking-password = Checking the password…
-checking-key = Checking the key…
-revealing = Revealing…
-decrypting = Decrypting…
-wrong-password = Wrong password. Check it and try again.
-wrong-password-intact = Wrong password. Check it and try again; the paste is intact.
-no-key = This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.
-bad-key = The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.
-key-refused = This link’s key does not open the paste: the link is incomplete or was changed. Copy the whole link again.
-key-refused-intact = This link’s key does not open the paste: the link is incomplete or was changed. The paste is intact; copy the whole link again.
-cannot-decrypt = Cannot decrypt: { $reason }.
-envelope-bad_key = the key in the link is not valid
-envelope-malformed_plaintext = the decrypted data is malformed
-envelope-not_envelope = this is not a snip encrypted paste, or it is damaged
-envelope-unsupported = this browser or this version of snip cannot read it (encryption needs HTTPS, or http://localhost)
-envelope-too_many_iterations = the paste asks for more key-derivation rounds than allowed
-envelope-password_required = this paste is protected by a password
-envelope-auth_failed = wrong key or password: the link is incomplete, or the paste was tampered with
-find-placeholder = Find in paste
-find-label = Find in the whole paste
-find-previous = Previous match
-find-next = Next match
-find-none = No match
-find-position = { $n } of { $count }
-find-position-more = { $n } of { $count }+
-rest-loading = Loading the rest of the paste…
-rest-progress = Loading the rest of the paste… { $done } of { $total }
-rest-no-answer = The rest of the paste could not be loaded (the server did not answer). It is at { $url }.
-rest-refused = The rest of the paste could not be loaded (the server answered { $status }). It is at { $url }.
-remote-image = Image from { $host }: { $alt } (click to open)
-image-not-shown = Image not shown: { $alt }
-task-done = done
-task-not-done = not done
-# My pastes
-my-browser-title = Made in this browser
-encrypted-paste-id = Encrypted paste { $id }
-keep-keys = Remember the keys of encrypted pastes made in this browser
-keep-keys-hint = Then their links here open them. Anyone who can use this browser profile can read them too; turning this off forgets every key kept. The server never sees the keys.
-deleted-id = Deleted { $id }.
-delete-failed-id = Could not delete { $id }: { $reason }
+uploading = アップロード中…
+upload-cancelled = アップロードはキャンセルされ、何も作成されませんでした。
+upload-progress = アップロードの進捗
+encrypting = 暗号化中…
+encrypting-password = 暗号化中(パスワードから鍵を導出しています)…
+share-title = このペーストを共有
+share-expires-relative = 有効期限: { $relative }({ $absolute })。
+share-expires = 有効期限: { $absolute }。
+share-never-expires = 無期限です。
+share-burns = 閲覧後に削除: 最初に読んだ人が開いた時点で破棄されます。
+share-stays = それまでは読めます(閲覧後の削除なし)。
+share-encrypted = エンドツーエンド暗号化: 鍵はリンク(# の後)にしかなく、サーバーは読めません。
+share-encrypted-password = エンドツーエンド暗号化: 鍵はリンク(# の後)にしかなく、サーバーは読めません。読む人にはパスワードも必要です。
+share-not-encrypted = 暗号化なし: サーバーは送られたとおりに保存します。
+share-team = チーム: あなたのテナント(そのトークンとサインインしたメンバー)だけが読めます。
+share-me = 自分のみ: サインインしたあなただけが読めます。
+share-unlisted = 限定公開(非公開ではありません): リンクを知っている人なら誰でも読めます。
+shortcuts-title = キーボードショートカット
+shortcut-raw = テキストのみ
+shortcut-copy = ペーストをコピー
+shortcut-link = リンクをコピー
+shortcut-share = 共有: リンク、QR コード、概要
+shortcut-new = 新しいペースト
+shortcut-wrap = 長い行の折り返しを切り替え
+shortcut-help = このヘルプ
+link-copied = リンクをコピーしました。
+link-not-copied = リンクをコピーできませんでした。
+delete-token-differs = このリンクの削除トークンは、このブラウザーがこのペースト用に保存したものと異なります。保存済みのものを残します。
+delete-confirm = もう一度クリックすると削除します
+deleted = 削除しました
+deleted-text = ペーストはサーバーから削除されました。
+delete-token-refused = このブラウザーが持っていた削除トークンをサーバーが拒否しました。
+delete-failed = ペーストを削除できませんでした。もう一度お試しください。
+paste-gone = このペーストはもうありません。期限切れになったか、削除されたか、既に表示されました。
+show = 表示
+rendered = プレビュー
+source = ソース
+decrypted-title = このブラウザーで復号しました。サーバーには暗号文しかありません
+decrypted-badge = エンドツーエンド暗号化
+language-detected = { $language }(検出)
+clone-too-large = このペーストは大きすぎてエディターにコピーできません。
+sealed-paste-is-file = このペーストはファイルです({ $name }、{ $size })。ダウンロードで保存してください。
+sealed-file-not-shown = このファイル({ $type }、{ $size })はここには表示されません。ダウンロードで保存してください。
+sealed-file-truncated = このページにはこのファイルの最初の { $lines } 行または { $size } だけを表示しています。ダウンロードすると全体を保存できます。
+burn-no-key = このリンクには鍵(# の後の部分)がないため、ペーストを復号できませんでした。ペーストはまだ表示されていません。送信者に完全なリンクを頼んでください。
+burn-destroyed = このペーストはサーバー上で破棄されました。残っているのはこのタブの中だけです。離れる前に、必要なものをコピーまたはダウンロードしてください。
+checking-password = パスワードを確認しています…
+checking-key = 鍵を確認しています…
+revealing = 表示しています…
+decrypting = 復号しています…
+wrong-password = パスワードが違います。確認して、もう一度お試しください。
+wrong-password-intact = パスワードが違います。確認して、もう一度お試しください。ペーストはそのまま残っています。
+no-key = このペーストはエンドツーエンドで暗号化されていますが、リンクに鍵(# の後の部分)がありません。送信者に完全なリンクを頼んでください。
+bad-key = このリンクの鍵が壊れているか不完全です(# の後の 43 文字です)。リンク全体をもう一度コピーしてください。
+key-refused = このリンクの鍵ではペーストを開けません。リンクが不完全か、変更されています。リンク全体をもう一度コピーしてください。
+key-refused-intact = このリンクの鍵ではペーストを開けません。リンクが不完全か、変更されています。ペーストはそのまま残っています。リンク全体をもう一度コピーしてください。
+cannot-decrypt = 復号できません: { $reason }。
+envelope-bad_key = リンクの鍵が無効です
+envelope-malformed_plaintext = 復号したデータの形式が正しくありません
+envelope-not_envelope = snip の暗号化ペーストではないか、壊れています
+envelope-unsupported = このブラウザーまたはこのバージョンの snip では読めません(暗号化には HTTPS または http://localhost が必要です)
+envelope-too_many_iterations = このペーストは許可された回数を超える鍵導出を求めています
+envelope-password_required = このペーストはパスワードで保護されています
+envelope-auth_failed = 鍵またはパスワードが違います。リンクが不完全か、ペーストが改ざんされています
+find-placeholder = ペースト内を検索
+find-label = ペースト全体を検索
+find-previous = 前の一致
+find-next = 次の一致
+find-none = 一致なし
+find-position = { $n } / { $count }
+find-position-more = { $n } / { $count }+
+rest-loading = ペーストの残りを読み込んでいます…
+rest-progress = ペーストの残りを読み込んでいます… { $done } / { $total }
+rest-no-answer = ペーストの残りを読み込めませんでした(サーバーから応答がありません)。残りは { $url } にあります。
+rest-refused = ペーストの残りを読み込めませんでした(サーバーの応答: { $status })。残りは { $url } にあります。
+remote-image = { $host } の画像: { $alt }(クリックで開く)
+image-not-shown = 表示されていない画像: { $alt }
+task-done = 完了
+task-not-done = 未完了
+my-browser-title = このブラウザーで作成
+encrypted-paste-id = 暗号化されたペースト { $id }
+keep-keys = このブラウザーで作成した暗号化ペーストの鍵を記憶する
+keep-keys-hint = そうすると、ここのリンクから開けるようになります。このブラウザーのプロファイルを使える人は誰でも読めるようになります。オフにすると記憶したすべての鍵を忘れます。サーバーが鍵を見ることはありません。
+deleted-id = { $id } を削除しました。
+delete-failed-id = { $id } を削除できませんでした: { $reason }

@@ -1,24 +1,22 @@
-# snip's messages in English: the reference catalogue. Every other
-# locales/*.ftl has the same messages with the same placeholders (the
-# tests check). Server templates and the browser code both read them.
+# As mensagens do snip em português do Brasil (as mesmas de locales/en.ftl).
 
 ## Layout
 
-skip-to-content = Skip to content
-new-paste = New paste
-account = Account
-my-pastes = My pastes
-sign-in = Sign in
-sign-out = Sign out
-theme = Theme
-theme-auto = Auto
-theme-light = Light
-theme-dark = Dark
-language = Language
-language-change = Change
-third-party-licences = third-party licences
+skip-to-content = Pular para o conteúdo
+new-paste = Novo paste
+account = Conta
+my-pastes = Meus pastes
+sign-in = Entrar
+sign-out = Sair
+theme = Tema
+theme-auto = Automático
+theme-light = Claro
+theme-dark = Escuro
+language = Idioma
+language-change = Alterar
+third-party-licences = licenças de terceiros
 
-## Sizes and times ($n is already formatted for the language)
+## Tamanhos e datas
 
 size-bytes = { $n ->
     [one] { $n } byte
@@ -30,294 +28,290 @@ size-gib = { $n } GiB
 size-tib = { $n } TiB
 time-utc = { $date } { $time } UTC
 
-## Error pages
+## Páginas de erro
 
-error-mistyped-id = This link looks mistyped
-error-mistyped-id-text = The last character of every snip link checks the others, and this one does not match: a character was probably changed, dropped or swapped while copying. Check the link against the original.
-error-paste-not-found = Paste not found
-error-paste-not-found-text = There is no paste at this address. It may have expired, been deleted, or (burn after reading) already been read.
-error-page-not-found = Page not found
-error-page-not-found-text = There is no page at this address. Check the link you followed, or start a new paste.
-error-sign-in-needed = Sign in needed
-error-sign-in-needed-text = This server needs a signed-in tenant here.
-error-sign-in-with-token = Sign in with an API token
-error-too-large = Too large
-error-too-large-text = The paste is larger than this server accepts.
-error-slow-down = Slow down
-error-slow-down-text = Too many requests came from you in a short time. Wait a moment, then try again.
-error-other = Error { $status }
-create-new-paste = Create a new paste
+error-mistyped-id = Este link parece ter sido copiado errado
+error-mistyped-id-text = O último caractere de todo link do snip confere os outros, e neste ele não bate: provavelmente um caractere foi alterado, perdido ou trocado ao copiar. Compare o link com o original.
+error-paste-not-found = Paste não encontrado
+error-paste-not-found-text = Não há nenhum paste neste endereço. Ele pode ter expirado, sido excluído ou (excluir após a leitura) já ter sido lido.
+error-page-not-found = Página não encontrada
+error-page-not-found-text = Não há nenhuma página neste endereço. Confira o link que você seguiu ou crie um novo paste.
+error-sign-in-needed = É preciso entrar
+error-sign-in-needed-text = Este servidor exige aqui um tenant conectado.
+error-sign-in-with-token = Entrar com um token de API
+error-too-large = Grande demais
+error-too-large-text = O paste é maior do que este servidor aceita.
+error-slow-down = Mais devagar
+error-slow-down-text = Chegaram muitas solicitações suas em pouco tempo. Aguarde um momento e tente de novo.
+error-other = Erro { $status }
+create-new-paste = Criar um novo paste
 
-## New paste
+## Novo paste
 
-lifetime-never = Never
+lifetime-never = Nunca
 lifetime-seconds = { $n ->
-    [one] { $n } second
-   *[other] { $n } seconds
+    [one] { $n } segundo
+   *[other] { $n } segundos
 }
 lifetime-minutes = { $n ->
-    [one] { $n } minute
-   *[other] { $n } minutes
+    [one] { $n } minuto
+   *[other] { $n } minutos
 }
 lifetime-hours = { $n ->
-    [one] { $n } hour
-   *[other] { $n } hours
+    [one] { $n } hora
+   *[other] { $n } horas
 }
 lifetime-days = { $n ->
-    [one] { $n } day
-   *[other] { $n } days
+    [one] { $n } dia
+   *[other] { $n } dias
 }
 lifetime-weeks = { $n ->
-    [one] { $n } week
-   *[other] { $n } weeks
+    [one] { $n } semana
+   *[other] { $n } semanas
 }
 lifetime-years = { $n ->
-    [one] { $n } year
-   *[other] { $n } years
+    [one] { $n } ano
+   *[other] { $n } anos
 }
-new-read-only = This browser signed in with a read-only token: it can read and list the tenant's pastes, not create them.
-new-sign-in-needed = This server takes pastes from signed-in users.
-files = Files
-remove-this-file = Remove this file
-paste-content = Paste content
-editor-placeholder = Paste or type here, or drop a file
-attached = Attached:
-remove = Remove
-option-language = Language
-auto-detect = Auto-detect
-option-file-name = File name
-optional = optional
-option-expires = Expires
-burn-after-reading = Burn after reading
-option-visibility = Visibility
-visibility-unlisted-choice = Unlisted (anyone with the link)
-visibility-team-choice = Team (only my tenant)
-visibility-me-choice = Only me
-encrypt = Encrypt
-password-optional = Password (optional)
-attach-file = Attach file
-add-file = Add file
-paste-from-clipboard = Paste from clipboard
-create-paste = Create paste
+new-read-only = Este navegador entrou com um token somente leitura: ele pode ler e listar os pastes do tenant, mas não criá-los.
+new-sign-in-needed = Este servidor só aceita pastes de usuários conectados.
+files = Arquivos
+remove-this-file = Remover este arquivo
+paste-content = Conteúdo do paste
+editor-placeholder = Cole ou digite aqui, ou solte um arquivo
+attached = Anexo:
+remove = Remover
+option-language = Linguagem
+auto-detect = Detectar automaticamente
+option-file-name = Nome do arquivo
+optional = opcional
+option-expires = Expira
+burn-after-reading = Excluir após a leitura
+option-visibility = Visibilidade
+visibility-unlisted-choice = Não listado (qualquer pessoa com o link)
+visibility-team-choice = Equipe (só o meu tenant)
+visibility-me-choice = Só eu
+encrypt = Criptografar
+password-optional = Senha (opcional)
+attach-file = Anexar arquivo
+add-file = Adicionar arquivo
+paste-from-clipboard = Colar da área de transferência
+create-paste = Criar paste
 shortcut-create = Ctrl+Enter
-editor-hint = Tab indents (Shift+Tab outdents); Esc then Tab leaves the editor. Up to { $size }.
-paste-created = Paste created
+editor-hint = Tab indenta (Shift+Tab remove o recuo); Esc e depois Tab sai do editor. Até { $size }.
+paste-created = Paste criado
 link = Link
-copy = Copy
-open = Open
-qr-code = QR code of the link
-delete-link = Delete link
-delete-link-hint = Anyone with this link can delete the paste. This browser also remembers it, so the paste shows a Delete button here.
+copy = Copiar
+open = Abrir
+qr-code = QR code do link
+delete-link = Link de exclusão
+delete-link-hint = Qualquer pessoa com este link pode excluir o paste. Este navegador também o guarda, então o paste mostra aqui um botão Excluir.
 
-## Paste view
+## Visualização do paste
 
-encrypted-paste = Encrypted paste
-paste-actions = Paste actions
-file-actions = { $name }: actions
-download = Download
-raw = Raw
-wrap = Wrap
-share = Share
-new-paste-from-this = New paste from this
-delete = Delete
-created = created
-by = by
-expires = expires
-never-expires = never expires
-password = Password
-burn-needs-password = This paste ({ $size }) needs a password, and it will be destroyed as soon as it is opened. Nobody, including you, will be able to open this link again. A wrong password is refused and leaves it intact.
-burn-text = This paste ({ $size }) will be destroyed as soon as it is revealed. Nobody, including you, will be able to open this link again.
-burn-open-with-password = Open with the password (it will be destroyed)
-burn-reveal = Reveal (it will be destroyed)
-encrypted-noscript-burn = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript. Without it the paste cannot be shown, so the button leaves it intact.
-encrypted-noscript = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript.
-encrypted-cli = Or read it with:
-truncated = This page shows the first { $lines } lines only; the whole paste ({ $size }) is at:
-image = image
-paste-is-file = This paste is a file ({ $name }, { $size }).
-download-it = Download it
-unlock-prompt = This paste is protected by a password:
-decrypt = Decrypt
-download-all-zip = Download all (zip)
-file-truncated = This page shows the first { $lines } lines of this file only; the whole file ({ $size }) is at its raw link.
-file-not-shown = This file ({ $type }, { $size }) is not shown here: read it at its raw link.
-raw-link = its raw link
-embed-file-not-shown = This file is not shown here.
-embed-see-whole = See it whole
-embed-paste-is-file = This paste is a file ({ $type }, { $size }).
-embed-open-it = Open it
+encrypted-paste = Paste criptografado
+paste-actions = Ações do paste
+file-actions = { $name }: ações
+download = Baixar
+raw = Texto puro
+wrap = Quebrar linhas
+share = Compartilhar
+new-paste-from-this = Novo paste a partir deste
+delete = Excluir
+created = criado em
+by = por
+expires = expira em
+never-expires = nunca expira
+password = Senha
+burn-needs-password = Este paste ({ $size }) precisa de uma senha e será destruído assim que for aberto. Ninguém, nem você, poderá abrir este link de novo. Uma senha errada é recusada e o mantém intacto.
+burn-text = Este paste ({ $size }) será destruído assim que for exibido. Ninguém, nem você, poderá abrir este link de novo.
+burn-open-with-password = Abrir com a senha (ele será destruído)
+burn-reveal = Exibir (ele será destruído)
+encrypted-noscript-burn = Este paste tem criptografia de ponta a ponta: ele é descriptografado no seu navegador com a chave do link, o que exige JavaScript. Sem ele, o paste não pode ser exibido, então o botão o mantém intacto.
+encrypted-noscript = Este paste tem criptografia de ponta a ponta: ele é descriptografado no seu navegador com a chave do link, o que exige JavaScript.
+encrypted-cli = Ou leia-o com:
+truncated = Esta página mostra só as primeiras { $lines } linhas; o paste inteiro ({ $size }) está em:
+image = imagem
+paste-is-file = Este paste é um arquivo ({ $name }, { $size }).
+download-it = Baixá-lo
+unlock-prompt = Este paste é protegido por senha:
+decrypt = Descriptografar
+download-all-zip = Baixar tudo (zip)
+file-truncated = Esta página mostra só as primeiras { $lines } linhas deste arquivo; o arquivo inteiro ({ $size }) está no link de texto puro dele.
+file-not-shown = Este arquivo ({ $type }, { $size }) não é mostrado aqui: leia-o no link de texto puro dele.
+raw-link = link de texto puro
+embed-file-not-shown = Este arquivo não é mostrado aqui.
+embed-see-whole = Ver inteiro
+embed-paste-is-file = Este paste é um arquivo ({ $type }, { $size }).
+embed-open-it = Abrir
 
-## Sign-in
+## Entrar
 
-signed-out-provider = You are signed out of snip. You may still be signed in to your organisation:
-sign-out-there-too = sign out there too
-sign-in-with-organisation = Sign in with your organisation
-sign-in-token-text = Sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-or-sign-in-token-text = Or sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-sign-in-unknown-token = That token is unknown or has been revoked.
-sign-in-expired = That token has expired.
-api-token = API token
+signed-out-provider = Você saiu do snip. Talvez ainda esteja conectado à sua organização:
+sign-out-there-too = sair de lá também
+sign-in-with-organisation = Entrar com a sua organização
+sign-in-token-text = Entre com um token de API do seu tenant (o administrador o fornece). O navegador guarda só um cookie de sessão; o token não é armazenado.
+or-sign-in-token-text = Ou entre com um token de API do seu tenant (o administrador o fornece). O navegador guarda só um cookie de sessão; o token não é armazenado.
+sign-in-unknown-token = Esse token é desconhecido ou foi revogado.
+sign-in-expired = Esse token expirou.
+api-token = Token de API
 
-## My pastes
+## Meus pastes
 
-my-local-text = Pastes created in this browser, from the delete links it remembers.
-my-local-sign-in = Sign in to see all the pastes of your tenant
-my-local-empty = This browser remembers no pastes.
-needs-javascript = This list needs JavaScript.
+my-local-text = Pastes criados neste navegador, a partir dos links de exclusão que ele guarda.
+my-local-sign-in = Entre para ver todos os pastes do seu tenant
+my-local-empty = Este navegador não guarda nenhum paste.
+needs-javascript = Esta lista precisa de JavaScript.
 column-paste = Paste
-column-name = Name
-column-size = Size
-column-created = Created
-column-expires = Expires
-column-author = Author
-column-visibility = Visibility
-column-burn = Burn
-whose-pastes = Whose pastes
-scope-team = Team's
-scope-mine = Mine
-my-search-label = Search names, languages and text
-search = Search
-all-pastes = All pastes
-best-matches = Best matches for “{ $search }”
-no-match = No paste matches.
-no-pastes-yet = No pastes yet.
-create-one = Create one
-never = never
-yes = yes
-no = no
-visibility-unlisted = unlisted
-visibility-team = team
-visibility-me = me
-more-matches = More matches
-older-pastes = Older pastes
+column-name = Nome
+column-size = Tamanho
+column-created = Criado
+column-expires = Expira
+column-author = Autor
+column-visibility = Visibilidade
+column-burn = Excluir após a leitura
+whose-pastes = De quem
+scope-team = Da equipe
+scope-mine = Meus
+my-search-label = Pesquisar nomes, linguagens e texto
+search = Pesquisar
+all-pastes = Todos os pastes
+best-matches = Melhores resultados para “{ $search }”
+no-match = Nenhum paste corresponde.
+no-pastes-yet = Ainda não há pastes.
+create-one = Criar um
+never = nunca
+yes = sim
+no = não
+visibility-unlisted = não listado
+visibility-team = equipe
+visibility-me = só eu
+more-matches = Mais resultados
+older-pastes = Pastes mais antigos
 
-## The browser's messages (web/src)
+## Mensagens do navegador
 
-no-answer = The server did not answer. Check your connection and try again.
-server-no-answer = the server did not answer
-server-answered = The server answered { $status }.
-copied = Copied
-copy-failed = Copy failed
-close = Close
-cancel = Cancel
-binary = binary
+no-answer = O servidor não respondeu. Verifique sua conexão e tente de novo.
+server-no-answer = o servidor não respondeu
+server-answered = O servidor respondeu { $status }.
+copied = Copiado
+copy-failed = Falha ao copiar
+close = Fechar
+cancel = Cancelar
+binary = binário
 files-count = { $count ->
-    [one] { $count } file
-   *[other] { $count } files
+    [one] { $count } arquivo
+   *[other] { $count } arquivos
 }
-progress-of = { $done } of { $total }
-# Editor
-auto-detected = Auto-detect: { $language }
-encryption-needs-https = Encryption needs HTTPS (or http://localhost)
-clipboard-empty = The clipboard is empty.
-clipboard-refused = The browser did not allow reading the clipboard; press Ctrl+V (⌘V) in the editor instead.
+progress-of = { $done } de { $total }
+auto-detected = Detectado automaticamente: { $language }
+encryption-needs-https = A criptografia exige HTTPS (ou http://localhost)
+clipboard-empty = A área de transferência está vazia.
+clipboard-refused = O navegador não permitiu ler a área de transferência; pressione Ctrl+V (⌘V) no editor.
 files-added = { $count ->
-    [one] Added { $count } file.
-   *[other] Added { $count } files, one tab each.
+    [one] { $count } arquivo adicionado.
+   *[other] { $count } arquivos adicionados, uma aba para cada.
 }
-file-n = File { $n }
-remove-named = Remove { $name }
-remove-file-n = Remove file { $n }
-file-loaded = Loaded { $name } into the editor.
+file-n = Arquivo { $n }
+remove-named = Remover { $name }
+remove-file-n = Remover o arquivo { $n }
+file-loaded = { $name } carregado no editor.
 attachment-name = { $name } ({ $type }, { $size })
-attachment-preview = Preview of the attached image
-cloned = Copied from the paste you were viewing: edit it and create a new paste.
-nothing-to-paste = There is nothing to paste yet.
-paste-too-large = The paste is { $size }; this server takes at most { $max }.
-files-too-large = The files are { $size } together; this server takes at most { $max }.
-file-empty = File { $n } is empty.
-file-unnamed = File { $n } has no name (a paste of several files needs one for each).
-file-name-taken = File { $n } has the name { $name } of another file.
-create-failed = Could not create the paste. { $reason }
-create-too-large = Too large: { $message }
-create-slow-down = Too many pastes right now; wait a moment. { $message }
-create-server-full = The server is full: { $message }
+attachment-preview = Prévia da imagem anexada
+cloned = Copiado do paste que você estava vendo: edite-o e crie um novo paste.
+nothing-to-paste = Ainda não há nada para enviar.
+paste-too-large = O paste tem { $size }; este servidor aceita no máximo { $max }.
+files-too-large = Os arquivos somam { $size }; este servidor aceita no máximo { $max }.
+file-empty = O arquivo { $n } está vazio.
+file-unnamed = O arquivo { $n } não tem nome (um paste de vários arquivos precisa de um para cada).
+file-name-taken = O arquivo { $n } tem o nome { $name } de outro arquivo.
+create-failed = Não foi possível criar o paste. { $reason }
+create-too-large = Grande demais: { $message }
+create-slow-down = Pastes demais agora; aguarde um momento. { $message }
+create-server-full = O servidor está cheio: { $message }
 create-refused = { $message }
-uploading = Uploading…
-upload-cancelled = The upload was cancelled; nothing was created.
-upload-progress = Upload progress
-encrypting = Encrypting…
-encrypting-password = Encrypting (deriving the key from the password)…
-# Share panel
-share-title = Share this paste
-share-expires-relative = Expires { $relative } ({ $absolute }).
-share-expires = Expires { $absolute }.
-share-never-expires = Never expires.
-share-burns = Burns after reading: the first reader destroys it.
-share-stays = Stays readable until then (no burn after reading).
-share-encrypted = End-to-end encrypted: the key is only in the link (after #), the server cannot read it.
-share-encrypted-password = End-to-end encrypted: the key is only in the link (after #), the server cannot read it; readers also need the password.
-share-not-encrypted = Not encrypted: the server stores it as sent.
-share-team = Team: only your tenant (its tokens and signed-in members) can read it.
-share-me = Only me: only you, signed in, can read it.
-share-unlisted = Unlisted, not private: anyone with the link can read it.
-# Paste view
-shortcuts-title = Keyboard shortcuts
-shortcut-raw = Raw text
-shortcut-copy = Copy the paste
-shortcut-link = Copy the link
-shortcut-share = Share: link, QR code and summary
-shortcut-new = New paste
-shortcut-wrap = Wrap long lines on or off
-shortcut-help = This help
-link-copied = Link copied.
-link-not-copied = Could not copy the link.
-delete-token-differs = This link carries a different delete token than the one this browser saved for the paste; the saved one is kept.
-delete-confirm = Click again to delete
-deleted = Deleted
-deleted-text = The paste is gone from the server.
-delete-token-refused = The server refused the delete token this browser had for the paste.
-delete-failed = Could not delete the paste; try again.
-paste-gone = This paste is gone: it expired, was deleted, or was already revealed.
-show = Show
-rendered = Rendered
-source = Source
-decrypted-title = Decrypted in this browser; the server holds only ciphertext
-decrypted-badge = end-to-end encrypted
-language-detected = { $language } (detected)
-clone-too-large = This paste is too large to copy into the editor.
-sealed-paste-is-file = This paste is a file ({ $name }, { $size }). Use Download to save it.
-sealed-file-not-shown = This file ({ $type }, { $size }) is not shown here: use Download to save it.
-sealed-file-truncated = This page shows the first { $lines } lines or { $size } of this file only; Download saves all of it.
-burn-no-key = This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.
-burn-destroyed = This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.
-checking-password = Checking the password…
-checking-key = Checking the key…
-revealing = Revealing…
-decrypting = Decrypting…
-wrong-password = Wrong password. Check it and try again.
-wrong-password-intact = Wrong password. Check it and try again; the paste is intact.
-no-key = This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.
-bad-key = The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.
-key-refused = This link’s key does not open the paste: the link is incomplete or was changed. Copy the whole link again.
-key-refused-intact = This link’s key does not open the paste: the link is incomplete or was changed. The paste is intact; copy the whole link again.
-cannot-decrypt = Cannot decrypt: { $reason }.
-envelope-bad_key = the key in the link is not valid
-envelope-malformed_plaintext = the decrypted data is malformed
-envelope-not_envelope = this is not a snip encrypted paste, or it is damaged
-envelope-unsupported = this browser or this version of snip cannot read it (encryption needs HTTPS, or http://localhost)
-envelope-too_many_iterations = the paste asks for more key-derivation rounds than allowed
-envelope-password_required = this paste is protected by a password
-envelope-auth_failed = wrong key or password: the link is incomplete, or the paste was tampered with
-find-placeholder = Find in paste
-find-label = Find in the whole paste
-find-previous = Previous match
-find-next = Next match
-find-none = No match
-find-position = { $n } of { $count }
-find-position-more = { $n } of { $count }+
-rest-loading = Loading the rest of the paste…
-rest-progress = Loading the rest of the paste… { $done } of { $total }
-rest-no-answer = The rest of the paste could not be loaded (the server did not answer). It is at { $url }.
-rest-refused = The rest of the paste could not be loaded (the server answered { $status }). It is at { $url }.
-remote-image = Image from { $host }: { $alt } (click to open)
-image-not-shown = Image not shown: { $alt }
-task-done = done
-task-not-done = not done
-# My pastes
-my-browser-title = Made in this browser
-encrypted-paste-id = Encrypted paste { $id }
-keep-keys = Remember the keys of encrypted pastes made in this browser
-keep-keys-hint = Then their links here open them. Anyone who can use this browser profile can read them too; turning this off forgets every key kept. The server never sees the keys.
-deleted-id = Deleted { $id }.
-delete-failed-id = Could not delete { $id }: { $reason }
+uploading = Enviando…
+upload-cancelled = O envio foi cancelado; nada foi criado.
+upload-progress = Progresso do envio
+encrypting = Criptografando…
+encrypting-password = Criptografando (derivando a chave da senha)…
+share-title = Compartilhar este paste
+share-expires-relative = Expira { $relative } ({ $absolute }).
+share-expires = Expira em { $absolute }.
+share-never-expires = Nunca expira.
+share-burns = Excluído após a leitura: o primeiro leitor o destrói.
+share-stays = Continua legível até lá (sem exclusão após a leitura).
+share-encrypted = Criptografia de ponta a ponta: a chave está só no link (depois do #), o servidor não consegue lê-lo.
+share-encrypted-password = Criptografia de ponta a ponta: a chave está só no link (depois do #), o servidor não consegue lê-lo; os leitores também precisam da senha.
+share-not-encrypted = Sem criptografia: o servidor o guarda como foi enviado.
+share-team = Equipe: só o seu tenant (os tokens e os membros conectados dele) pode lê-lo.
+share-me = Só eu: só você, conectado, pode lê-lo.
+share-unlisted = Não listado, mas não privado: qualquer pessoa com o link pode lê-lo.
+shortcuts-title = Atalhos de teclado
+shortcut-raw = Texto puro
+shortcut-copy = Copiar o paste
+shortcut-link = Copiar o link
+shortcut-share = Compartilhar: link, QR code e resumo
+shortcut-new = Novo paste
+shortcut-wrap = Ativar ou desativar a quebra de linhas longas
+shortcut-help = Esta ajuda
+link-copied = Link copiado.
+link-not-copied = Não foi possível copiar o link.
+delete-token-differs = Este link traz um token de exclusão diferente do que este navegador guardou para o paste; o guardado é mantido.
+delete-confirm = Clique de novo para excluir
+deleted = Excluído
+deleted-text = O paste não está mais no servidor.
+delete-token-refused = O servidor recusou o token de exclusão que este navegador tinha para o paste.
+delete-failed = Não foi possível excluir o paste; tente de novo.
+paste-gone = Este paste não existe mais: expirou, foi excluído ou já foi exibido.
+show = Mostrar
+rendered = Renderizado
+source = Código-fonte
+decrypted-title = Descriptografado neste navegador; o servidor guarda só o texto cifrado
+decrypted-badge = criptografia de ponta a ponta
+language-detected = { $language } (detectada)
+clone-too-large = Este paste é grande demais para ser copiado para o editor.
+sealed-paste-is-file = Este paste é um arquivo ({ $name }, { $size }). Use Baixar para salvá-lo.
+sealed-file-not-shown = Este arquivo ({ $type }, { $size }) não é mostrado aqui: use Baixar para salvá-lo.
+sealed-file-truncated = Esta página mostra só as primeiras { $lines } linhas ou { $size } deste arquivo; Baixar salva tudo.
+burn-no-key = Este link não tem chave (a parte depois do #), então o paste não pôde ser descriptografado. Ele não foi exibido; peça o link completo a quem o enviou.
+burn-destroyed = Este paste acabou de ser destruído no servidor. Ele só existe nesta aba: copie ou baixe o que precisar antes de sair.
+checking-password = Verificando a senha…
+checking-key = Verificando a chave…
+revealing = Exibindo…
+decrypting = Descriptografando…
+wrong-password = Senha errada. Confira e tente de novo.
+wrong-password-intact = Senha errada. Confira e tente de novo; o paste está intacto.
+no-key = Este paste tem criptografia de ponta a ponta e o link não tem chave (a parte depois do #). Peça o link completo a quem o enviou.
+bad-key = A chave deste link está danificada ou incompleta (são os 43 caracteres depois do #). Copie o link inteiro de novo.
+key-refused = A chave deste link não abre o paste: o link está incompleto ou foi alterado. Copie o link inteiro de novo.
+key-refused-intact = A chave deste link não abre o paste: o link está incompleto ou foi alterado. O paste está intacto; copie o link inteiro de novo.
+cannot-decrypt = Não foi possível descriptografar: { $reason }.
+envelope-bad_key = a chave do link não é válida
+envelope-malformed_plaintext = os dados descriptografados estão malformados
+envelope-not_envelope = isto não é um paste criptografado do snip, ou está danificado
+envelope-unsupported = este navegador ou esta versão do snip não consegue lê-lo (a criptografia exige HTTPS, ou http://localhost)
+envelope-too_many_iterations = o paste pede mais rodadas de derivação de chave do que o permitido
+envelope-password_required = este paste é protegido por senha
+envelope-auth_failed = chave ou senha errada: o link está incompleto, ou o paste foi adulterado
+find-placeholder = Localizar no paste
+find-label = Localizar no paste inteiro
+find-previous = Resultado anterior
+find-next = Próximo resultado
+find-none = Nenhum resultado
+find-position = { $n } de { $count }
+find-position-more = { $n } de { $count }+
+rest-loading = Carregando o restante do paste…
+rest-progress = Carregando o restante do paste… { $done } de { $total }
+rest-no-answer = Não foi possível carregar o restante do paste (o servidor não respondeu). Ele está em { $url }.
+rest-refused = Não foi possível carregar o restante do paste (o servidor respondeu { $status }). Ele está em { $url }.
+remote-image = Imagem de { $host }: { $alt } (clique para abrir)
+image-not-shown = Imagem não exibida: { $alt }
+task-done = concluída
+task-not-done = não concluída
+my-browser-title = Criados neste navegador
+encrypted-paste-id = Paste criptografado { $id }
+keep-keys = Guardar as chaves dos pastes criptografados criados neste navegador
+keep-keys-hint = Assim, os links deles aqui os abrem. Qualquer pessoa que use este perfil do navegador também poderá lê-los; desativar isto esquece todas as chaves guardadas. O servidor nunca vê as chaves.
+deleted-id = { $id } excluído.
+delete-failed-id = Não foi possível excluir { $id }: { $reason }

@@ -1,323 +1,290 @@
-# snip's messages in English: the reference catalogue. Every other
-# locales/*.ftl has the same messages with the same placeholders (the
-# tests check). Server templates and the browser code both read them.
+# snip 的简体中文消息(与 locales/en.ftl 相同的消息)。
 
-## Layout
+## 页面布局
 
-skip-to-content = Skip to content
-new-paste = New paste
-account = Account
-my-pastes = My pastes
-sign-in = Sign in
-sign-out = Sign out
-theme = Theme
-theme-auto = Auto
-theme-light = Light
-theme-dark = Dark
-language = Language
-language-change = Change
-third-party-licences = third-party licences
+skip-to-content = 跳到正文
+new-paste = 新建粘贴
+account = 账户
+my-pastes = 我的粘贴
+sign-in = 登录
+sign-out = 退出登录
+theme = 主题
+theme-auto = 自动
+theme-light = 浅色
+theme-dark = 深色
+language = 语言
+language-change = 切换
+third-party-licences = 第三方许可
 
-## Sizes and times ($n is already formatted for the language)
+## 大小和时间
 
-size-bytes = { $n ->
-    [one] { $n } byte
-   *[other] { $n } bytes
-}
+size-bytes = { $n } 字节
 size-kib = { $n } KiB
 size-mib = { $n } MiB
 size-gib = { $n } GiB
 size-tib = { $n } TiB
 time-utc = { $date } { $time } UTC
 
-## Error pages
+## 错误页面
 
-error-mistyped-id = This link looks mistyped
-error-mistyped-id-text = The last character of every snip link checks the others, and this one does not match: a character was probably changed, dropped or swapped while copying. Check the link against the original.
-error-paste-not-found = Paste not found
-error-paste-not-found-text = There is no paste at this address. It may have expired, been deleted, or (burn after reading) already been read.
-error-page-not-found = Page not found
-error-page-not-found-text = There is no page at this address. Check the link you followed, or start a new paste.
-error-sign-in-needed = Sign in needed
-error-sign-in-needed-text = This server needs a signed-in tenant here.
-error-sign-in-with-token = Sign in with an API token
-error-too-large = Too large
-error-too-large-text = The paste is larger than this server accepts.
-error-slow-down = Slow down
-error-slow-down-text = Too many requests came from you in a short time. Wait a moment, then try again.
-error-other = Error { $status }
-create-new-paste = Create a new paste
+error-mistyped-id = 这个链接好像输错了
+error-mistyped-id-text = 每个 snip 链接的最后一个字符用来校验其余字符,而这个链接校验不通过:复制时可能有字符被改动、遗漏或调换了。请与原始链接核对。
+error-paste-not-found = 找不到粘贴
+error-paste-not-found-text = 这个地址没有粘贴。它可能已过期、已被删除,或(阅后即焚)已经被读过。
+error-page-not-found = 找不到页面
+error-page-not-found-text = 这个地址没有页面。请检查你打开的链接,或者新建一个粘贴。
+error-sign-in-needed = 需要登录
+error-sign-in-needed-text = 此服务器要求在这里以租户身份登录。
+error-sign-in-with-token = 使用 API 令牌登录
+error-too-large = 太大了
+error-too-large-text = 这个粘贴超过了此服务器接受的大小。
+error-slow-down = 请慢一点
+error-slow-down-text = 你在短时间内发送了太多请求。请稍等片刻再试。
+error-other = 错误 { $status }
+create-new-paste = 新建一个粘贴
 
-## New paste
+## 新建粘贴
 
-lifetime-never = Never
-lifetime-seconds = { $n ->
-    [one] { $n } second
-   *[other] { $n } seconds
-}
-lifetime-minutes = { $n ->
-    [one] { $n } minute
-   *[other] { $n } minutes
-}
-lifetime-hours = { $n ->
-    [one] { $n } hour
-   *[other] { $n } hours
-}
-lifetime-days = { $n ->
-    [one] { $n } day
-   *[other] { $n } days
-}
-lifetime-weeks = { $n ->
-    [one] { $n } week
-   *[other] { $n } weeks
-}
-lifetime-years = { $n ->
-    [one] { $n } year
-   *[other] { $n } years
-}
-new-read-only = This browser signed in with a read-only token: it can read and list the tenant's pastes, not create them.
-new-sign-in-needed = This server takes pastes from signed-in users.
-files = Files
-remove-this-file = Remove this file
-paste-content = Paste content
-editor-placeholder = Paste or type here, or drop a file
-attached = Attached:
-remove = Remove
-option-language = Language
-auto-detect = Auto-detect
-option-file-name = File name
-optional = optional
-option-expires = Expires
-burn-after-reading = Burn after reading
-option-visibility = Visibility
-visibility-unlisted-choice = Unlisted (anyone with the link)
-visibility-team-choice = Team (only my tenant)
-visibility-me-choice = Only me
-encrypt = Encrypt
-password-optional = Password (optional)
-attach-file = Attach file
-add-file = Add file
-paste-from-clipboard = Paste from clipboard
-create-paste = Create paste
+lifetime-never = 永不过期
+lifetime-seconds = { $n } 秒
+lifetime-minutes = { $n } 分钟
+lifetime-hours = { $n } 小时
+lifetime-days = { $n } 天
+lifetime-weeks = { $n } 周
+lifetime-years = { $n } 年
+new-read-only = 此浏览器使用只读令牌登录:可以查看和列出租户的粘贴,但不能创建。
+new-sign-in-needed = 此服务器只接受已登录用户的粘贴。
+files = 文件
+remove-this-file = 移除此文件
+paste-content = 粘贴内容
+editor-placeholder = 在此粘贴或输入,或拖入文件
+attached = 附件:
+remove = 移除
+option-language = 语法
+auto-detect = 自动检测
+option-file-name = 文件名
+optional = 可选
+option-expires = 过期时间
+burn-after-reading = 阅后即焚
+option-visibility = 可见范围
+visibility-unlisted-choice = 不公开列出(持有链接的任何人)
+visibility-team-choice = 团队(仅我的租户)
+visibility-me-choice = 仅自己
+encrypt = 加密
+password-optional = 密码(可选)
+attach-file = 附加文件
+add-file = 添加文件
+paste-from-clipboard = 从剪贴板粘贴
+create-paste = 创建粘贴
 shortcut-create = Ctrl+Enter
-editor-hint = Tab indents (Shift+Tab outdents); Esc then Tab leaves the editor. Up to { $size }.
-paste-created = Paste created
-link = Link
-copy = Copy
-open = Open
-qr-code = QR code of the link
-delete-link = Delete link
-delete-link-hint = Anyone with this link can delete the paste. This browser also remembers it, so the paste shows a Delete button here.
+editor-hint = Tab 缩进(Shift+Tab 取消缩进);先按 Esc 再按 Tab 可离开编辑器。最大 { $size }。
+paste-created = 粘贴已创建
+link = 链接
+copy = 复制
+open = 打开
+qr-code = 链接的二维码
+delete-link = 删除链接
+delete-link-hint = 持有此链接的任何人都能删除这个粘贴。此浏览器也会记住它,所以粘贴页面会在这里显示删除按钮。
 
-## Paste view
+## 查看粘贴
 
-encrypted-paste = Encrypted paste
-paste-actions = Paste actions
-file-actions = { $name }: actions
-download = Download
-raw = Raw
-wrap = Wrap
-share = Share
-new-paste-from-this = New paste from this
-delete = Delete
-created = created
-by = by
-expires = expires
-never-expires = never expires
-password = Password
-burn-needs-password = This paste ({ $size }) needs a password, and it will be destroyed as soon as it is opened. Nobody, including you, will be able to open this link again. A wrong password is refused and leaves it intact.
-burn-text = This paste ({ $size }) will be destroyed as soon as it is revealed. Nobody, including you, will be able to open this link again.
-burn-open-with-password = Open with the password (it will be destroyed)
-burn-reveal = Reveal (it will be destroyed)
-encrypted-noscript-burn = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript. Without it the paste cannot be shown, so the button leaves it intact.
-encrypted-noscript = This paste is end-to-end encrypted: it is decrypted in your browser with the key in the link, which needs JavaScript.
-encrypted-cli = Or read it with:
-truncated = This page shows the first { $lines } lines only; the whole paste ({ $size }) is at:
-image = image
-paste-is-file = This paste is a file ({ $name }, { $size }).
-download-it = Download it
-unlock-prompt = This paste is protected by a password:
-decrypt = Decrypt
-download-all-zip = Download all (zip)
-file-truncated = This page shows the first { $lines } lines of this file only; the whole file ({ $size }) is at its raw link.
-file-not-shown = This file ({ $type }, { $size }) is not shown here: read it at its raw link.
-raw-link = its raw link
-embed-file-not-shown = This file is not shown here.
-embed-see-whole = See it whole
-embed-paste-is-file = This paste is a file ({ $type }, { $size }).
-embed-open-it = Open it
+encrypted-paste = 加密的粘贴
+paste-actions = 粘贴操作
+file-actions = { $name }:操作
+download = 下载
+raw = 纯文本
+wrap = 自动换行
+share = 分享
+new-paste-from-this = 以此新建粘贴
+delete = 删除
+created = 创建于
+by = 作者
+expires = 过期于
+never-expires = 永不过期
+password = 密码
+burn-needs-password = 这个粘贴({ $size })需要密码,打开后会立即销毁。包括你在内,任何人都无法再次打开此链接。错误的密码会被拒绝,粘贴保持不变。
+burn-text = 这个粘贴({ $size })一经显示就会销毁。包括你在内,任何人都无法再次打开此链接。
+burn-open-with-password = 用密码打开(随后销毁)
+burn-reveal = 显示(随后销毁)
+encrypted-noscript-burn = 这个粘贴经过端到端加密:它在你的浏览器中用链接里的密钥解密,这需要 JavaScript。没有 JavaScript 就无法显示,因此按钮不会动它。
+encrypted-noscript = 这个粘贴经过端到端加密:它在你的浏览器中用链接里的密钥解密,这需要 JavaScript。
+encrypted-cli = 或者用以下命令读取:
+truncated = 此页面只显示前 { $lines } 行;完整的粘贴({ $size })在:
+image = 图片
+paste-is-file = 这个粘贴是一个文件({ $name },{ $size })。
+download-it = 下载
+unlock-prompt = 这个粘贴受密码保护:
+decrypt = 解密
+download-all-zip = 全部下载(zip)
+file-truncated = 此页面只显示此文件的前 { $lines } 行;完整文件({ $size })在它的纯文本链接中。
+file-not-shown = 此文件({ $type },{ $size })不在这里显示:请通过它的纯文本链接阅读。
+raw-link = 纯文本链接
+embed-file-not-shown = 此文件不在这里显示。
+embed-see-whole = 查看全部
+embed-paste-is-file = 这个粘贴是一个文件({ $type },{ $size })。
+embed-open-it = 打开
 
-## Sign-in
+## 登录
 
-signed-out-provider = You are signed out of snip. You may still be signed in to your organisation:
-sign-out-there-too = sign out there too
-sign-in-with-organisation = Sign in with your organisation
-sign-in-token-text = Sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-or-sign-in-token-text = Or sign in with an API token of your tenant (the administrator gives it to you). The browser keeps only a session cookie; the token is not stored.
-sign-in-unknown-token = That token is unknown or has been revoked.
-sign-in-expired = That token has expired.
-api-token = API token
+signed-out-provider = 你已退出 snip。你可能仍登录着所在组织的账户:
+sign-out-there-too = 也在那里退出
+sign-in-with-organisation = 使用组织账户登录
+sign-in-token-text = 使用租户的 API 令牌登录(由管理员提供)。浏览器只保留一个会话 Cookie,不会保存令牌。
+or-sign-in-token-text = 或者使用租户的 API 令牌登录(由管理员提供)。浏览器只保留一个会话 Cookie,不会保存令牌。
+sign-in-unknown-token = 该令牌未知或已被吊销。
+sign-in-expired = 该令牌已过期。
+api-token = API 令牌
 
-## My pastes
+## 我的粘贴
 
-my-local-text = Pastes created in this browser, from the delete links it remembers.
-my-local-sign-in = Sign in to see all the pastes of your tenant
-my-local-empty = This browser remembers no pastes.
-needs-javascript = This list needs JavaScript.
-column-paste = Paste
-column-name = Name
-column-size = Size
-column-created = Created
-column-expires = Expires
-column-author = Author
-column-visibility = Visibility
-column-burn = Burn
-whose-pastes = Whose pastes
-scope-team = Team's
-scope-mine = Mine
-my-search-label = Search names, languages and text
-search = Search
-all-pastes = All pastes
-best-matches = Best matches for “{ $search }”
-no-match = No paste matches.
-no-pastes-yet = No pastes yet.
-create-one = Create one
-never = never
-yes = yes
-no = no
-visibility-unlisted = unlisted
-visibility-team = team
-visibility-me = me
-more-matches = More matches
-older-pastes = Older pastes
+my-local-text = 在此浏览器中创建的粘贴(根据它记住的删除链接)。
+my-local-sign-in = 登录以查看租户的全部粘贴
+my-local-empty = 此浏览器没有记住任何粘贴。
+needs-javascript = 此列表需要 JavaScript。
+column-paste = 粘贴
+column-name = 名称
+column-size = 大小
+column-created = 创建时间
+column-expires = 过期时间
+column-author = 作者
+column-visibility = 可见范围
+column-burn = 阅后即焚
+whose-pastes = 谁的粘贴
+scope-team = 团队的
+scope-mine = 我的
+my-search-label = 搜索名称、语言和正文
+search = 搜索
+all-pastes = 全部粘贴
+best-matches = “{ $search }”的最佳匹配
+no-match = 没有匹配的粘贴。
+no-pastes-yet = 还没有粘贴。
+create-one = 新建一个
+never = 永不
+yes = 是
+no = 否
+visibility-unlisted = 不公开列出
+visibility-team = 团队
+visibility-me = 仅自己
+more-matches = 更多匹配
+older-pastes = 更早的粘贴
 
-## The browser's messages (web/src)
+## 浏览器消息
 
-no-answer = The server did not answer. Check your connection and try again.
-server-no-answer = the server did not answer
-server-answered = The server answered { $status }.
-copied = Copied
-copy-failed = Copy failed
-close = Close
-cancel = Cancel
-binary = binary
-files-count = { $count ->
-    [one] { $count } file
-   *[other] { $count } files
-}
-progress-of = { $done } of { $total }
-# Editor
-auto-detected = Auto-detect: { $language }
-encryption-needs-https = Encryption needs HTTPS (or http://localhost)
-clipboard-empty = The clipboard is empty.
-clipboard-refused = The browser did not allow reading the clipboard; press Ctrl+V (⌘V) in the editor instead.
-files-added = { $count ->
-    [one] Added { $count } file.
-   *[other] Added { $count } files, one tab each.
-}
-file-n = File { $n }
-remove-named = Remove { $name }
-remove-file-n = Remove file { $n }
-file-loaded = Loaded { $name } into the editor.
-attachment-name = { $name } ({ $type }, { $size })
-attachment-preview = Preview of the attached image
-cloned = Copied from the paste you were viewing: edit it and create a new paste.
-nothing-to-paste = There is nothing to paste yet.
-paste-too-large = The paste is { $size }; this server takes at most { $max }.
-files-too-large = The files are { $size } together; this server takes at most { $max }.
-file-empty = File { $n } is empty.
-file-unnamed = File { $n } has no name (a paste of several files needs one for each).
-file-name-taken = File { $n } has the name { $name } of another file.
-create-failed = Could not create the paste. { $reason }
-create-too-large = Too large: { $message }
-create-slow-down = Too many pastes right now; wait a moment. { $message }
-create-server-full = The server is full: { $message }
+no-answer = 服务器没有响应。请检查网络连接后重试。
+server-no-answer = 服务器没有响应
+server-answered = 服务器返回 { $status }。
+copied = 已复制
+copy-failed = 复制失败
+close = 关闭
+cancel = 取消
+binary = 二进制
+files-count = { $count } 个文件
+progress-of = { $done } / { $total }
+auto-detected = 自动检测:{ $language }
+encryption-needs-https = 加密需要 HTTPS(或 http://localhost)
+clipboard-empty = 剪贴板是空的。
+clipboard-refused = 浏览器不允许读取剪贴板;请改为在编辑器中按 Ctrl+V(⌘V)。
+files-added = 已添加 { $count } 个文件,每个文件一个标签页。
+file-n = 文件 { $n }
+remove-named = 移除 { $name }
+remove-file-n = 移除文件 { $n }
+file-loaded = 已将 { $name } 载入编辑器。
+attachment-name = { $name }({ $type },{ $size })
+attachment-preview = 附加图片的预览
+cloned = 已从你刚才查看的粘贴复制:编辑后创建新的粘贴。
+nothing-to-paste = 还没有可提交的内容。
+paste-too-large = 粘贴大小为 { $size };此服务器最多接受 { $max }。
+files-too-large = 这些文件合计 { $size };此服务器最多接受 { $max }。
+file-empty = 文件 { $n } 是空的。
+file-unnamed = 文件 { $n } 没有名称(多文件粘贴的每个文件都需要名称)。
+file-name-taken = 文件 { $n } 的名称 { $name } 与另一个文件重复。
+create-failed = 无法创建粘贴。{ $reason }
+create-too-large = 太大了:{ $message }
+create-slow-down = 当前粘贴太多,请稍等片刻。{ $message }
+create-server-full = 服务器已满:{ $message }
 create-refused = { $message }
-uploading = Uploading…
-upload-cancelled = The upload was cancelled; nothing was created.
-upload-progress = Upload progress
-encrypting = Encrypting…
-encrypting-password = Encrypting (deriving the key from the password)…
-# Share panel
-share-title = Share this paste
-share-expires-relative = Expires { $relative } ({ $absolute }).
-share-expires = Expires { $absolute }.
-share-never-expires = Never expires.
-share-burns = Burns after reading: the first reader destroys it.
-share-stays = Stays readable until then (no burn after reading).
-share-encrypted = End-to-end encrypted: the key is only in the link (after #), the server cannot read it.
-share-encrypted-password = End-to-end encrypted: the key is only in the link (after #), the server cannot read it; readers also need the password.
-share-not-encrypted = Not encrypted: the server stores it as sent.
-share-team = Team: only your tenant (its tokens and signed-in members) can read it.
-share-me = Only me: only you, signed in, can read it.
-share-unlisted = Unlisted, not private: anyone with the link can read it.
-# Paste view
-shortcuts-title = Keyboard shortcuts
-shortcut-raw = Raw text
-shortcut-copy = Copy the paste
-shortcut-link = Copy the link
-shortcut-share = Share: link, QR code and summary
-shortcut-new = New paste
-shortcut-wrap = Wrap long lines on or off
-shortcut-help = This help
-link-copied = Link copied.
-link-not-copied = Could not copy the link.
-delete-token-differs = This link carries a different delete token than the one this browser saved for the paste; the saved one is kept.
-delete-confirm = Click again to delete
-deleted = Deleted
-deleted-text = The paste is gone from the server.
-delete-token-refused = The server refused the delete token this browser had for the paste.
-delete-failed = Could not delete the paste; try again.
-paste-gone = This paste is gone: it expired, was deleted, or was already revealed.
-show = Show
-rendered = Rendered
-source = Source
-decrypted-title = Decrypted in this browser; the server holds only ciphertext
-decrypted-badge = end-to-end encrypted
-language-detected = { $language } (detected)
-clone-too-large = This paste is too large to copy into the editor.
-sealed-paste-is-file = This paste is a file ({ $name }, { $size }). Use Download to save it.
-sealed-file-not-shown = This file ({ $type }, { $size }) is not shown here: use Download to save it.
-sealed-file-truncated = This page shows the first { $lines } lines or { $size } of this file only; Download saves all of it.
-burn-no-key = This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.
-burn-destroyed = This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.
-checking-password = Checking the password…
-checking-key = Checking the key…
-revealing = Revealing…
-decrypting = Decrypting…
-wrong-password = Wrong password. Check it and try again.
-wrong-password-intact = Wrong password. Check it and try again; the paste is intact.
-no-key = This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.
-bad-key = The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.
-key-refused = This link’s key does not open the paste: the link is incomplete or was changed. Copy the whole link again.
-key-refused-intact = This link’s key does not open the paste: the link is incomplete or was changed. The paste is intact; copy the whole link again.
-cannot-decrypt = Cannot decrypt: { $reason }.
-envelope-bad_key = the key in the link is not valid
-envelope-malformed_plaintext = the decrypted data is malformed
-envelope-not_envelope = this is not a snip encrypted paste, or it is damaged
-envelope-unsupported = this browser or this version of snip cannot read it (encryption needs HTTPS, or http://localhost)
-envelope-too_many_iterations = the paste asks for more key-derivation rounds than allowed
-envelope-password_required = this paste is protected by a password
-envelope-auth_failed = wrong key or password: the link is incomplete, or the paste was tampered with
-find-placeholder = Find in paste
-find-label = Find in the whole paste
-find-previous = Previous match
-find-next = Next match
-find-none = No match
-find-position = { $n } of { $count }
-find-position-more = { $n } of { $count }+
-rest-loading = Loading the rest of the paste…
-rest-progress = Loading the rest of the paste… { $done } of { $total }
-rest-no-answer = The rest of the paste could not be loaded (the server did not answer). It is at { $url }.
-rest-refused = The rest of the paste could not be loaded (the server answered { $status }). It is at { $url }.
-remote-image = Image from { $host }: { $alt } (click to open)
-image-not-shown = Image not shown: { $alt }
-task-done = done
-task-not-done = not done
-# My pastes
-my-browser-title = Made in this browser
-encrypted-paste-id = Encrypted paste { $id }
-keep-keys = Remember the keys of encrypted pastes made in this browser
-keep-keys-hint = Then their links here open them. Anyone who can use this browser profile can read them too; turning this off forgets every key kept. The server never sees the keys.
-deleted-id = Deleted { $id }.
-delete-failed-id = Could not delete { $id }: { $reason }
+uploading = 正在上传…
+upload-cancelled = 上传已取消,没有创建任何内容。
+upload-progress = 上传进度
+encrypting = 正在加密…
+encrypting-password = 正在加密(正在从密码派生密钥)…
+share-title = 分享这个粘贴
+share-expires-relative = { $relative }过期({ $absolute })。
+share-expires = 过期时间:{ $absolute }。
+share-never-expires = 永不过期。
+share-burns = 阅后即焚:第一位读者打开后即销毁。
+share-stays = 在此之前一直可读(非阅后即焚)。
+share-encrypted = 端到端加密:密钥只在链接中(# 之后),服务器无法读取。
+share-encrypted-password = 端到端加密:密钥只在链接中(# 之后),服务器无法读取;读者还需要密码。
+share-not-encrypted = 未加密:服务器按原样存储。
+share-team = 团队:只有你的租户(其令牌和已登录成员)可以读取。
+share-me = 仅自己:只有已登录的你可以读取。
+share-unlisted = 不公开列出,但并非私密:持有链接的任何人都能读取。
+shortcuts-title = 键盘快捷键
+shortcut-raw = 纯文本
+shortcut-copy = 复制粘贴内容
+shortcut-link = 复制链接
+shortcut-share = 分享:链接、二维码和摘要
+shortcut-new = 新建粘贴
+shortcut-wrap = 开关长行自动换行
+shortcut-help = 本帮助
+link-copied = 链接已复制。
+link-not-copied = 无法复制链接。
+delete-token-differs = 此链接携带的删除令牌与此浏览器为该粘贴保存的不同;保留已保存的令牌。
+delete-confirm = 再次点击以删除
+deleted = 已删除
+deleted-text = 这个粘贴已从服务器上删除。
+delete-token-refused = 服务器拒绝了此浏览器为该粘贴保存的删除令牌。
+delete-failed = 无法删除粘贴;请重试。
+paste-gone = 这个粘贴已不存在:它已过期、已被删除或已被显示过。
+show = 显示
+rendered = 渲染
+source = 源码
+decrypted-title = 已在此浏览器中解密;服务器只保存密文
+decrypted-badge = 端到端加密
+language-detected = { $language }(检测)
+clone-too-large = 这个粘贴太大,无法复制到编辑器。
+sealed-paste-is-file = 这个粘贴是一个文件({ $name },{ $size })。请用“下载”保存。
+sealed-file-not-shown = 此文件({ $type },{ $size })不在这里显示:请用“下载”保存。
+sealed-file-truncated = 此页面只显示此文件的前 { $lines } 行或 { $size };“下载”会保存全部内容。
+burn-no-key = 此链接没有密钥(# 之后的部分),因此无法解密粘贴。它尚未被显示;请向发送者索要完整链接。
+burn-destroyed = 这个粘贴已在服务器上销毁,现在只存在于此标签页中:离开前请复制或下载你需要的内容。
+checking-password = 正在验证密码…
+checking-key = 正在验证密钥…
+revealing = 正在显示…
+decrypting = 正在解密…
+wrong-password = 密码错误。请检查后重试。
+wrong-password-intact = 密码错误。请检查后重试;粘贴保持不变。
+no-key = 这个粘贴经过端到端加密,但链接中没有密钥(# 之后的部分)。请向发送者索要完整链接。
+bad-key = 此链接中的密钥已损坏或不完整(即 # 之后的 43 个字符)。请重新复制完整链接。
+key-refused = 此链接的密钥打不开这个粘贴:链接不完整或被改动过。请重新复制完整链接。
+key-refused-intact = 此链接的密钥打不开这个粘贴:链接不完整或被改动过。粘贴保持不变;请重新复制完整链接。
+cannot-decrypt = 无法解密:{ $reason }。
+envelope-bad_key = 链接中的密钥无效
+envelope-malformed_plaintext = 解密后的数据格式错误
+envelope-not_envelope = 这不是 snip 的加密粘贴,或者已损坏
+envelope-unsupported = 此浏览器或此版本的 snip 无法读取(加密需要 HTTPS 或 http://localhost)
+envelope-too_many_iterations = 这个粘贴要求的密钥派生轮数超过允许值
+envelope-password_required = 这个粘贴受密码保护
+envelope-auth_failed = 密钥或密码错误:链接不完整,或粘贴被篡改
+find-placeholder = 在粘贴中查找
+find-label = 在整个粘贴中查找
+find-previous = 上一个匹配
+find-next = 下一个匹配
+find-none = 无匹配
+find-position = { $n } / { $count }
+find-position-more = { $n } / { $count }+
+rest-loading = 正在加载粘贴的其余部分…
+rest-progress = 正在加载粘贴的其余部分… { $done } / { $total }
+rest-no-answer = 无法加载粘贴的其余部分(服务器没有响应)。它位于 { $url }。
+rest-refused = 无法加载粘贴的其余部分(服务器返回 { $status })。它位于 { $url }。
+remote-image = 来自 { $host } 的图片:{ $alt }(点击打开)
+image-not-shown = 未显示的图片:{ $alt }
+task-done = 已完成
+task-not-done = 未完成
+my-browser-title = 在此浏览器中创建
+encrypted-paste-id = 加密的粘贴 { $id }
+keep-keys = 记住在此浏览器中创建的加密粘贴的密钥
+keep-keys-hint = 这样,这里的链接就能直接打开它们。能使用此浏览器配置文件的任何人也都能读取它们;关闭此项会忘记所有已记住的密钥。服务器永远看不到这些密钥。
+deleted-id = 已删除 { $id }。
+delete-failed-id = 无法删除 { $id }:{ $reason }

@@ -3,7 +3,7 @@
 // chunk of their own for the language of <html lang>, and formatters of
 // numbers, sizes and times for it. Nothing here holds a message's text.
 
-import { FluentBundle, FluentResource } from '@fluent/bundle';
+import { FluentBundle, FluentNumber, FluentResource } from '@fluent/bundle';
 
 /** The page's language: its <html lang>, as the server chose it. */
 export let lang = globalThis.document?.documentElement.lang || 'en';
@@ -56,7 +56,8 @@ export function formatNumber(n, options) {
  * over a limit never reads the same as the limit.
  */
 export function formatBytes(n) {
-  if (n < 1024) return t('size-bytes', { n });
+  // Ungrouped, as the server writes it (1023 bytes).
+  if (n < 1024) return t('size-bytes', { n: new FluentNumber(n, { useGrouping: false }) });
   let value = n;
   let unit = 'kib';
   for (const u of ['kib', 'mib', 'gib', 'tib']) {
