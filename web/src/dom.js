@@ -1,6 +1,6 @@
 // Small DOM helpers. Nothing here ever parses a string as HTML.
 
-import { formatBytes, lang, t } from './i18n.js';
+import { formatBytes, lang, localised, t } from './i18n.js';
 
 export { formatBytes };
 
@@ -113,7 +113,7 @@ export function localTime(date) {
     value /= size;
   }
   const relative = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(Math.round(value), unit);
-  return { absolute, relative };
+  return { absolute: localised(absolute), relative: localised(relative) };
 }
 
 /** Rewrites every <time datetime> (rendered in UTC by the server) into local time. */

@@ -38,6 +38,14 @@ export function useMessages(tag, source) {
   bundle = next;
 }
 
+/**
+ * Text the browser's Intl wrote (dates, relative times): as it is, or in the
+ * pseudo-locale accented too, since Intl knows no pseudo-locale.
+ */
+export function localised(text) {
+  return lang === PSEUDO ? pseudo(text) : text;
+}
+
 /** The message `id` with `args` (its id if there is no such message). */
 export function t(id, args) {
   const message = bundle?.getMessage(id);

@@ -105,6 +105,8 @@ mod tests {
         assert_eq!(from_accept_language("de-DE,de;q=0.9,en;q=0.8"), Lang::De);
         assert_eq!(from_accept_language("pt-BR"), Lang::PtBr);
         assert_eq!(from_accept_language("pt"), Lang::PtBr);
+        assert_eq!(from_accept_language("zh"), Lang::ZhCn);
+        assert_eq!(from_accept_language("de-AT"), Lang::De);
         assert_eq!(from_accept_language("zh-CN,zh;q=0.9"), Lang::ZhCn);
         assert_eq!(from_accept_language("ja;q=0.5, fr;q=0.9"), Lang::Fr);
         assert_eq!(from_accept_language("ar-EG"), Lang::Ar);
