@@ -24,13 +24,16 @@ export function show(node, visible = true) {
 }
 
 /**
- * What went wrong, in words for people: a request that got no answer (the
- * browser's "Failed to fetch" TypeError) says so plainly.
+ * What went wrong, in words for people, in the page's language: a request
+ * that got no answer (the browser's "Failed to fetch" TypeError) says so
+ * plainly.
  */
 export function describeError(error) {
   if (error instanceof TypeError && /fetch|network|load failed/i.test(error.message)) {
     return t('no-answer');
   }
+  // The envelope's errors (envelope.js) have a code, and a message for people.
+  if (error?.name === 'EnvelopeError') return t(`envelope-${error.code}`);
   return error?.message || String(error);
 }
 
