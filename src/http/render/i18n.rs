@@ -11,6 +11,7 @@
 //! formatted here with the language's decimal separator and unit names.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use fluent_bundle::concurrent::FluentBundle;
@@ -63,9 +64,16 @@ const CATALOGUES: [(Lang, &str); 8] = [
 
 type Bundle = FluentBundle<FluentResource>;
 
-/// The bundles, in [`Lang`]'s order (the pseudo-locale's last), built on
-/// first use.
-static BUNDLES: LazyLock<Vec<Bundle>> = LazyLock::new(|| {
+/// A language's bundle, and its messages without placeables formatted once
+/// (most of a page's words), so that a page costs a lookup for each.
+struct Catalogue {
+    bundle: Bundle,
+    plain: HashMap<String, String>,
+}
+
+/// The catalogues, in [`Lang`]'s order (the pseudo-locale's last), built
+/// on first use.
+static BUNDLES: LazyLock<Vec<Catalogue>> = LazyLock::new(|| {
     let mut bundles: Vec<Bundle> = CATALOGUES
         .iter()
         .map(|(lang, source)| bundle(*lang, source))
@@ -73,7 +81,29 @@ static BUNDLES: LazyLock<Vec<Bundle>> = LazyLock::new(|| {
     let mut pseudo = bundle(Lang::Pseudo, CATALOGUES[0].1);
     pseudo.set_transform(Some(pseudo_text));
     bundles.push(pseudo);
+    let ids: Vec<String> = FluentResource::try_new(CATALOGUES[0].1.to_owned())
+        .unwrap_or_else(|(partial, _)| partial)
+        .entries()
+        .filter_map(|entry| match entry {
+            fluent_syntax::ast::Entry::Message(message) => Some(message.id.name.to_owned()),
+            _ => None,
+        })
+        .collect();
     bundles
+        .into_iter()
+        .map(|bundle| {
+            let plain = ids
+                .iter()
+                .filter_map(|id| {
+                    let pattern = bundle.get_message(id)?.value()?;
+                    let mut errors = Vec::new();
+                    let text = bundle.format_pattern(pattern, None, &mut errors);
+                    errors.is_empty().then(|| (id.clone(), text.into_owned()))
+                })
+                .collect();
+            Catalogue { bundle, plain }
+        })
+        .collect()
 });
 
 fn bundle(lang: Lang, source: &str) -> Bundle {
@@ -135,12 +165,16 @@ impl Lang {
         }
     }
 
-    fn bundle(self) -> &'static Bundle {
+    fn catalogue(self) -> &'static Catalogue {
         let index = match self {
             Self::Pseudo => CATALOGUES.len(),
             lang => CATALOGUES.iter().position(|(l, _)| *l == lang).unwrap_or(0),
         };
         &BUNDLES[index]
+    }
+
+    fn bundle(self) -> &'static Bundle {
+        &self.catalogue().bundle
     }
 
     /// The message `id` with `args`, in this language (or English, or the
@@ -157,9 +191,12 @@ impl Lang {
         id.to_owned()
     }
 
-    /// The message `id`.
-    pub fn t(&self, id: &str) -> String {
-        self.message(id, None)
+    /// The message `id` (one without placeables: formatted once).
+    pub fn t<'a>(&self, id: &'a str) -> Cow<'a, str> {
+        match self.catalogue().plain.get(id) {
+            Some(text) => Cow::Borrowed(text.as_str()),
+            None => Cow::Owned(self.message(id, None)),
+        }
     }
 
     /// The message `id` with one argument.

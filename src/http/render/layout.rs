@@ -98,7 +98,7 @@ pub struct Layout<'a> {
 
 impl Layout<'_> {
     /// The message `id` in the page's language.
-    pub fn t(&self, id: &str) -> String {
+    pub fn t<'i>(&self, id: &'i str) -> std::borrow::Cow<'i, str> {
         self.lang.t(id)
     }
 }
