@@ -38,6 +38,7 @@ fn main() {
         "web/build.mjs",
         "web/package.json",
         "web/package-lock.json",
+        "locales",
     ] {
         println!("cargo::rerun-if-changed={path}");
     }

@@ -19,7 +19,7 @@
 // paste names it.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
@@ -55,12 +55,23 @@ const languagesModule = [
   '};',
 ].join('\n');
 
+// The message catalogues (../locales/TAG.ftl, the server's too): each its
+// own chunk, so a page loads only its language's messages.
+const localesModule = [
+  'export const CATALOGUES = {',
+  ...readdirSync(join(here, '../locales'))
+    .filter((file) => file.endsWith('.ftl'))
+    .map((file) => `  ${JSON.stringify(file.slice(0, -4))}: () => import(${JSON.stringify(`../locales/${file}`)}),`),
+  '};',
+].join('\n');
+
+const virtualModules = { languages: languagesModule, locales: localesModule };
 const virtualLanguages = {
-  name: 'snip-languages',
+  name: 'snip-virtual',
   setup(build) {
-    build.onResolve({ filter: /^snip:languages$/ }, () => ({ path: 'languages', namespace: 'snip' }));
-    build.onLoad({ filter: /.*/, namespace: 'snip' }, () => ({
-      contents: languagesModule,
+    build.onResolve({ filter: /^snip:(languages|locales)$/ }, (args) => ({ path: args.path.slice(5), namespace: 'snip' }));
+    build.onLoad({ filter: /.*/, namespace: 'snip' }, (args) => ({
+      contents: virtualModules[args.path],
       resolveDir: here,
       loader: 'js',
     }));
@@ -70,7 +81,7 @@ const virtualLanguages = {
 const result = await esbuild.build({
   absWorkingDir: here,
   entryPoints: { app: 'src/app.js', snip: 'src/snip.css', icon: 'src/icon.svg' },
-  loader: { '.svg': 'copy' },
+  loader: { '.svg': 'copy', '.ftl': 'text' },
   bundle: true,
   splitting: true,
   format: 'esm',

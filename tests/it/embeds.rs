@@ -296,7 +296,7 @@ async fn embeds_take_lines_and_themes_and_refuse_bad_ones() {
     let (status, _, embed) = browse(&server, &format!("/embed/{id}?lines=3-5&theme=dark")).await;
     assert_eq!(status, 200, "{embed}");
     assert!(
-        embed.contains("<html lang=\"en\" data-theme=\"dark\">"),
+        embed.contains("<html lang=\"en\" dir=\"ltr\" data-theme=\"dark\">"),
         "{embed}"
     );
     for n in 3..=5 {
@@ -317,7 +317,7 @@ async fn embeds_take_lines_and_themes_and_refuse_bad_ones() {
         "{one}"
     );
     let (_, _, auto) = browse(&server, &format!("/embed/{id}?theme=auto")).await;
-    assert!(auto.contains("<html lang=\"en\">"), "{auto}");
+    assert!(auto.contains("<html lang=\"en\" dir=\"ltr\">"), "{auto}");
     for (query, message) in [
         ("lines=0", "lines must be a line number or a range N-M"),
         ("lines=5-3", "lines must be a line number or a range N-M"),

@@ -539,17 +539,17 @@ async fn the_page_shows_each_file_under_its_own_heading() {
 
     // Not text, cut, or past the page's end: linked to.
     assert!(html.contains(&format!(
-        "is not shown here: read it at <a href=\"/raw/{id}/blob.bin\">"
+        "is not shown here; read it at: <a href=\"/raw/{id}/blob.bin\">"
     )));
     assert!(
         html.contains(&format!(
-            "of this file only; the whole file (410.2 KiB) is at <a href=\"/raw/{id}/big.txt\">"
+            "of this file only; the whole file (410.2 KiB) is at: <a href=\"/raw/{id}/big.txt\">"
         )),
         "{html}"
     );
     assert!(html.contains(r#"id="file-after.md""#));
     assert!(html.contains(&format!(
-        "is not shown here: read it at <a href=\"/raw/{id}/after.md\">"
+        "is not shown here; read it at: <a href=\"/raw/{id}/after.md\">"
     )));
 }
 

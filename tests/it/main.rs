@@ -31,6 +31,7 @@ mod expiry;
 mod fast_path;
 mod files;
 mod identity;
+mod languages;
 mod layering;
 mod limits;
 mod login;

@@ -1,5 +1,9 @@
 // Small DOM helpers. Nothing here ever parses a string as HTML.
 
+import { formatBytes, lang, localised, t } from './i18n.js';
+
+export { formatBytes };
+
 /** The first element matching `selector`, or null. */
 export const $ = (selector, root = document) => root.querySelector(selector);
 export const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
@@ -20,13 +24,16 @@ export function show(node, visible = true) {
 }
 
 /**
- * What went wrong, in words for people: a request that got no answer (the
- * browser's "Failed to fetch" TypeError) says so plainly.
+ * What went wrong, in words for people, in the page's language: a request
+ * that got no answer (the browser's "Failed to fetch" TypeError) says so
+ * plainly.
  */
 export function describeError(error) {
   if (error instanceof TypeError && /fetch|network|load failed/i.test(error.message)) {
-    return 'The server did not answer. Check your connection and try again.';
+    return t('no-answer');
   }
+  // The envelope's errors (envelope.js) have a code, and a message for people.
+  if (error?.name === 'EnvelopeError') return t(`envelope-${error.code}`);
   return error?.message || String(error);
 }
 
@@ -88,26 +95,9 @@ export function flash(button, label, ms = 1500) {
   }, ms);
 }
 
-/**
- * A size for people, by the server's rule (core::units::format_size): binary
- * units, one decimal unless whole, so a size just over a limit never reads
- * the same as the limit.
- */
-export function formatBytes(n) {
-  if (n < 1024) return `${n} bytes`;
-  let value = n;
-  let unit = 'KiB';
-  for (const u of ['KiB', 'MiB', 'GiB', 'TiB']) {
-    value /= 1024;
-    unit = u;
-    if (value < 1024) break;
-  }
-  return `${Number.isInteger(value) ? value : value.toFixed(1)} ${unit}`;
-}
-
-/** "23 Nov 2026, 10:35" in the reader's time zone, and a relative hint. */
+/** "23 Nov 2026, 10:35" in the reader's time zone and the page's language, and a relative hint. */
 export function localTime(date) {
-  const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(date);
+  const absolute = new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' }).format(date);
   const seconds = Math.round((date.getTime() - Date.now()) / 1000);
   const steps = [
     [60, 'second'],
@@ -125,8 +115,8 @@ export function localTime(date) {
     if (Math.abs(value) < size) break;
     value /= size;
   }
-  const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }).format(Math.round(value), unit);
-  return { absolute, relative };
+  const relative = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' }).format(Math.round(value), unit);
+  return { absolute: localised(absolute), relative: localised(relative) };
 }
 
 /** Rewrites every <time datetime> (rendered in UTC by the server) into local time. */

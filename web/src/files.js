@@ -7,6 +7,7 @@
 // kept in the fragment after an encrypted paste's key.
 
 import { $, $$, copyText, decodeText, downloadBytes, el, flash, formatBytes, show } from './dom.js';
+import { t } from './i18n.js';
 import { codeText, renderCode } from './code.js';
 import { buildFragment, parseFragment } from './fragment.js';
 import { displayName } from './highlight.js';
@@ -46,8 +47,8 @@ export async function showSealedFiles(container, files) {
     const bar = el('div', { class: 'bar' });
     const heading = el('h2', { class: 'title', id: `${id}-h` });
     heading.append(el('a', { href: buildFragment({ ...parseFragment(), lines: null, deleteToken: null, target: encodeURIComponent(id) }) }, file.name));
-    const actions = el('nav', { class: 'actions', 'aria-label': `${file.name}: actions` });
-    const download = el('button', { type: 'button', class: 'download-file' }, 'Download');
+    const actions = el('nav', { class: 'actions', 'aria-label': t('file-actions', { name: file.name }) });
+    const download = el('button', { type: 'button', class: 'download-file' }, t('download'));
     download.addEventListener('click', () => downloadBytes(file.bytes, file.name, file.type || 'application/octet-stream'));
     actions.append(download);
     bar.append(heading, actions);
@@ -57,19 +58,19 @@ export async function showSealedFiles(container, files) {
     container.append(section);
     const text = isText(file.type) ? decodeText(file.bytes) : null;
     if (text === null) {
-      section.append(el('p', { class: 'notice' }, `This file (${file.type || 'binary'}, ${formatBytes(file.size)}) is not shown here: use Download to save it.`));
+      section.append(el('p', { class: 'notice' }, t('sealed-file-not-shown', { type: file.type || t('binary'), size: formatBytes(file.size) })));
       continue;
     }
     const { shown, cut } = head(text);
     const prefix = `${id}-L`;
-    const pre = el('pre', { class: 'code', 'data-prefix': prefix, tabindex: '0' });
+    const pre = el('pre', { class: 'code', dir: 'ltr', 'data-prefix': prefix, tabindex: '0' });
     if (file.lang) pre.dataset.lang = file.lang;
     section.append(pre);
     await renderCode(pre, shown, file.lang || null, file.name, prefix);
     if (cut) {
-      section.append(el('p', { class: 'notice' }, `This page shows the first ${MAX_SHOWN_LINES} lines or ${formatBytes(MAX_SHOWN_BYTES)} of this file only; Download saves all of it.`));
+      section.append(el('p', { class: 'notice' }, t('sealed-file-truncated', { lines: MAX_SHOWN_LINES, size: formatBytes(MAX_SHOWN_BYTES) })));
     }
-    const copy = el('button', { type: 'button', class: 'copy-file', hidden: true }, 'Copy');
+    const copy = el('button', { type: 'button', class: 'copy-file', hidden: true }, t('copy'));
     actions.prepend(copy);
     setupCopy(section, async () => text);
   }
@@ -82,7 +83,7 @@ function setupCopy(section, text) {
   if (!copy) return;
   show(copy);
   copy.addEventListener('click', async () => {
-    flash(copy, (await copyText(await text())) ? 'Copied' : 'Copy failed');
+    flash(copy, (await copyText(await text())) ? t('copied') : t('copy-failed'));
   });
 }
 

@@ -7,6 +7,7 @@
 // (Ctrl+F while it exists) searches the whole text.
 
 import { $, el, escapeHtml, formatBytes, say, trustedHtml } from './dom.js';
+import { t } from './i18n.js';
 import { parseFragment } from './fragment.js';
 import { selectLines, setGutter, setLineRevealer, textLines } from './code.js';
 import { highlightLines } from './highlight.js';
@@ -177,9 +178,9 @@ export class LongText {
  * Ctrl+F, inside it, is the browser's own).
  */
 export function setupFind(pre, long) {
-  const input = el('input', { type: 'search', id: 'find', placeholder: 'Find in paste', autocomplete: 'off', 'aria-label': 'Find in the whole paste' });
-  const previous = el('button', { type: 'button', id: 'find-previous', 'aria-label': 'Previous match' }, '↑');
-  const next = el('button', { type: 'button', id: 'find-next', 'aria-label': 'Next match' }, '↓');
+  const input = el('input', { type: 'search', id: 'find', placeholder: t('find-placeholder'), autocomplete: 'off', 'aria-label': t('find-label') });
+  const previous = el('button', { type: 'button', id: 'find-previous', 'aria-label': t('find-previous') }, '↑');
+  const next = el('button', { type: 'button', id: 'find-next', 'aria-label': t('find-next') }, '↓');
   const count = el('output', { id: 'find-count', 'aria-live': 'polite' });
   const form = el('form', { class: 'find', role: 'search', id: 'find-form' });
   form.append(input, previous, next, count);
@@ -203,14 +204,14 @@ export function setupFind(pre, long) {
       if (look(Number(node.parentElement.id.slice(1)), node.textContent) === false) break;
     }
     if (matches.length < MAX_MATCHES) long.forEachLine(look);
-    count.textContent = matches.length ? '' : 'No match';
+    count.textContent = matches.length ? '' : t('find-none');
   };
   const go = (step) => {
     if (input.value.toLowerCase() !== query) search();
     if (!matches.length) return;
     current = (current + step + matches.length) % matches.length;
     const n = matches[current];
-    count.textContent = `${current + 1} of ${matches.length}${matches.length >= MAX_MATCHES ? '+' : ''}`;
+    count.textContent = t(matches.length >= MAX_MATCHES ? 'find-position-more' : 'find-position', { n: current + 1, count: matches.length });
     selectLines(pre, [n, n], true);
     const line = pre.querySelector(`#L${n} .lc`);
     if (line) markMatch(line, query);
@@ -279,16 +280,16 @@ export async function loadRest(pre, notice, rawUrl) {
   setupFind(pre, long);
   const status = el('span', { role: 'status' });
   notice.replaceChildren(status);
-  say(status, 'Loading the rest of the paste…');
+  say(status, t('rest-loading'));
   let response;
   try {
     response = await fetch(rawUrl, { headers: { range: `bytes=${offset}-` } });
   } catch {
-    say(status, `The rest of the paste could not be loaded (the server did not answer). It is at ${rawUrl}.`);
+    say(status, t('rest-no-answer', { url: rawUrl }));
     return;
   }
   if (!response.ok || !response.body) {
-    say(status, `The rest of the paste could not be loaded (the server answered ${response.status}). It is at ${rawUrl}.`);
+    say(status, t('rest-refused', { status: String(response.status), url: rawUrl }));
     return;
   }
   // 200 instead of 206: the server sent everything, skip what the page shows.
@@ -308,7 +309,7 @@ export async function loadRest(pre, notice, rawUrl) {
     }
     received += bytes.length;
     long.add(decoder.decode(bytes, { stream: true }));
-    if (total) say(status, `Loading the rest of the paste… ${formatBytes(received)} of ${formatBytes(total)}`);
+    if (total) say(status, t('rest-progress', { done: formatBytes(received), total: formatBytes(total) }));
   }
   long.add(decoder.decode());
   long.finish();

@@ -12,6 +12,7 @@
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 import { el, escapeHtml, trustedHtml } from './dom.js';
+import { t } from './i18n.js';
 import { ensureLanguage, highlightLines, resolveLanguage } from './highlight.js';
 
 const markdown = new Marked({
@@ -58,10 +59,10 @@ function placeholder(img) {
   }
   if (url && (url.protocol === 'https:' || url.protocol === 'http:')) {
     const link = el('a', { class: 'remote-image', href: url.href, target: '_blank', rel: 'noopener noreferrer nofollow' });
-    link.textContent = `Image from ${url.host}: ${alt} (click to open)`;
+    link.textContent = t('remote-image', { host: url.host, alt });
     return link;
   }
-  return el('span', { class: 'remote-image' }, `Image not shown: ${alt}`);
+  return el('span', { class: 'remote-image' }, t('image-not-shown', { alt }));
 }
 
 /** A sanitised fragment of the rendered `text`, ready to insert. */
@@ -86,7 +87,7 @@ export function renderMarkdown(text) {
       continue;
     }
     input.setAttribute('disabled', '');
-    input.setAttribute('aria-label', input.hasAttribute('checked') ? 'done' : 'not done');
+    input.setAttribute('aria-label', input.hasAttribute('checked') ? t('task-done') : t('task-not-done'));
   }
   for (const node of fragment.querySelectorAll('[class]')) {
     const keep = node.tagName === 'CODE' && node.parentElement?.tagName === 'PRE' && LANGUAGE_CLASS.test(node.className);

@@ -6,6 +6,7 @@
 // the tenant's (made anonymously) are listed below the tenant's.
 
 import { $, $$, el, formatBytes, localiseTimes, say, show } from './dom.js';
+import { t } from './i18n.js';
 import { forget, keepsKeys, remembered, setKeepKeys } from './tokens.js';
 
 /** Metadata requests in flight at once. */
@@ -20,7 +21,7 @@ export async function initMy() {
     const listed = new Set($$('#my-pastes tr[data-id]', section).map((row) => row.dataset.id));
     const own = remembered().filter((paste) => !listed.has(paste.id));
     if (own.length) {
-      const heading = el('h2', { id: 'my-browser-title' }, 'Made in this browser');
+      const heading = el('h2', { id: 'my-browser-title' }, t('my-browser-title'));
       const table = localTable();
       section.insertBefore(heading, $('#my-status'));
       section.insertBefore(table, $('#my-status'));
@@ -38,9 +39,9 @@ export async function initMy() {
 function localTable() {
   const table = el('table', { class: 'pastes', id: 'my-browser' });
   const head = el('tr');
-  for (const title of ['Paste', 'Size', 'Created', 'Expires']) head.append(el('th', {}, title));
+  for (const title of ['column-paste', 'column-size', 'column-created', 'column-expires']) head.append(el('th', {}, t(title)));
   const action = el('th');
-  action.append(el('span', { class: 'sr-only' }, 'Delete'));
+  action.append(el('span', { class: 'sr-only' }, t('delete')));
   head.append(action);
   const thead = el('thead');
   thead.append(head);
@@ -83,9 +84,9 @@ async function fillRow(row, paste) {
   const info = response && response.ok ? await response.json().catch(() => null) : null;
   const link = el('td');
   const href = paste.key ? `/${paste.id}#${paste.key}` : `/${paste.id}`;
-  const title = info?.name || (info?.encrypted ? `Encrypted paste ${paste.id}` : paste.id);
+  const title = info?.name || (info?.encrypted ? t('encrypted-paste-id', { id: paste.id }) : paste.id);
   link.append(el('a', { href }, title));
-  const button = el('button', { type: 'button', class: 'delete', 'data-id': paste.id }, 'Delete');
+  const button = el('button', { type: 'button', class: 'delete', 'data-id': paste.id }, t('delete'));
   armDelete(button, paste.token);
   const action = el('td');
   action.append(button);
@@ -94,7 +95,7 @@ async function fillRow(row, paste) {
     link,
     el('td', {}, info ? formatBytes(info.size) : ''),
     timeCell(info?.created_at || paste.created),
-    timeCell(expires, 'never'),
+    timeCell(expires, t('never')),
     action,
   );
 }
@@ -110,13 +111,13 @@ function timeCell(iso, otherwise = '') {
 function keyChoice(section) {
   const box = el('input', { type: 'checkbox', id: 'keep-keys' });
   box.checked = keepsKeys();
-  const label = el('label', { for: 'keep-keys' }, ' Remember the keys of encrypted pastes made in this browser');
+  const label = el('label', { for: 'keep-keys' }, ` ${t('keep-keys')}`);
   const line = el('p', { class: 'keep-keys' });
   line.append(box, label);
   const hint = el(
     'p',
     { class: 'hint', id: 'keep-keys-hint' },
-    'Then their links here open them. Anyone who can use this browser profile can read them too; turning this off forgets every key kept. The server never sees the keys.',
+    t('keep-keys-hint'),
   );
   box.setAttribute('aria-describedby', 'keep-keys-hint');
   box.addEventListener('change', () => setKeepKeys(box.checked));
@@ -130,7 +131,7 @@ function armDelete(button, token) {
   button.addEventListener('click', async () => {
     if (!armed) {
       armed = true;
-      button.textContent = 'Click again to delete';
+      button.textContent = t('delete-confirm');
       return;
     }
     await remove(button, token);
@@ -147,11 +148,11 @@ async function remove(button, token) {
   if (response && (response.status === 204 || response.status === 404)) {
     forget(id);
     button.closest('tr').remove();
-    say(status, `Deleted ${id}.`);
+    say(status, t('deleted-id', { id }));
     return;
   }
   button.disabled = false;
   const json = response ? await response.json().catch(() => null) : null;
-  const reason = json?.error?.message || (response ? `${response.status} ${response.statusText}` : 'the server did not answer');
-  say(status, `Could not delete ${id}: ${reason}`, 'error');
+  const reason = json?.error?.message || (response ? `${response.status} ${response.statusText}` : t('server-no-answer'));
+  say(status, t('delete-failed-id', { id, reason }), 'error');
 }

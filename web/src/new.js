@@ -6,6 +6,7 @@
 // Without JavaScript the same form still posts to the server.
 
 import { $, $$, copyText, describeError, el, flash, formatBytes, say, show } from './dom.js';
+import { t } from './i18n.js';
 import { encodeBase64Url, encodeKey, encryptProved, generateKey, verifierOf } from './envelope.js';
 import { detectLanguage, displayName, LANGUAGES, languageForFileName, resolveLanguage } from './highlight.js';
 import { fillShare, summary } from './share.js';
@@ -145,7 +146,7 @@ class Editor {
         const guess = detectLanguage(this.area.value);
         this.detected = guess.relevance >= 5 && guess.language !== 'plaintext' ? guess.language : null;
       }
-      auto.textContent = this.detected ? `Auto-detect: ${displayName(this.detected)}` : 'Auto-detect';
+      auto.textContent = this.detected ? t('auto-detected', { language: displayName(this.detected) }) : t('auto-detect');
     };
     const later = () => {
       clearTimeout(timer);
@@ -162,7 +163,7 @@ class Editor {
     const sync = () => show(password.closest('.password'), box.checked);
     if (!window.isSecureContext || !globalThis.crypto?.subtle) {
       box.disabled = true;
-      box.closest('label').title = 'Encryption needs HTTPS (or http://localhost)';
+      box.closest('label').title = t('encryption-needs-https');
     }
     box.addEventListener('change', sync);
     sync();
@@ -225,10 +226,10 @@ class Editor {
         this.dropAttachment();
         this.insertText(text);
       } else {
-        say(this.status, 'The clipboard is empty.', 'info');
+        say(this.status, t('clipboard-empty'), 'info');
       }
     } catch {
-      say(this.status, 'The browser did not allow reading the clipboard; press Ctrl+V (⌘V) in the editor instead.', 'error');
+      say(this.status, t('clipboard-refused'), 'error');
     }
   }
 
@@ -250,7 +251,7 @@ class Editor {
       this.addTab();
       await this.takeFile(file);
     }
-    say(this.status, `Added ${list.length} files, one tab each.`, 'ok');
+    say(this.status, t('files-added', { count: list.length }), 'ok');
   }
 
   /** The tab strip, Add file and Remove this file. */
@@ -310,7 +311,7 @@ class Editor {
     this.tabs.forEach((tab, index) => {
       const name = index === this.current ? this.name.value.trim() : tab.name.trim();
       const selected = index === this.current;
-      const button = el('button', { type: 'button', role: 'tab', 'aria-selected': String(selected), tabindex: selected ? '0' : '-1' }, name || `File ${index + 1}`);
+      const button = el('button', { type: 'button', role: 'tab', 'aria-selected': String(selected), tabindex: selected ? '0' : '-1' }, name || t('file-n', { n: index + 1 }));
       button.addEventListener('click', () => {
         if (index === this.current) return;
         this.saveTab();
@@ -326,7 +327,7 @@ class Editor {
       });
       list.append(button);
     });
-    $('#remove-file').textContent = `Remove ${this.name.value.trim() || `file ${this.current + 1}`}`;
+    $('#remove-file').textContent = this.name.value.trim() ? t('remove-named', { name: this.name.value.trim() }) : t('remove-file-n', { n: this.current + 1 });
   }
 
   async takeFile(file) {
@@ -352,7 +353,7 @@ class Editor {
       const lang = languageForFileName(file.name);
       if (lang) this.lang.value = lang;
       this.drawTabs();
-      say(this.status, `Loaded ${file.name} into the editor.`, 'ok');
+      say(this.status, t('file-loaded', { name: file.name }), 'ok');
       this.area.focus();
       return;
     }
@@ -365,7 +366,7 @@ class Editor {
   showAttachment(attachment) {
     this.attachment = attachment;
     const { bytes, type, name } = attachment;
-    $('#attachment-name').textContent = `${name} (${type === 'application/octet-stream' ? 'binary' : type}, ${formatBytes(bytes.length)})`;
+    $('#attachment-name').textContent = t('attachment-name', { name, type: type === 'application/octet-stream' ? t('binary') : type, size: formatBytes(bytes.length) });
     this.previewImage(bytes, type);
     show($('#attachment'));
     show(this.area, false);
@@ -380,7 +381,7 @@ class Editor {
     this.previewUrl = null;
     if (!PREVIEW_TYPES.includes(type)) return;
     this.previewUrl = URL.createObjectURL(new Blob([bytes], { type }));
-    $('#attachment-name').after(el('img', { id: 'attachment-preview', src: this.previewUrl, alt: 'Preview of the attached image' }));
+    $('#attachment-name').after(el('img', { id: 'attachment-preview', src: this.previewUrl, alt: t('attachment-preview') }));
   }
 
   dropAttachment() {
@@ -411,7 +412,7 @@ class Editor {
       $('#encrypt').dispatchEvent(new Event('change'));
     }
     this.rerunDetection();
-    say(this.status, 'Copied from the paste you were viewing: edit it and create a new paste.', 'info');
+    say(this.status, t('cloned'), 'info');
   }
 
   async create() {
@@ -425,7 +426,7 @@ class Editor {
     const name = this.name.value.trim();
     const text = this.area.value;
     if (!this.attachment && text === '') {
-      say(this.status, 'There is nothing to paste yet.', 'error');
+      say(this.status, t('nothing-to-paste'), 'error');
       this.area.focus();
       return;
     }
@@ -434,7 +435,7 @@ class Editor {
     const { params, visibility } = this.lifetimeParams();
     const content = this.attachment ? this.attachment.bytes : new TextEncoder().encode(text);
     if (content.length > this.maxSize) {
-      say(this.status, `The paste is ${formatBytes(content.length)}; this server takes at most ${formatBytes(this.maxSize)}.`, 'error');
+      say(this.status, t('paste-too-large', { size: formatBytes(content.length), max: formatBytes(this.maxSize) }), 'error');
       return;
     }
     button.disabled = true;
@@ -459,7 +460,7 @@ class Editor {
       await this.send(params, { body, contentType, size }, { key, encrypted, withPassword: Boolean(password && encrypted), visibility });
     } catch (error) {
       if (error instanceof Cancelled) say(this.status, error.message);
-      else say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
+      else say(this.status, t('create-failed', { reason: describeError(error) }), 'error');
     } finally {
       button.disabled = false;
     }
@@ -470,15 +471,15 @@ class Editor {
    * with the key of an encrypted one, or says why the server refused it.
    */
   async send(params, { body, contentType, size }, { key, encrypted, withPassword, visibility }) {
-    say(this.status, 'Uploading…');
+    say(this.status, t('uploading'));
     const headers = { accept: 'application/json' };
     if (contentType) headers['content-type'] = contentType;
     const response = await upload(`/?${params}`, { body, headers, size, anchor: this.status });
     const { json } = response;
     if (!response.ok) {
       const message = json?.error?.message || `${response.status} ${response.statusText}`;
-      const prefix = { 413: 'Too large: ', 429: 'Too many pastes right now; wait a moment. ', 507: 'The server is full: ' }[response.status] || '';
-      say(this.status, `${prefix}${message}`, 'error');
+      const prefix = { 413: 'create-too-large', 429: 'create-slow-down', 507: 'create-server-full' }[response.status] || 'create-refused';
+      say(this.status, t(prefix, { message }), 'error');
       return;
     }
     remember(json.id, json.delete_token, json.expires_at, key ? encodeKey(key) : null);
@@ -493,7 +494,7 @@ class Editor {
    * "Proof of key").
    */
   async seal(content, meta, params, password) {
-    say(this.status, password ? 'Encrypting (deriving the key from the password)…' : 'Encrypting…');
+    say(this.status, password ? t('encrypting-password') : t('encrypting'));
     const key = generateKey();
     const sealed = await encryptProved(content, meta, key, { password: password || null });
     params.set('encrypted', 'true');
@@ -524,16 +525,16 @@ class Editor {
       const name = tab.name.trim();
       const problem =
         !tab.attachment && tab.text === ''
-          ? 'is empty'
+          ? 'file-empty'
           : name === ''
-            ? 'has no name (a paste of several files needs one for each)'
+            ? 'file-unnamed'
             : files.some((file) => file.name === name)
-              ? `has the name ${name} of another file`
+              ? 'file-name-taken'
               : null;
       if (problem) {
         this.openTab(index);
-        say(this.status, `File ${index + 1} ${problem}.`, 'error');
-        (problem === 'is empty' ? this.area : this.name).focus();
+        say(this.status, t(problem, { n: index + 1, name }), 'error');
+        (problem === 'file-empty' ? this.area : this.name).focus();
         return;
       }
       const bytes = tab.attachment ? tab.attachment.bytes : new TextEncoder().encode(tab.text);
@@ -542,7 +543,7 @@ class Editor {
     }
     const size = files.reduce((sum, file) => sum + file.size, 0);
     if (size > this.maxSize) {
-      say(this.status, `The files are ${formatBytes(size)} together; this server takes at most ${formatBytes(this.maxSize)}.`, 'error');
+      say(this.status, t('files-too-large', { size: formatBytes(size), max: formatBytes(this.maxSize) }), 'error');
       return;
     }
     const encrypted = $('#encrypt').checked;
@@ -571,7 +572,7 @@ class Editor {
       await this.send(params, { body, contentType, size }, { key, encrypted, withPassword: Boolean(password && encrypted), visibility });
     } catch (error) {
       if (error instanceof Cancelled) say(this.status, error.message);
-      else say(this.status, `Could not create the paste. ${describeError(error)}`, 'error');
+      else say(this.status, t('create-failed', { reason: describeError(error) }), 'error');
     } finally {
       button.disabled = false;
     }
@@ -591,7 +592,7 @@ class Editor {
       summary(json, encrypted, withPassword, visibility),
     );
     const copyDelete = $('#copy-delete');
-    copyDelete.onclick = async () => flash(copyDelete, (await copyText($('#delete-url').value)) ? 'Copied' : 'Copy failed');
+    copyDelete.onclick = async () => flash(copyDelete, (await copyText($('#delete-url').value)) ? t('copied') : t('copy-failed'));
     url.focus();
     url.select();
   }
@@ -603,7 +604,7 @@ class Editor {
     this.current = 0;
     this.drawTabs();
     this.detected = null;
-    this.lang.querySelector('option[value=""]').textContent = 'Auto-detect';
+    this.lang.querySelector('option[value=""]').textContent = t('auto-detect');
     $('#encrypt').dispatchEvent(new Event('change'));
     show($('#result'), false);
     show(this.form);

@@ -5,29 +5,28 @@
 
 import { $, copyText, el, flash, localTime, show } from './dom.js';
 import { buildFragment, parseFragment } from './fragment.js';
+import { t } from './i18n.js';
 
 /** One line each: when it expires, whether it burns, is encrypted, and who can read it. */
 export function summary(json, encrypted, withPassword, visibility = 'unlisted') {
   const lines = [];
   if (json.expires_at) {
     const { absolute, relative } = localTime(new Date(json.expires_at));
-    lines.push(`Expires ${relative ? `${relative} (${absolute})` : absolute}.`);
+    lines.push(relative ? t('share-expires-relative', { relative, absolute }) : t('share-expires', { absolute }));
   } else {
-    lines.push('Never expires.');
+    lines.push(t('share-never-expires'));
   }
-  lines.push(json.burn ? 'Burns after reading: the first reader destroys it.' : 'Stays readable until then (no burn after reading).');
+  lines.push(json.burn ? t('share-burns') : t('share-stays'));
   if (encrypted) {
-    lines.push(
-      `End-to-end encrypted: the key is only in the link (after #), the server cannot read it${withPassword ? '; readers also need the password' : ''}.`,
-    );
+    lines.push(withPassword ? t('share-encrypted-password') : t('share-encrypted'));
   } else {
-    lines.push('Not encrypted: the server stores it as sent.');
+    lines.push(t('share-not-encrypted'));
   }
   lines.push(
     {
-      team: 'Team: only your tenant (its tokens and signed-in members) can read it.',
-      me: 'Only me: only you, signed in, can read it.',
-    }[visibility] ?? 'Unlisted, not private: anyone with the link can read it.',
+      team: t('share-team'),
+      me: t('share-me'),
+    }[visibility] ?? t('share-unlisted'),
   );
   return lines;
 }
@@ -39,7 +38,7 @@ export function summary(json, encrypted, withPassword, visibility = 'unlisted') 
 export function fillShare({ url, copy, list, qr }, link, lines) {
   url.value = link;
   list.replaceChildren(...lines.map((line) => el('li', {}, line)));
-  copy.onclick = async () => flash(copy, (await copyText(link)) ? 'Copied' : 'Copy failed');
+  copy.onclick = async () => flash(copy, (await copyText(link)) ? t('copied') : t('copy-failed'));
   drawQrOf(qr, link);
 }
 
@@ -61,17 +60,17 @@ async function drawQrOf(canvas, link) {
  */
 export function openShareDialog(link, lines, opener) {
   $('#share-dialog')?.remove();
-  const url = el('input', { id: 'share-url', readonly: true });
-  const copy = el('button', { type: 'button', class: 'primary', id: 'share-copy' }, 'Copy');
+  const url = el('input', { id: 'share-url', dir: 'ltr', readonly: true });
+  const copy = el('button', { type: 'button', class: 'primary', id: 'share-copy' }, t('copy'));
   const row = el('div', { class: 'url-row' });
-  row.append(el('label', { for: 'share-url', class: 'sr-only' }, 'Link'), url, copy);
+  row.append(el('label', { for: 'share-url', class: 'sr-only' }, t('link')), url, copy);
   const list = el('ul', { class: 'summary', id: 'share-summary' });
-  const qr = el('canvas', { id: 'share-qr', role: 'img', 'aria-label': 'QR code of the link', hidden: true });
+  const qr = el('canvas', { id: 'share-qr', role: 'img', 'aria-label': t('qr-code'), hidden: true });
   const share = el('div', { class: 'share' });
   share.append(list, qr);
-  const close = el('button', { type: 'button', id: 'share-close' }, 'Close');
+  const close = el('button', { type: 'button', id: 'share-close' }, t('close'));
   const panel = el('div', { class: 'panel share-panel' });
-  panel.append(el('h2', { id: 'share-title' }, 'Share this paste'), row, share, close);
+  panel.append(el('h2', { id: 'share-title' }, t('share-title')), row, share, close);
   const overlay = el('div', { class: 'overlay', id: 'share-dialog', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'share-title' });
   overlay.append(panel);
   const done = () => {

@@ -3,18 +3,19 @@
 // field (the password prompt) are never taken.
 
 import { $, copyText, el, say, show } from './dom.js';
+import { t } from './i18n.js';
 
 const WRAP_KEY = 'snip.wrap';
 
-/** The shortcuts, for the handler and the help overlay alike. */
+/** The shortcuts (and their messages), for the handler and the help overlay alike. */
 const KEYS = [
-  ['r', 'Raw text'],
-  ['c', 'Copy the paste'],
-  ['l', 'Copy the link'],
-  ['s', 'Share: link, QR code and summary'],
-  ['n', 'New paste'],
-  ['w', 'Wrap long lines on or off'],
-  ['?', 'This help'],
+  ['r', 'shortcut-raw'],
+  ['c', 'shortcut-copy'],
+  ['l', 'shortcut-link'],
+  ['s', 'shortcut-share'],
+  ['n', 'shortcut-new'],
+  ['w', 'shortcut-wrap'],
+  ['?', 'shortcut-help'],
 ];
 
 function wrapWanted() {
@@ -72,11 +73,11 @@ function toggleHelp() {
   for (const [key, what] of KEYS) {
     const term = el('dt');
     term.append(el('kbd', {}, key));
-    list.append(term, el('dd', {}, what));
+    list.append(term, el('dd', {}, t(what)));
   }
-  const close = el('button', { type: 'button' }, 'Close');
+  const close = el('button', { type: 'button' }, t('close'));
   const panel = el('div', { class: 'panel' });
-  panel.append(el('h2', { id: 'shortcuts-title' }, 'Keyboard shortcuts'), list, close);
+  panel.append(el('h2', { id: 'shortcuts-title' }, t('shortcuts-title')), list, close);
   const overlay = el('div', { class: 'overlay', id: 'shortcuts', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'shortcuts-title' });
   overlay.append(panel);
   overlay.addEventListener('click', (event) => {
@@ -106,7 +107,7 @@ export function setupShortcuts(status) {
         break;
       case 'l':
         // The whole address: an encrypted paste's key is in the fragment.
-        copyText(location.href).then((ok) => say(status, ok ? 'Link copied.' : 'Could not copy the link.', ok ? 'ok' : 'error'));
+        copyText(location.href).then((ok) => say(status, ok ? t('link-copied') : t('link-not-copied'), ok ? 'ok' : 'error'));
         break;
       case 's':
         handled = press('#share');

@@ -3,6 +3,7 @@
 // Cancel button beside the form's status line.
 
 import { el, formatBytes } from './dom.js';
+import { t } from './i18n.js';
 
 /** Bodies at least this large show the progress bar and Cancel. */
 export const SHOW_PROGRESS_BYTES = 256 * 1024;
@@ -10,7 +11,7 @@ export const SHOW_PROGRESS_BYTES = 256 * 1024;
 /** Thrown when the reader cancelled the upload. */
 export class Cancelled extends Error {
   constructor() {
-    super('The upload was cancelled; nothing was created.');
+    super(t('upload-cancelled'));
     this.name = 'Cancelled';
   }
 }
@@ -29,16 +30,16 @@ export function upload(url, { body, headers, size, anchor }) {
     request.responseType = 'text';
     let panel = null;
     if (size >= SHOW_PROGRESS_BYTES && anchor) {
-      const bar = el('progress', { id: 'upload-progress', max: String(size), value: '0', 'aria-label': 'Upload progress' });
+      const bar = el('progress', { id: 'upload-progress', max: String(size), value: '0', 'aria-label': t('upload-progress') });
       const label = el('span', { id: 'upload-sent' }, `0 of ${formatBytes(size)}`);
-      const cancel = el('button', { type: 'button', id: 'upload-cancel' }, 'Cancel');
+      const cancel = el('button', { type: 'button', id: 'upload-cancel' }, t('cancel'));
       cancel.addEventListener('click', () => request.abort());
       panel = el('p', { class: 'upload', id: 'upload' });
       panel.append(bar, label, cancel);
       anchor.after(panel);
       request.upload.addEventListener('progress', (event) => {
         bar.value = event.loaded;
-        label.textContent = `${formatBytes(event.loaded)} of ${formatBytes(event.total || size)}`;
+        label.textContent = t('progress-of', { done: formatBytes(event.loaded), total: formatBytes(event.total || size) });
       });
     }
     const done = () => panel?.remove();

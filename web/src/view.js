@@ -5,6 +5,7 @@
 
 import { codeText, enableLineLinks, renderCode } from './code.js';
 import { $, copyText, decodeText, describeError, downloadBytes, el, flash, formatBytes, localiseTimes, say, show } from './dom.js';
+import { t } from './i18n.js';
 import {
   decodeBase64Url,
   decodeKey,
@@ -131,7 +132,7 @@ class PastePage {
     } else if (held !== this.fragment.deleteToken) {
       say(
         this.status,
-        'This link carries a different delete token than the one this browser saved for the paste; the saved one is kept.',
+        t('delete-token-differs'),
         'error',
       );
     }
@@ -149,10 +150,10 @@ class PastePage {
     button.addEventListener('click', async () => {
       if (!armed) {
         armed = true;
-        button.textContent = 'Click again to delete';
+        button.textContent = t('delete-confirm');
         setTimeout(() => {
           armed = false;
-          button.textContent = 'Delete';
+          button.textContent = t('delete');
         }, 5000);
         return;
       }
@@ -164,16 +165,16 @@ class PastePage {
       if (response && (response.status === 204 || response.status === 404)) {
         forget(this.id);
         const done = el('section', { class: 'notice done' });
-        done.append(el('h1', {}, 'Deleted'), el('p', {}, 'The paste is gone from the server. '));
-        done.lastChild.append(el('a', { href: '/' }, 'Create a new paste'));
+        done.append(el('h1', {}, t('deleted')), el('p', {}, `${t('deleted-text')} `));
+        done.lastChild.append(el('a', { href: '/' }, t('create-new-paste')));
         this.article.replaceChildren(done);
       } else if (response && response.status === 403) {
         forget(this.id);
         button.hidden = true;
-        say(this.status, 'The server refused the delete token this browser had for the paste.', 'error');
+        say(this.status, t('delete-token-refused'), 'error');
       } else {
         button.disabled = false;
-        say(this.status, 'Could not delete the paste; try again.', 'error');
+        say(this.status, t('delete-failed'), 'error');
       }
     });
   }
@@ -181,9 +182,9 @@ class PastePage {
   async fetchRaw(url, init) {
     const response = await fetch(url, init);
     if (response.status === 404) {
-      throw new Error('This paste is gone: it expired, was deleted, or was already revealed.');
+      throw new Error(t('paste-gone'));
     }
-    if (!response.ok) throw new Error(`The server answered ${response.status} ${response.statusText}.`);
+    if (!response.ok) throw new Error(t('server-answered', { status: `${response.status} ${response.statusText}` }));
     return { bytes: new Uint8Array(await response.arrayBuffer()), type: response.headers.get('content-type') };
   }
 
@@ -230,9 +231,9 @@ class PastePage {
     const { renderMarkdown } = await import('./markdown.js');
     const rendered = el('div', { class: 'markdown', id: 'rendered' });
     rendered.append(renderMarkdown(text));
-    const toggle = el('div', { class: 'view-toggle', role: 'group', 'aria-label': 'Show' });
-    const asRendered = el('button', { type: 'button', id: 'show-rendered', 'aria-pressed': 'true' }, 'Rendered');
-    const asSource = el('button', { type: 'button', id: 'show-source', 'aria-pressed': 'false' }, 'Source');
+    const toggle = el('div', { class: 'view-toggle', role: 'group', 'aria-label': t('show') });
+    const asRendered = el('button', { type: 'button', id: 'show-rendered', 'aria-pressed': 'true' }, t('rendered'));
+    const asSource = el('button', { type: 'button', id: 'show-source', 'aria-pressed': 'false' }, t('source'));
     toggle.append(asRendered, asSource);
     pre.before(toggle, rendered);
     const wrap = $('#wrap');
@@ -258,13 +259,13 @@ class PastePage {
     if (!meta || $('.badge', meta)) return;
     const first = meta.firstElementChild;
     if (first) first.textContent = formatBytes(size);
-    meta.insertBefore(el('span', { class: 'badge', title: 'Decrypted in this browser; the server holds only ciphertext' }, 'end-to-end encrypted'), first);
+    meta.insertBefore(el('span', { class: 'badge', title: t('decrypted-title') }, t('decrypted-badge')), first);
   }
 
   showLanguage(language, detected) {
     const slot = $('.meta .lang', this.article);
     if (!slot || !language) return;
-    slot.textContent = detected ? `${displayName(language)} (detected)` : displayName(language);
+    slot.textContent = detected ? t('language-detected', { language: displayName(language) }) : displayName(language);
   }
 
   /** Copy, download and clone for content held in memory or on the server. */
@@ -276,7 +277,7 @@ class PastePage {
       show(copy);
       show(clone);
       copy.onclick = async () => {
-        flash(copy, (await copyText(await text())) ? 'Copied' : 'Copy failed');
+        flash(copy, (await copyText(await text())) ? t('copied') : t('copy-failed'));
       };
       clone.onclick = async () => {
         const value = await text();
@@ -291,7 +292,7 @@ class PastePage {
             }),
           );
         } catch {
-          say(this.status, 'This paste is too large to copy into the editor.', 'error');
+          say(this.status, t('clone-too-large'), 'error');
           return;
         }
         location.href = '/new';
@@ -320,7 +321,7 @@ class PastePage {
     if (meta.files) {
       // Several files sealed in one envelope: each under its own heading,
       // as the server shows a plain several-file paste.
-      $('.title', this.article).textContent = `${meta.files.length} files`;
+      $('.title', this.article).textContent = t('files-count', { count: meta.files.length });
       await showSealedFiles(container, splitFiles(meta, bytes));
       return;
     }
@@ -339,12 +340,12 @@ class PastePage {
     }
     const text = type === '' || type.startsWith('text/') ? decodeText(bytes) : null;
     if (text === null) {
-      const notice = el('p', { class: 'notice' }, `This paste is a file (${name}, ${formatBytes(bytes.length)}). Use Download to save it.`);
+      const notice = el('p', { class: 'notice' }, t('sealed-paste-is-file', { name, size: formatBytes(bytes.length) }));
       container.append(notice);
       this.setupActions({ bytes });
       return;
     }
-    const pre = el('pre', { class: 'code', id: 'code', tabindex: '0' });
+    const pre = el('pre', { class: 'code', dir: 'ltr', id: 'code', tabindex: '0' });
     container.append(pre);
     const { language, detected } = await renderLong(pre, text, (head) => renderCode(pre, head, meta.lang, meta.name));
     this.showLanguage(language, detected);
@@ -370,7 +371,7 @@ class PastePage {
       form.querySelector('button').disabled = true;
       say(
         this.status,
-        'This link has no key (the part after #), so the paste could not be decrypted. It has not been revealed; ask the sender for the complete link.',
+        t('burn-no-key'),
         'error',
       );
     }
@@ -379,7 +380,7 @@ class PastePage {
       show($('.bar', this.article));
       // Nothing is left on the server to delete.
       show($('#delete'), false);
-      const gone = el('p', { class: 'notice warn' }, 'This paste has now been destroyed on the server. It exists only in this tab: copy or download what you need before leaving.');
+      const gone = el('p', { class: 'notice warn' }, t('burn-destroyed'));
       this.article.insertBefore(gone, $('#content'));
     };
     form.addEventListener('submit', async (event) => {
@@ -391,11 +392,11 @@ class PastePage {
         // wrong one is refused by the server and the paste stays intact.
         const field = $('#reveal-password');
         const label = button.textContent;
-        button.textContent = field ? 'Checking the password…' : 'Checking the key…';
+        button.textContent = field ? t('checking-password') : t('checking-key');
         try {
           const opened = await this.openProved(`/${this.id}/reveal`, { method: 'POST' }, revealed, field ? field.value : undefined);
           if (opened === false) {
-            say(this.status, 'Wrong password. Check it and try again; the paste is intact.', 'error');
+            say(this.status, t('wrong-password-intact'), 'error');
             button.textContent = label;
             button.disabled = false;
             field.select();
@@ -407,7 +408,7 @@ class PastePage {
         }
         return;
       }
-      button.textContent = 'Revealing…';
+      button.textContent = t('revealing');
       let bytes;
       try {
         bytes = await this.fetchRaw(`/${this.id}/reveal`, { method: 'POST', headers: { accept: '*/*' } });
@@ -435,12 +436,12 @@ class PastePage {
   /** The fragment's key, or an error saying what is wrong with the link. */
   linkKey() {
     if (!this.fragment.key) {
-      throw new Error('This paste is end-to-end encrypted and the link has no key (the part after #). Ask the sender for the complete link.');
+      throw new Error(t('no-key'));
     }
     try {
       return decodeKey(this.fragment.key);
     } catch {
-      throw new Error('The key in this link is damaged or incomplete (it is the 43 characters after #). Copy the whole link again.');
+      throw new Error(t('bad-key'));
     }
   }
 
@@ -458,7 +459,7 @@ class PastePage {
     const key = this.linkKey();
     const { iterations, salt } = this.proofParams();
     const attempt = async (password) => {
-      say(this.status, password === null ? 'Checking the key…' : 'Checking the password…');
+      say(this.status, password === null ? t('checking-key') : t('checking-password'));
       const finalKey = await deriveFinalKey(key, password, salt, iterations);
       const proof = encodeBase64Url(await proofOf(finalKey));
       const response = await fetch(url, {
@@ -467,18 +468,18 @@ class PastePage {
       });
       if (response.status === 403) return false;
       if (response.status === 404) {
-        throw new Error('This paste is gone: it expired, was deleted, or was already revealed.');
+        throw new Error(t('paste-gone'));
       }
-      if (!response.ok) throw new Error(`The server answered ${response.status} ${response.statusText}.`);
+      if (!response.ok) throw new Error(t('server-answered', { status: `${response.status} ${response.statusText}` }));
       const bytes = new Uint8Array(await response.arrayBuffer());
       onRead();
       show($('#unlock'), false);
-      say(this.status, 'Decrypting…');
+      say(this.status, t('decrypting'));
       let opened;
       try {
         opened = await decryptWithFinalKey(bytes, finalKey);
       } catch (error) {
-        throw new Error(error instanceof EnvelopeError ? `Cannot decrypt: ${error.message}.` : String(error));
+        throw new Error(error instanceof EnvelopeError ? t('cannot-decrypt', { reason: t(`envelope-${error.code}`) }) : String(error));
       }
       say(this.status, '');
       const { meta, content } = opened;
@@ -488,12 +489,12 @@ class PastePage {
     };
     if (iterations === 0) {
       if (!(await attempt(null))) {
-        throw new Error('This link\u2019s key does not open the paste: the link is incomplete or was changed. The paste is intact; copy the whole link again.');
+        throw new Error(t('key-refused-intact'));
       }
       return;
     }
     if (password !== undefined) return attempt(password);
-    this.askPassword(attempt, 'Wrong password. Check it and try again; the paste is intact.');
+    this.askPassword(attempt, t('wrong-password-intact'));
     return undefined;
   }
 
@@ -525,13 +526,13 @@ class PastePage {
   /** Decrypts with the fragment's key, asking for the password when the envelope needs one. */
   async openEncrypted(load) {
     const key = this.linkKey();
-    say(this.status, 'Decrypting…');
+    say(this.status, t('decrypting'));
     const { bytes } = await load();
     let info;
     try {
       info = inspect(bytes);
     } catch (error) {
-      throw new Error(error instanceof EnvelopeError ? `Cannot decrypt: ${error.message}.` : String(error));
+      throw new Error(error instanceof EnvelopeError ? t('cannot-decrypt', { reason: t(`envelope-${error.code}`) }) : String(error));
     }
     const attempt = async (password) => {
       try {
@@ -544,9 +545,9 @@ class PastePage {
       } catch (error) {
         if (error instanceof EnvelopeError && error.code === 'auth_failed' && password) return false;
         if (error instanceof EnvelopeError && error.code === 'auth_failed') {
-          throw new Error('This link\u2019s key does not open the paste: the link is incomplete or was changed. Copy the whole link again.');
+          throw new Error(t('key-refused'));
         }
-        throw new Error(error instanceof EnvelopeError ? `Cannot decrypt: ${error.message}.` : String(error));
+        throw new Error(error instanceof EnvelopeError ? t('cannot-decrypt', { reason: t(`envelope-${error.code}`) }) : String(error));
       }
     };
     if (!info.passwordRequired) {
@@ -554,8 +555,8 @@ class PastePage {
       return;
     }
     this.askPassword(async (password) => {
-      say(this.status, 'Decrypting…');
+      say(this.status, t('decrypting'));
       return attempt(password);
-    }, 'Wrong password. Check it and try again.');
+    }, t('wrong-password'));
   }
 }

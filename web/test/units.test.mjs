@@ -1,11 +1,17 @@
 // Unit tests of the GUI's size formatting: the same rule and figures as the
-// server's core::units::format_size, so both halves of a message agree.
+// server's core::units::format_size and i18n::Lang::size, so both halves of
+// a message agree, in English and in a language with a decimal comma.
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { formatBytes } from '../src/dom.js';
+import { useMessages } from '../src/i18n.js';
+
+const catalogue = (tag) => readFileSync(new URL(`../../locales/${tag}.ftl`, import.meta.url), 'utf8');
 
 test('sizes: binary units, one decimal unless whole', () => {
+  useMessages('en', catalogue('en'));
   assert.equal(formatBytes(0), '0 bytes');
   assert.equal(formatBytes(1023), '1023 bytes');
   assert.equal(formatBytes(1024), '1 KiB');
@@ -15,6 +21,17 @@ test('sizes: binary units, one decimal unless whole', () => {
   assert.equal(formatBytes(17_000_000), '16.2 MiB');
   assert.equal(formatBytes(17 * 2 ** 20), '17 MiB');
   assert.equal(formatBytes(3 * 2 ** 30), '3 GiB');
+  assert.equal(formatBytes(1), '1 byte');
+});
+
+test('sizes in German and French: decimal comma, the language\'s units and plurals', () => {
+  useMessages('de', catalogue('de'));
+  assert.equal(formatBytes(1536), '1,5 KiB');
+  assert.equal(formatBytes(1), '1 Byte');
+  assert.equal(formatBytes(2), '2 Bytes');
+  useMessages('fr', catalogue('fr'));
+  assert.equal(formatBytes(1536), '1,5 Kio');
+  useMessages('en', catalogue('en'));
 });
 
 test('logs are told from code', async () => {

@@ -38,7 +38,7 @@ pub fn carries_session_cookie(headers: &HeaderMap) -> bool {
 }
 
 /// The non-empty value of the cookie called `name`.
-fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use bytes::Bytes;
 
@@ -20,6 +20,7 @@ use crate::core::paste::PasteMeta;
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::context::{Caller, Origin};
 use crate::http::render::embed::{self, EmbedQuery, LineRange};
+use crate::http::render::language;
 use crate::http::render::preview;
 use crate::http::render::security_headers::EMBED_CSP;
 use crate::http::state::SharedState;
@@ -53,11 +54,13 @@ async fn embeddable(
 pub async fn embed(
     State(state): State<SharedState>,
     read: PasteRead,
+    headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let query = EmbedQuery::parse(query.as_deref().unwrap_or(""))?;
     let (meta, shown) = embeddable(&state, &read.caller, &read.id).await?;
-    let page = embed::page(&meta, &shown, &query, &state.site.name)?;
+    let lang = language::of_request(&headers);
+    let page = embed::page(&meta, &shown, &query, &state.site.name, lang)?;
     let mut response = Html(page).into_response();
     let headers = response.headers_mut();
     // Every security header but X-Frame-Options: with both of these set,

@@ -19,6 +19,7 @@ pub mod delete;
 pub mod embed;
 pub mod files;
 pub mod hastebin;
+pub mod language;
 pub mod list;
 pub mod login;
 pub mod meta;

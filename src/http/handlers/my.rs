@@ -17,6 +17,7 @@ use crate::http::api_error::ApiError;
 use crate::http::context::{Caller, Origin};
 use crate::http::credentials;
 use crate::http::render::account::{self, Scope};
+use crate::http::render::language;
 use crate::http::render::layout::Account;
 use crate::http::state::SharedState;
 use crate::store::{ListQuery, SearchQuery};
@@ -37,7 +38,11 @@ pub async fn my(
         Err(e) => return ended(e, secure),
     };
     let Caller::Tenant { tenant, .. } = &caller else {
-        return html(account::my_local(Account::SignedOut, &state.site.name));
+        return html(account::my_local(
+            Account::SignedOut,
+            &state.site.name,
+            language::of_request(&headers),
+        ));
     };
     let mut query = ListQuery {
         limit: PAGE,
@@ -79,6 +84,7 @@ pub async fn my(
         Ok(page) => html(account::my_pastes(
             Account::of(&caller),
             &state.site.name,
+            language::of_request(&headers),
             &page.pastes,
             search.as_deref(),
             page.next_cursor.as_deref(),

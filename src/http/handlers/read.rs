@@ -33,6 +33,7 @@ use crate::http::context::Caller;
 use crate::http::context::Origin;
 use crate::http::credentials;
 use crate::http::outbound::{self, Streamed, reservation_bytes};
+use crate::http::render::language;
 use crate::http::render::layout::Account;
 use crate::http::render::negotiate::{Accepts, accept_encoding, accepts, vary_by_accept};
 use crate::http::render::pages;
@@ -244,6 +245,7 @@ pub async fn answer_view(
                 &opened.meta,
                 Account::of(&read.caller),
                 &state.site.name,
+                language::of_request(headers),
             )))),
             _ => Err(burn_conflict(state, &read.origin, &opened.meta)),
         };
@@ -266,6 +268,7 @@ pub async fn answer_view(
                 &shown,
                 Account::of(&read.caller),
                 &instance,
+                language::of_request(headers),
             ))
         }
         _ => send(state, read, opened, headers, Disposition::Inline).await?,
@@ -490,6 +493,7 @@ pub async fn reveal(
             &paste.body,
             Account::of(&read.caller),
             &instance,
+            language::of_request(&headers),
         ))
     } else {
         // One answer, never stored, so one representation: the body itself.

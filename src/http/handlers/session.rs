@@ -27,6 +27,8 @@ use crate::http::context::session_cookie;
 use crate::http::credentials::{self, Asked};
 use crate::http::ratelimit::Verdict;
 use crate::http::render::account::{self, SigninRefusal, SigninWays};
+use crate::http::render::i18n::Lang;
+use crate::http::render::language;
 use crate::http::state::SharedState;
 use crate::metrics::Bucket;
 
@@ -37,9 +39,20 @@ const DEFAULT_NEXT: &str = "/my";
 const MAX_FORM_BYTES: u64 = 8 * 1024;
 
 /// `GET /signin`: the form.
-pub async fn form(State(state): State<SharedState>, RawQuery(raw): RawQuery) -> Response {
+pub async fn form(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
     let next = query_field(raw.as_deref().unwrap_or(""), "next");
-    page(&state, StatusCode::OK, None, local_path(next.as_deref()))
+    let lang = language::of_request(&headers);
+    page(
+        &state,
+        lang,
+        StatusCode::OK,
+        None,
+        local_path(next.as_deref()),
+    )
 }
 
 /// `POST /signin`: checks the token, opens a session and sets its cookie,
@@ -58,20 +71,15 @@ pub async fn signin(
         .into_response());
     }
     let secure = is_secure(&state, &origin);
-    let mut reservation = state.inflight.reservation(origin.client);
-    let pace = state.limits.body_pace;
-    let body = body::read_whole(request.into_body(), MAX_FORM_BYTES, pace, &mut reservation)
-        .await
-        .map_err(|e| e.into_answer(|_| form_too_large()))?;
-    drop(reservation);
-    let body = String::from_utf8_lossy(&body);
+    let lang = language::of_request(request.headers());
+    let body = read_form(&state, &origin, request, MAX_FORM_BYTES, form_too_large).await?;
     let next = local_path(query_field(&body, "next").as_deref()).to_owned();
     if let Some(refusal) = count_attempt(&state, origin.client).await {
         return Err(refusal);
     }
     let token = query_field(&body, "token").unwrap_or_default();
     let token_hash = hash_token(token.trim());
-    let refused = |why| page(&state, StatusCode::UNAUTHORIZED, Some(why), &next);
+    let refused = |why| page(&state, lang, StatusCode::UNAUTHORIZED, Some(why), &next);
     let Some(record) = state.store.token(&token_hash).await.map_err(store_error)? else {
         return Err(refused(SigninRefusal::UnknownToken));
     };
@@ -114,7 +122,12 @@ pub async fn signout(
         if let (Some(oidc), Some(_)) = (&state.oidc, record.and_then(|r| r.person)) {
             let back = format!("{}/", state.base_url(&origin));
             if let Some(url) = oidc.end_session_url(&back).await {
-                let page = account::signed_out(ways(&state), &url, &state.site.name);
+                let page = account::signed_out(
+                    ways(&state),
+                    &url,
+                    &state.site.name,
+                    language::of_request(&headers),
+                );
                 let mut response = Html(page).into_response();
                 let headers = response.headers_mut();
                 if let Ok(cookie) = HeaderValue::from_str(&clear_cookie(secure)) {
@@ -141,7 +154,7 @@ pub fn is_secure(state: &SharedState, origin: &Origin) -> bool {
 }
 
 /// Refuses a sign-in or sign-out post from another site (`403`).
-fn check_form_post(
+pub(super) fn check_form_post(
     state: &SharedState,
     origin: &Origin,
     method: &Method,
@@ -154,6 +167,24 @@ fn check_form_post(
         headers,
     };
     credentials::check_same_origin(&asked)
+}
+
+/// The body of a form posted by `request` (at most `max` bytes, else
+/// `too_large()`), read like every body: within its pace and the in-flight
+/// bounds.
+pub(super) async fn read_form(
+    state: &SharedState,
+    origin: &Origin,
+    request: Request,
+    max: u64,
+    too_large: fn() -> ApiError,
+) -> Result<String, Response> {
+    let mut reservation = state.inflight.reservation(origin.client);
+    let pace = state.limits.body_pace;
+    let body = body::read_whole(request.into_body(), max, pace, &mut reservation)
+        .await
+        .map_err(|e| e.into_answer(|_| too_large()))?;
+    Ok(String::from_utf8_lossy(&body).into_owned())
 }
 
 /// Counts a sign-in attempt against the client's IP bucket; the refusal
@@ -188,6 +219,7 @@ fn store_error(e: crate::store::StoreError) -> Response {
 /// The sign-in page with `status`.
 fn page(
     state: &SharedState,
+    lang: Lang,
     status: StatusCode,
     refusal: Option<SigninRefusal>,
     next: &str,
@@ -199,6 +231,7 @@ fn page(
             next,
             ways(state),
             &state.site.name,
+            lang,
         )),
     )
         .into_response();

@@ -29,7 +29,8 @@ use super::observe::Probe;
 use crate::http::api_error::ApiError;
 use crate::http::context::Origin;
 use crate::http::forwarded;
-use crate::http::render::error_answer;
+use crate::http::render::error_answer::{self, PageOf};
+use crate::http::render::language;
 use crate::http::render::negotiate::{self, Accepts};
 use crate::http::render::security_headers::SECURITY_HEADERS;
 use crate::http::state::SharedState;
@@ -97,6 +98,8 @@ where
 /// [`super::hot`]): begun when it arrives, ended with its response.
 pub struct Exchange {
     wants: Accepts,
+    /// For a browser, what an error page needs of the request.
+    page: PageOf,
     probe: Probe,
 }
 
@@ -112,9 +115,20 @@ impl Exchange {
         peer: forwarded::Peer,
     ) -> (Self, Origin) {
         let wants = negotiate::accepts(request.headers());
+        let page = match wants {
+            Accepts::Html => PageOf {
+                lang: language::of_request(request.headers()),
+                here: request
+                    .uri()
+                    .path_and_query()
+                    .map_or("/", |p| p.as_str())
+                    .to_owned(),
+            },
+            _ => PageOf::default(),
+        };
         let origin = forwarded::of_peer(peer, request.headers(), &state.auth.proxy);
         let probe = Probe::start(state, request, route, origin.client);
-        (Self { wants, probe }, origin)
+        (Self { wants, page, probe }, origin)
     }
 
     /// Finishes `response` (error rendering, security headers), logs the
@@ -131,7 +145,7 @@ impl Exchange {
                 state.metrics.route_label(self.probe.route()),
             );
         }
-        let mut response = finish(self.wants, response, &state.site.name);
+        let mut response = finish(self.wants, response, &state.site.name, &self.page);
         if let Some(hsts) = &state.hsts {
             response
                 .headers_mut()
@@ -172,9 +186,13 @@ where
 }
 
 /// Renders an error for `wants` (a page showing `site`, the instance's
-/// name) and adds the security headers.
-fn finish(wants: Accepts, response: Response, site: &str) -> Response {
-    let mut response = error_answer::render_for(wants, response, site);
+/// name, in the reader's language), marks a page as varying by language
+/// and adds the security headers.
+fn finish(wants: Accepts, response: Response, site: &str, page: &PageOf) -> Response {
+    let mut response = error_answer::render_for(wants, response, site, page);
+    if wants == Accepts::Html {
+        language::vary_by_language(&mut response);
+    }
     let headers = response.headers_mut();
     // Only answers built with all of `SECURITY_HEADERS` (the raw answers)
     // carry these two: two lookups then instead of four. An error page

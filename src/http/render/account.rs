@@ -9,9 +9,9 @@
 
 use askama::Template;
 
+use super::i18n::Lang;
 use super::layout::{Account, Instant, Layout, Page, render};
-use crate::core::paste::PasteMeta;
-use crate::core::units::format_size;
+use crate::core::paste::{PasteMeta, Visibility};
 
 /// Why the last sign-in attempt was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,16 +50,22 @@ pub struct SigninWays {
 
 /// The sign-in page; `refusal` says why the last attempt failed, `next` is
 /// where a successful sign-in goes (already checked to be a local path).
-pub fn signin(refusal: Option<SigninRefusal>, next: &str, ways: SigninWays, site: &str) -> String {
-    signin_page(refusal, next, ways, None, site)
+pub fn signin(
+    refusal: Option<SigninRefusal>,
+    next: &str,
+    ways: SigninWays,
+    site: &str,
+    lang: Lang,
+) -> String {
+    signin_page(refusal, next, ways, None, site, lang)
 }
 
 /// The sign-in page after signing out a person who signed in through the
 /// provider, with a link to `provider_signout` (its end-session URL): a
 /// link, since the pages' CSP (`form-action 'self'`) stops the sign-out
 /// form's answer from sending the browser to another site.
-pub fn signed_out(ways: SigninWays, provider_signout: &str, site: &str) -> String {
-    signin_page(None, "/my", ways, Some(provider_signout), site)
+pub fn signed_out(ways: SigninWays, provider_signout: &str, site: &str, lang: Lang) -> String {
+    signin_page(None, "/my", ways, Some(provider_signout), site, lang)
 }
 
 fn signin_page(
@@ -68,12 +74,15 @@ fn signin_page(
     ways: SigninWays,
     provider_signout: Option<&str>,
     site: &str,
+    lang: Lang,
 ) -> String {
     let page = SigninPage {
         layout: Layout {
             page: Page::Signin,
             account: Account::Hidden,
             site,
+            lang,
+            here: "/signin".to_owned(),
         },
         refusal,
         next,
@@ -125,9 +134,13 @@ struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// The paste's size, for people.
-    fn size(&self) -> String {
-        format_size(self.meta.size)
+    /// The message naming the paste's visibility.
+    fn visibility_message(&self) -> &'static str {
+        match self.meta.visibility {
+            Visibility::Unlisted => "visibility-unlisted",
+            Visibility::Team => "visibility-team",
+            Visibility::Me => "visibility-me",
+        }
     }
 }
 
@@ -137,6 +150,7 @@ impl Row<'_> {
 pub fn my_pastes(
     account: Account<'_>,
     site: &str,
+    lang: Lang,
     pastes: &[PasteMeta],
     search: Option<&str>,
     next_cursor: Option<&str>,
@@ -157,6 +171,8 @@ pub fn my_pastes(
             page: Page::My,
             account,
             site,
+            lang,
+            here: "/my".to_owned(),
         },
         pastes,
         search,
@@ -175,12 +191,14 @@ struct MyLocalPage<'a> {
 
 /// "My pastes" of an anonymous browser: the script lists the pastes this
 /// browser created from their remembered delete tokens.
-pub fn my_local(account: Account<'_>, site: &str) -> String {
+pub fn my_local(account: Account<'_>, site: &str, lang: Lang) -> String {
     let page = MyLocalPage {
         layout: Layout {
             page: Page::My,
             account,
             site,
+            lang,
+            here: "/my".to_owned(),
         },
     };
     render(&page, 4096)

@@ -12,9 +12,10 @@ use std::borrow::Cow;
 
 use askama::Template;
 
+use super::i18n::Lang;
+
 use super::pages::{Code, FileView, file_views, shown_text};
 use crate::core::paste::{self, PasteMeta};
-use crate::core::units::format_size;
 use crate::http::api_error::ApiError;
 
 use super::pages::{VIEW_MAX_BYTES, VIEW_MAX_LINES};
@@ -185,7 +186,7 @@ enum EmbedBody<'a> {
     /// Text, as blocks (one for a one-file paste or a chosen file).
     Blocks(Vec<Block<'a>>),
     /// A file that is no text: what it is, and a link to its page.
-    File { content_type: &'a str, size: String },
+    File { content_type: &'a str, size: u64 },
 }
 
 /// `templates/embed.html`.
@@ -193,6 +194,8 @@ enum EmbedBody<'a> {
 #[template(path = "embed.html")]
 struct EmbedPage<'a> {
     meta: &'a PasteMeta,
+    /// The page's language.
+    lang: Lang,
     /// The instance's name.
     site: &'a str,
     title: String,
@@ -221,9 +224,11 @@ pub fn page(
     body: &[u8],
     query: &EmbedQuery,
     site: &str,
+    lang: Lang,
 ) -> Result<String, ApiError> {
     let page = EmbedPage {
         meta,
+        lang,
         site,
         title: super::preview::title(meta, body),
         theme: query.theme,
@@ -254,7 +259,7 @@ fn content<'a>(
             }
             return Ok(EmbedBody::File {
                 content_type: &meta.content_type,
-                size: format_size(meta.size),
+                size: meta.size,
             });
         };
         let size = usize::try_from(meta.size).unwrap_or(usize::MAX);

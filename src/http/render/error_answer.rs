@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 
+use super::i18n::Lang;
 use super::negotiate::Accepts;
 use super::pages;
 use crate::core::api::{ErrorBody, ErrorDetail};
@@ -14,8 +15,9 @@ use crate::http::api_error::ApiError;
 
 /// Renders an error response for what the client accepts, and gives axum's own
 /// bare `404`/`405` answers the same shape as ours; `site` is the
-/// instance's name, which an error page shows.
-pub fn render_for(wants: Accepts, response: Response, site: &str) -> Response {
+/// instance's name, which an error page shows, in the reader's language at
+/// the request's path (`page`).
+pub fn render_for(wants: Accepts, response: Response, site: &str, page: &PageOf) -> Response {
     let error = match response.extensions().get::<ApiError>() {
         Some(e) => e.clone(),
         None if response.status() == StatusCode::METHOD_NOT_ALLOWED => {
@@ -45,7 +47,7 @@ pub fn render_for(wants: Accepts, response: Response, site: &str) -> Response {
                 HeaderValue::from_static("text/html; charset=utf-8"),
             );
             parts.headers.remove(header::CONTENT_SECURITY_POLICY);
-            axum::body::Body::from(pages::error_page(&error, site))
+            axum::body::Body::from(pages::error_page(&error, site, page.lang, &page.here))
         }
         Accepts::Other if parts.status == StatusCode::METHOD_NOT_ALLOWED => {
             axum::body::Body::from(format!("{}\n", error.message))
@@ -63,4 +65,12 @@ pub fn render_for(wants: Accepts, response: Response, site: &str) -> Response {
         .headers
         .insert(header::VARY, HeaderValue::from_static("Accept"));
     Response::from_parts(parts, new_body)
+}
+
+/// What an error page needs of its request: the reader's language and the
+/// path asked for (where the language menu sends the browser back).
+#[derive(Debug, Clone, Default)]
+pub struct PageOf {
+    pub lang: Lang,
+    pub here: String,
 }

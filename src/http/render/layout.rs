@@ -6,10 +6,12 @@
 //! checked at compile time: every value a template shows is HTML-escaped
 //! unless the template marks it `|safe`, and none does. A page's struct
 //! carries data (a paste's metadata, an enum saying which message to show),
-//! never prose: every word a person reads is in the templates.
+//! never prose: every word a person reads is a message of the page's
+//! language ([`super::i18n`]), which the templates name.
 
 use askama::Template;
 
+use super::i18n::Lang;
 use crate::core::paste;
 use crate::http::context::Caller;
 
@@ -88,6 +90,17 @@ pub struct Layout<'a> {
     /// The instance's name (`--title`): the end of every page's title and
     /// the header's brand.
     pub site: &'a str,
+    /// The page's language.
+    pub lang: Lang,
+    /// The page's own path, where the language menu sends the browser back.
+    pub here: String,
+}
+
+impl Layout<'_> {
+    /// The message `id` in the page's language.
+    pub fn t<'i>(&self, id: &'i str) -> std::borrow::Cow<'i, str> {
+        self.lang.t(id)
+    }
 }
 
 /// An instant a page shows (`templates/macros.html`'s `time`): in UTC, to

@@ -16,12 +16,12 @@
 use askama::Template;
 
 use super::assets;
+use super::i18n::Lang;
 use super::layout::{Account, Instant, Layout, Page, render};
 use super::preview::{self, Instance, Sharing};
 use crate::core::api::ProofParams;
 use crate::core::files;
 use crate::core::paste::{self, PasteMeta, Visibility};
-use crate::core::units::format_size;
 use crate::http::api_error::{ApiError, ErrorCode};
 
 /// Where the stylesheet is served (content-hashed).
@@ -56,7 +56,7 @@ struct PastePage<'a> {
 impl PastePage<'_> {
     /// The paste's size, for people.
     fn size(&self) -> String {
-        format_size(self.meta.size)
+        self.layout.lang.size(self.meta.size)
     }
 
     /// Whether reading it needs a password (its proof of key is derived
@@ -163,9 +163,9 @@ impl<'a> Code<'a> {
         self.lines().count()
     }
 
-    /// The whole paste's size, for people.
-    fn size(&self) -> String {
-        format_size(self.size as u64)
+    /// The whole paste's size in bytes.
+    fn whole_bytes(&self) -> u64 {
+        self.size as u64
     }
 }
 
@@ -183,8 +183,8 @@ pub(super) struct FileView<'a> {
     pub(super) lang: Option<&'a str>,
     /// Its media type.
     pub(super) content_type: &'a str,
-    /// Its size, for people.
-    pub(super) size: String,
+    /// Its size in bytes.
+    pub(super) bytes: u64,
     /// Its text, if it is text and not past the page's bounds' end.
     pub(super) code: Option<Code<'a>>,
 }
@@ -227,7 +227,7 @@ pub(super) fn file_views<'a>(meta: &'a PasteMeta, body: &'a [u8]) -> Vec<FileVie
                 segment: files::path_segment(&file.name),
                 lang: file.lang.as_deref(),
                 content_type: &file.content_type,
-                size: format_size(file.size),
+                bytes: file.size,
                 code,
             }
         })
@@ -242,6 +242,7 @@ pub fn view(
     body: &[u8],
     account: Account<'_>,
     instance: &Instance<'_>,
+    lang: Lang,
 ) -> String {
     let shown = body.len().min(VIEW_MAX_BYTES);
     let mut page = paste_page(
@@ -249,6 +250,7 @@ pub fn view(
         readable(meta, body),
         account,
         instance.site.name.as_str(),
+        lang,
     );
     page.sharing = preview::sharing(meta, body, instance);
     render(&page, 2048 + shown + shown / 4)
@@ -273,8 +275,11 @@ pub fn shows_whole(meta: &PasteMeta, body: &[u8]) -> bool {
 
 /// The interstitial shown for burn pastes: reading happens only on the
 /// button's `POST` (the script does it with `fetch` and shows the result).
-pub fn burn_interstitial(meta: &PasteMeta, account: Account<'_>, site: &str) -> String {
-    render(&paste_page(meta, PasteBody::Burn, account, site), 4096)
+pub fn burn_interstitial(meta: &PasteMeta, account: Account<'_>, site: &str, lang: Lang) -> String {
+    render(
+        &paste_page(meta, PasteBody::Burn, account, site, lang),
+        4096,
+    )
 }
 
 fn paste_page<'a>(
@@ -282,6 +287,7 @@ fn paste_page<'a>(
     body: PasteBody<'a>,
     account: Account<'a>,
     site: &'a str,
+    lang: Lang,
 ) -> PastePage<'a> {
     let title = match (&meta.name, meta.encrypted) {
         (Some(name), false) => PasteTitle::Named(name),
@@ -293,6 +299,8 @@ fn paste_page<'a>(
             page: Page::View,
             account,
             site,
+            lang,
+            here: format!("/{}", meta.id),
         },
         meta,
         title,
@@ -342,7 +350,7 @@ pub(super) fn shown_text(body: &[u8]) -> Option<&str> {
 #[template(path = "error.html")]
 struct ErrorPage<'a> {
     layout: Layout<'a>,
-    kind: ErrorKind<'a>,
+    kind: ErrorKind,
     /// The HTTP status code.
     status: u16,
     /// The error's message, when it helps a person (the API's, in English).
@@ -350,19 +358,19 @@ struct ErrorPage<'a> {
 }
 
 /// Which explanation an error page gives.
-enum ErrorKind<'a> {
+enum ErrorKind {
     MistypedId,
     PasteNotFound,
     PageNotFound,
     SignInNeeded,
     TooLarge,
     SlowDown,
-    /// Any other error: its status's reason phrase, no explanation.
-    Other(&'a str),
+    /// Any other error: its status code, no explanation.
+    Other,
 }
 
-/// A friendly error page for browsers.
-pub fn error_page(error: &ApiError, site: &str) -> String {
+/// A friendly error page for browsers, in `lang`, at `here` (the request's path).
+pub fn error_page(error: &ApiError, site: &str, lang: Lang, here: &str) -> String {
     let kind = match error.status.as_u16() {
         404 if error.code == ErrorCode::MistypedId => ErrorKind::MistypedId,
         404 if matches!(error.code, ErrorCode::NotFound | ErrorCode::MalformedId) => {
@@ -372,13 +380,15 @@ pub fn error_page(error: &ApiError, site: &str) -> String {
         401 => ErrorKind::SignInNeeded,
         413 => ErrorKind::TooLarge,
         429 => ErrorKind::SlowDown,
-        _ => ErrorKind::Other(error.status.canonical_reason().unwrap_or("Error")),
+        _ => ErrorKind::Other,
     };
     let page = ErrorPage {
         layout: Layout {
             page: Page::Error,
             account: Account::Hidden,
             site,
+            lang,
+            here: here.to_owned(),
         },
         kind,
         status: error.status.as_u16(),
@@ -424,6 +434,8 @@ pub struct NewPasteOptions<'a> {
     pub site: &'a str,
     /// Whether the caller may create (else the page says who may, instead of the form).
     pub may_create: bool,
+    /// The page's language.
+    pub lang: Lang,
 }
 
 /// `templates/new_paste.html`: the new-paste form.
@@ -440,7 +452,7 @@ struct NewPastePage<'a> {
 impl NewPastePage<'_> {
     /// The largest paste, for people.
     fn max_paste_size(&self) -> String {
-        format_size(self.max_paste_bytes)
+        self.layout.lang.size(self.max_paste_bytes)
     }
 }
 
@@ -451,6 +463,8 @@ pub fn new_paste(options: &NewPasteOptions<'_>) -> String {
             page: Page::New,
             account: options.account,
             site: options.site,
+            lang: options.lang,
+            here: "/".to_owned(),
         },
         ttl_choices: options.ttl_choices,
         default_ttl: options.default_ttl,

@@ -4,6 +4,7 @@
 use axum::http::StatusCode;
 
 use super::account::{Scope, SigninWays, my_local, my_pastes, signin};
+use super::i18n::Lang;
 use super::layout::Account;
 use super::pages::{self, NewPasteOptions, burn_interstitial, error_page, new_paste};
 use super::preview::Instance;
@@ -35,7 +36,7 @@ fn view(meta: &PasteMeta, body: &[u8], account: Account<'_>) -> String {
         site: &site,
         base_url: "http://127.0.0.1:8000",
     };
-    pages::view(meta, body, account, &instance)
+    pages::view(meta, body, account, &instance, Lang::En)
 }
 
 fn meta(change: impl FnOnce(&mut PasteMeta)) -> PasteMeta {
@@ -78,11 +79,11 @@ fn the_instance_name_is_escaped() {
         site: &site,
         base_url: "http://127.0.0.1:8000",
     };
-    let page = pages::view(&meta(|_| {}), b"text", Account::Hidden, &instance);
+    let page = pages::view(&meta(|_| {}), b"text", Account::Hidden, &instance, Lang::En);
     // <title>, the header's brand, og:site_name.
     assert_escaped(&page, 3);
     let error = ApiError::not_found();
-    assert_escaped(&error_page(&error, EVIL), 2);
+    assert_escaped(&error_page(&error, EVIL, Lang::En, "/"), 2);
 }
 
 /// A several-file paste: each file's name (its anchors, heading, labels,
@@ -138,7 +139,7 @@ fn burn_interstitial_escapes_name_and_tenant() {
         m.burn = true;
     });
     assert_escaped(
-        &burn_interstitial(&meta, Account::SignedIn(EVIL), "snip"),
+        &burn_interstitial(&meta, Account::SignedIn(EVIL), "snip", Lang::En),
         3 + 1,
     );
 }
@@ -151,7 +152,7 @@ fn error_page_escapes_the_message() {
         crate::core::ErrorCode::BadRequest,
         EVIL,
     );
-    assert_escaped(&error_page(&error, "snip"), 1);
+    assert_escaped(&error_page(&error, "snip", Lang::En, "/"), 1);
 }
 
 /// `next` comes from the sign-in link's query.
@@ -161,7 +162,7 @@ fn signin_escapes_next() {
         provider: true,
         token: true,
     };
-    assert_escaped(&signin(None, EVIL, both, "snip"), 1);
+    assert_escaped(&signin(None, EVIL, both, "snip", Lang::En), 1);
 }
 
 /// "My pastes": the tenant's, each paste's name and author, and a search's
@@ -178,6 +179,7 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
     let page = my_pastes(
         Account::SignedIn(EVIL),
         "snip",
+        Lang::En,
         &pastes,
         None,
         Some(EVIL),
@@ -191,6 +193,7 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
     let searched = my_pastes(
         Account::SignedIn(EVIL),
         "snip",
+        Lang::En,
         &pastes,
         Some(EVIL),
         Some("r50"),
@@ -205,7 +208,7 @@ fn my_pastes_escapes_tenant_and_names_and_encodes_the_cursor() {
         ),
         "{searched}"
     );
-    assert_escaped(&my_local(Account::SignedIn(EVIL), "snip"), 1);
+    assert_escaped(&my_local(Account::SignedIn(EVIL), "snip", Lang::En), 1);
 }
 
 /// The form's header names the signed-in tenant.
@@ -218,6 +221,7 @@ fn new_paste_escapes_the_tenant() {
         account: Account::SignedIn(EVIL),
         site: "snip",
         may_create: true,
+        lang: Lang::En,
     });
     assert_escaped(&page, 1);
 }
@@ -229,5 +233,5 @@ fn header_escapes_the_person() {
         name: EVIL,
         tenant: EVIL,
     };
-    assert_escaped(&my_local(account, "snip"), 2);
+    assert_escaped(&my_local(account, "snip", Lang::En), 2);
 }

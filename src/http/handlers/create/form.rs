@@ -14,6 +14,7 @@ use crate::http::context::{AnonymousPolicy, Caller};
 use crate::http::credentials;
 use crate::http::handlers::my::ended;
 use crate::http::handlers::session::is_secure;
+use crate::http::render::language;
 use crate::http::render::layout::Account;
 use crate::http::render::negotiate::{Accepts, accepts, vary_by_accept};
 use crate::http::render::pages::{self, Lifetime, TtlChoice};
@@ -44,6 +45,7 @@ pub async fn form(
             account,
             site: &state.site.name,
             may_create,
+            lang: language::of_request(&headers),
         }))
         .into_response();
         response
