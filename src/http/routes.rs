@@ -14,7 +14,7 @@ use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
     admin, backup, create, delete, embed, files, hastebin, list, login, meta, my, oidc, ops,
-    program, read, session,
+    program, read, session, teams,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
@@ -166,6 +166,7 @@ pub fn routes() -> Vec<Route> {
         Route::new(Get, "/my", Pages, my::my),
         Route::new(Post, "/signin", Session, session::signin),
         Route::new(Post, "/signout", Session, session::signout),
+        Route::new(Post, "/session/tenant", Pastes, teams::switch),
         Route::new(Get, "/signin/oidc", Session, oidc::start),
         Route::new(Get, "/signin/oidc/callback", Session, oidc::callback),
         Route::new(Post, "/api/login/device", Session, login::device_start),

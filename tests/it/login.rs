@@ -237,7 +237,10 @@ async fn a_person_in_no_tenant_group_gets_no_credential() {
     let output = login(&setup.server, dir.path(), "carol").await;
     assert!(!output.status.success());
     let said = String::from_utf8_lossy(&output.stderr);
-    assert!(said.contains("none of your groups is a tenant"), "{said}");
+    assert!(
+        said.contains("you signed in as Carol Nobody, but you belong to no team on this server"),
+        "{said}"
+    );
     assert!(!dir.path().join("login.json").exists());
 }
 

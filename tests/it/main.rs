@@ -39,6 +39,7 @@ mod nginx;
 mod observability;
 mod oidc;
 mod oidc_forged;
+mod oidc_teams;
 mod openapi;
 mod outage;
 mod people;

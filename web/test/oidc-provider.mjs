@@ -21,7 +21,14 @@
 // ACCOUNTS_JSON ({"alice": {"name": "Alice Liddell", "groups": ["team"]}},
 // by default alice, bob and carol below); an unknown name is an account
 // with no groups. Stdin is read on: a line "groups LOGIN G1,G2" changes an
-// account's groups (answered "ok"), so a test can take someone out of a group.
+// account's groups (answered "ok"), so a test can take someone out of a group;
+// "gone LOGIN" removes the account (answered "ok"), so the provider refuses
+// to renew its sign-ins.
+//
+// Refresh tokens are issued to the client on every sign-in (as providers
+// such as Keycloak do for confidential clients), not only when it asks for
+// offline_access with prompt=consent (oidc-provider's default); a refresh
+// gives a new ID token with the account's groups as they are then.
 
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -33,9 +40,11 @@ export const CLIENT_SECRET = 'snip-test-secret';
 
 const accounts = JSON.parse(process.argv[2] || 'null') || {
   alice: { name: 'Alice Liddell', groups: ['team'] },
-  bob: { name: 'Bob Hope', groups: ['team', 'other'] },
+  bob: { name: 'Bob Hope', groups: ['staff', 'team'] },
   carol: { name: 'Carol Nobody', groups: [] },
+  dave: { name: 'Dave Twogroups', groups: ['other', 'team'] },
 };
+const gone = new Set();
 
 let handler = (_req, res) => {
   res.writeHead(503).end('not configured yet');
@@ -69,6 +78,9 @@ lines.on('line', (line) => {
   if (command === 'groups' && login) {
     accounts[login] = { ...(accounts[login] || { name: login }), groups: (groups || '').split(',').filter(Boolean) };
     process.stdout.write('ok\n');
+  } else if (command === 'gone' && login) {
+    gone.add(login);
+    process.stdout.write('ok\n');
   }
 });
 // The test closing stdin (or dying) ends the provider.
@@ -87,6 +99,7 @@ function configure(redirectUris) {
       },
     ],
     async findAccount(_ctx, id) {
+      if (gone.has(id)) return undefined;
       return {
         accountId: id,
         async claims() {
@@ -99,6 +112,7 @@ function configure(redirectUris) {
     scopes: ['openid', 'offline_access', 'profile', 'groups'],
     // The ID token carries the claims its scopes ask for (snip reads them there).
     conformIdTokenClaims: false,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: true },
       deviceFlow: { enabled: true },

@@ -8,7 +8,8 @@
 //! - `POST /api/login/device/token` (`{"device_code"}`) asks the provider
 //!   whether the person finished: `202` while not, else the ID token is
 //!   verified with the browser callback's checks and the answer is the
-//!   credential, for the first tenant the person's groups name.
+//!   credential, for the first tenant by name the person's groups name (a
+//!   person in no tenant is told so, and gets none).
 //! - `GET /api/login` says who the credential is; `POST /api/login/refresh`
 //!   swaps it for a fresh one; `DELETE /api/login` revokes it.
 //!
@@ -26,11 +27,12 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::admin::json;
-use super::oidc::{first_tenant, not_configured};
+use super::oidc::not_configured;
 use super::session::count_attempt;
+use super::teams;
 use crate::core::UnixTime;
 use crate::core::paste;
-use crate::core::tenant::{LOGIN_PREFIX, Person, SESSION_SECS, SessionRecord, TokenRecord};
+use crate::core::tenant::{LOGIN_PREFIX, Person, ProviderGrant, SESSION_SECS, SessionRecord};
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::body;
 use crate::http::context::{Caller, Origin};
@@ -155,36 +157,40 @@ pub async fn device_token(
         }
         Err(e) => return Err(provider_failed(e)),
     };
-    let Some(tenant) = first_tenant(&state, &identity).await? else {
+    let now = paste::now();
+    let (person, grant) = teams::grant_of(&state, identity, now).await?;
+    let Some(tenant) = grant.tenants.first().cloned() else {
         return Err(ApiError::forbidden(format!(
-            "you signed in as {}, but none of your groups is a tenant of this server",
-            identity.person.name
+            "you signed in as {}, but you belong to no team on this server, so there is \
+             nothing to log in to: snip works for you as for anyone without an account",
+            person.name
         )));
     };
-    let now = paste::now();
-    let answer = open(&state, &tenant, identity.person, now, now).await?;
+    let answer = open(&state, &tenant, person, grant, now, now).await?;
     tracing::info!(tenant = %tenant, "a person signed in from the command line");
     Ok(json(StatusCode::OK, &answer))
 }
 
 /// Opens a login credential of `person` in `tenant`, who signed in at the
-/// provider at `signed_in`.
+/// provider at `signed_in` and was granted `grant`.
 async fn open(
     state: &SharedState,
     tenant: &str,
     person: Person,
+    grant: ProviderGrant,
     signed_in: UnixTime,
     now: UnixTime,
 ) -> Result<LoginAnswer, ApiError> {
     let expires = (now + LOGIN_SECS).min(signed_in + SESSION_SECS);
-    let (_, token) = TokenRecord::generate(tenant, false, now, Some(expires))
-        .map_err(|e| ApiError::internal_from("no randomness for a token", e))?;
-    let (secret, mut session) = SessionRecord::generate(token.hash, signed_in)
-        .map_err(|e| ApiError::internal_from("no randomness for a session", e))?;
-    session.expires_at = expires;
-    session.person = Some(person.clone());
-    state.store.create_token(token).await?;
-    state.store.create_session(session).await?;
+    let secret = teams::open(
+        state,
+        person.clone(),
+        grant,
+        Some(tenant),
+        signed_in,
+        expires,
+    )
+    .await?;
     Ok(LoginAnswer {
         credential: format!("{LOGIN_PREFIX}{secret}"),
         tenant: tenant.to_owned(),
@@ -271,7 +277,12 @@ pub async fn refresh(
         .person
         .clone()
         .ok_or_else(|| ApiError::unauthorized("this needs a login credential (snip login)"))?;
-    let answer = open(&state, &tenant, person, session.created_at, now).await?;
+    let Some(grant) = session.provider.clone() else {
+        return Err(ApiError::unauthorized(
+            "this login was not opened through the identity provider; run snip login again",
+        ));
+    };
+    let answer = open(&state, &tenant, person, grant, session.created_at, now).await?;
     end(&state, &session, &token_id).await?;
     Ok(json(StatusCode::OK, &answer))
 }

@@ -37,7 +37,7 @@ pub async fn my(
         Err(e) => return ended(e, secure),
     };
     let Caller::Tenant { tenant, .. } = &caller else {
-        return html(account::my_local(Account::SignedOut, &state.site.name));
+        return html(account::my_local(Account::of(&caller), &state.site.name));
     };
     let mut query = ListQuery {
         limit: PAGE,

@@ -141,7 +141,7 @@ pub fn is_secure(state: &SharedState, origin: &Origin) -> bool {
 }
 
 /// Refuses a sign-in or sign-out post from another site (`403`).
-fn check_form_post(
+pub(super) fn check_form_post(
     state: &SharedState,
     origin: &Origin,
     method: &Method,

@@ -114,7 +114,15 @@ impl Provider {
         self.expect("ready");
     }
 
-    /// Gives the account `login` the groups `groups` from its next sign-in on.
+    /// Removes the account `login`: the provider refuses to renew its
+    /// sign-ins from now on.
+    pub fn remove(&mut self, login: &str) {
+        writeln!(self.stdin, "gone {login}").expect("write to the provider");
+        self.expect("ok");
+    }
+
+    /// Gives the account `login` the groups `groups` from its next sign-in
+    /// (or renewal) on.
     pub fn set_groups(&mut self, login: &str, groups: &[&str]) {
         writeln!(self.stdin, "groups {login} {}", groups.join(",")).expect("write to the provider");
         self.expect("ok");
@@ -137,7 +145,7 @@ impl Drop for Provider {
 }
 
 /// A browser's cookies for one host, kept by hand.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Jar(BTreeMap<String, String>);
 
 impl Jar {
@@ -179,10 +187,7 @@ impl Jar {
 
 /// A client that follows no redirects.
 pub fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    super::http::client()
 }
 
 /// Goes through the provider's pages from its authorization URL `start` as
