@@ -30,6 +30,7 @@ pub mod backup;
 mod bundle;
 mod error_answer;
 pub mod login;
+mod loopback;
 mod progress;
 mod proved;
 pub mod report;

@@ -250,23 +250,47 @@ impl Oidc {
     /// Starts a sign-in: the provider's authorization URL (code flow, PKCE
     /// S256, a random `state` and `nonce`) and what the callback must check.
     pub async fn begin(&self, redirect_uri: &str) -> Result<(String, Pending), OidcError> {
-        let client = self.client(self.metadata(false).await?, redirect_uri)?;
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-        let (url, state, nonce) = client
-            .authorize_url(
-                CoreAuthenticationFlow::AuthorizationCode,
-                CsrfToken::new_random,
-                Nonce::new_random,
-            )
-            .add_scopes(self.scopes().await?.into_iter().skip(1).map(Scope::new))
-            .set_pkce_challenge(challenge)
-            .url();
         let pending = Pending {
-            state: state.secret().clone(),
-            nonce: nonce.secret().clone(),
+            state: CsrfToken::new_random().secret().clone(),
+            nonce: Nonce::new_random().secret().clone(),
             verifier: verifier.secret().clone(),
         };
-        Ok((url.to_string(), pending))
+        let url = self
+            .authorization_url(
+                redirect_uri,
+                &pending.state,
+                &pending.nonce,
+                challenge.as_str(),
+            )
+            .await?;
+        Ok((url, pending))
+    }
+
+    /// The provider's authorization URL for the code flow back to
+    /// `redirect_uri`, with `state`, `nonce` and the PKCE S256 `challenge`
+    /// given (by the browser sign-in, or by `snip login`'s loopback
+    /// sign-in, which keeps the verifier).
+    pub async fn authorization_url(
+        &self,
+        redirect_uri: &str,
+        state: &str,
+        nonce: &str,
+        challenge: &str,
+    ) -> Result<String, OidcError> {
+        let client = self.client(self.metadata(false).await?, redirect_uri)?;
+        let (state, nonce) = (state.to_owned(), nonce.to_owned());
+        let (url, _, _) = client
+            .authorize_url(
+                CoreAuthenticationFlow::AuthorizationCode,
+                move || CsrfToken::new(state),
+                move || Nonce::new(nonce),
+            )
+            .add_scopes(self.scopes().await?.into_iter().skip(1).map(Scope::new))
+            .add_extra_param("code_challenge", challenge.to_owned())
+            .add_extra_param("code_challenge_method", "S256")
+            .url();
+        Ok(url.to_string())
     }
 
     /// Finishes a sign-in: exchanges `code` (with the PKCE verifier) for

@@ -34,6 +34,7 @@ mod identity;
 mod layering;
 mod limits;
 mod login;
+mod login_loopback;
 mod multi_instance;
 mod nginx;
 mod observability;

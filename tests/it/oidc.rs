@@ -78,7 +78,10 @@ pub(crate) async fn serve_with(mut provider: Provider, extra: &[&str]) -> Setup 
     let mut extra = extra.to_vec();
     extra.push("--ip-rate=off");
     let server = tenants::start(&args(&flags, &extra));
-    provider.configure(&[server.at("/signin/oidc/callback")]);
+    provider.configure(&[
+        server.at("/signin/oidc/callback"),
+        "http://127.0.0.1/snip-login".to_owned(),
+    ]);
     for name in ["team", "other"] {
         let (status, _) = admin(
             &server,

@@ -25,6 +25,10 @@
 // "gone LOGIN" removes the account (answered "ok"), so the provider refuses
 // to renew its sign-ins.
 //
+// With OIDC_NATIVE=1 the client is a native application (RFC 8252: a
+// loopback redirect URI matches on any port, as `snip login` needs) and the
+// provider offers no device flow.
+//
 // Refresh tokens are issued to the client on every sign-in (as providers
 // such as Keycloak do for confidential clients), not only when it asks for
 // offline_access with prompt=consent (oidc-provider's default); a refresh
@@ -37,6 +41,7 @@ import Provider from 'oidc-provider';
 
 export const CLIENT_ID = 'snip';
 export const CLIENT_SECRET = 'snip-test-secret';
+const NATIVE = process.env.OIDC_NATIVE === '1';
 
 const accounts = JSON.parse(process.argv[2] || 'null') || {
   alice: { name: 'Alice Liddell', groups: ['team'] },
@@ -94,8 +99,9 @@ function configure(redirectUris) {
         client_secret: CLIENT_SECRET,
         redirect_uris: redirectUris,
         post_logout_redirect_uris: redirectUris.map((uri) => new URL('/', uri).href),
-        grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+        grant_types: ['authorization_code', 'refresh_token', ...(NATIVE ? [] : ['urn:ietf:params:oauth:grant-type:device_code'])],
         response_types: ['code'],
+        application_type: NATIVE ? 'native' : 'web',
       },
     ],
     async findAccount(_ctx, id) {
@@ -115,7 +121,7 @@ function configure(redirectUris) {
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: true },
-      deviceFlow: { enabled: true },
+      deviceFlow: { enabled: !NATIVE },
       rpInitiatedLogout: { enabled: true },
     },
     cookies: { keys: ['oidc-provider-test-cookie-key'] },

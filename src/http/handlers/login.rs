@@ -120,28 +120,16 @@ pub async fn device_token(
     Extension(origin): Extension<Origin>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let Some(oidc) = state.oidc.as_ref() else {
-        return Ok(not_configured());
+    let shape = "{\"device_code\": \"…\"}";
+    let (oidc, asked) = match cli_request::<DevicePollBody>(&state, &origin, request, shape).await {
+        Ok(asked) => asked,
+        Err(answer) => return Ok(answer),
     };
-    if let Some(refusal) = count_attempt(&state, origin.client).await {
-        return Ok(refusal);
+    if asked.device_code.is_empty() {
+        return Err(ApiError::bad_request(
+            "the body must be {\"device_code\": \"…\"}, at most 4 KiB",
+        ));
     }
-    let mut reservation = state.inflight.reservation(origin.client);
-    let bytes = body::read_whole(
-        request.into_body(),
-        MAX_POLL_BYTES,
-        state.limits.body_pace,
-        &mut reservation,
-    )
-    .await
-    .map_err(|_| {
-        ApiError::bad_request("the body must be {\"device_code\": \"…\"}, at most 4 KiB")
-    })?;
-    drop(reservation);
-    let asked: DevicePollBody = serde_json::from_slice(&bytes)
-        .ok()
-        .filter(|b: &DevicePollBody| !b.device_code.is_empty())
-        .ok_or_else(|| ApiError::bad_request("the body must be {\"device_code\": \"…\"}"))?;
     let identity = match oidc.device_poll(&asked.device_code).await {
         Ok(DevicePoll::Done(identity)) => identity,
         Ok(poll) => {
@@ -157,8 +145,61 @@ pub async fn device_token(
         }
         Err(e) => return Err(provider_failed(e)),
     };
+    credential_for(&state, identity).await
+}
+
+/// The provider and the JSON body of a sign-in request of the CLI, after the
+/// checks each makes first: a provider configured (else `404`), the
+/// client's IP bucket (else `429`), the body read within its bounds (else
+/// `400`). `Err` is the answer.
+pub(super) async fn cli_request<'s, T: serde::de::DeserializeOwned>(
+    state: &'s SharedState,
+    origin: &Origin,
+    request: Request,
+    shape: &str,
+) -> Result<(&'s crate::http::oidc::Oidc, T), Response> {
+    let Some(oidc) = state.oidc.as_ref() else {
+        return Err(not_configured());
+    };
+    if let Some(refusal) = count_attempt(state, origin.client).await {
+        return Err(refusal);
+    }
+    read_json(state, origin, request, shape)
+        .await
+        .map(|asked| (oidc, asked))
+        .map_err(IntoResponse::into_response)
+}
+
+/// The body of `request` as JSON of `T` (at most 4 KiB), read within the
+/// body bounds; `400` naming `shape` otherwise.
+async fn read_json<T: serde::de::DeserializeOwned>(
+    state: &SharedState,
+    origin: &Origin,
+    request: Request,
+    shape: &str,
+) -> Result<T, ApiError> {
+    let refused = || ApiError::bad_request(format!("the body must be {shape}, at most 4 KiB"));
+    let mut reservation = state.inflight.reservation(origin.client);
+    let bytes = body::read_whole(
+        request.into_body(),
+        MAX_POLL_BYTES,
+        state.limits.body_pace,
+        &mut reservation,
+    )
+    .await
+    .map_err(|_| refused())?;
+    drop(reservation);
+    serde_json::from_slice(&bytes).map_err(|_| refused())
+}
+
+/// `200` and a login credential for the person `identity` in the first
+/// tenant by name their groups allow; `403` saying so if none does.
+pub(super) async fn credential_for(
+    state: &SharedState,
+    identity: crate::http::oidc::Identity,
+) -> Result<Response, ApiError> {
     let now = paste::now();
-    let (person, grant) = teams::grant_of(&state, identity, now).await?;
+    let (person, grant) = teams::grant_of(state, identity, now).await?;
     let Some(tenant) = grant.tenants.first().cloned() else {
         return Err(ApiError::forbidden(format!(
             "you signed in as {}, but you belong to no team on this server, so there is \
@@ -166,7 +207,7 @@ pub async fn device_token(
             person.name
         )));
     };
-    let answer = open(&state, &tenant, person, grant, now, now).await?;
+    let answer = open(state, &tenant, person, grant, now, now).await?;
     tracing::info!(tenant = %tenant, "a person signed in from the command line");
     Ok(json(StatusCode::OK, &answer))
 }
@@ -307,7 +348,7 @@ async fn end(state: &SharedState, session: &SessionRecord, token_id: &str) -> Re
 /// The answer to a device sign-in the provider's side failed: `502` when it
 /// cannot be reached, `400` when its answer is not acceptable; the reason
 /// goes to the log.
-fn provider_failed(error: OidcError) -> ApiError {
+pub(super) fn provider_failed(error: OidcError) -> ApiError {
     tracing::warn!(error = %error, "a device sign-in through the identity provider failed");
     match error {
         OidcError::Unreachable(_) => ApiError::new(

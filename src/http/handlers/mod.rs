@@ -21,6 +21,7 @@ pub mod files;
 pub mod hastebin;
 pub mod list;
 pub mod login;
+pub mod loopback;
 pub mod meta;
 pub mod my;
 pub mod oidc;

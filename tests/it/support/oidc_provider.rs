@@ -43,6 +43,16 @@ impl Provider {
     /// [`Self::start`], the provider naming itself `issuer` (a proxy in
     /// front of it) when given.
     pub fn start_as(issuer: Option<&str>) -> Option<Self> {
+        Self::start_with(issuer, false)
+    }
+
+    /// [`Self::start`], the client a native application (a loopback
+    /// redirect URI matches on any port) and no device flow offered.
+    pub fn start_native() -> Option<Self> {
+        Self::start_with(None, true)
+    }
+
+    fn start_with(issuer: Option<&str>, native: bool) -> Option<Self> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let script = root.join("web/test/oidc-provider.mjs");
         if !root.join("web/node_modules/oidc-provider").is_dir() {
@@ -56,6 +66,9 @@ impl Provider {
         let mut command = Command::new("node");
         if let Some(issuer) = issuer {
             command.env("OIDC_ISSUER", issuer);
+        }
+        if native {
+            command.env("OIDC_NATIVE", "1");
         }
         let mut child = command
             .arg(script)
