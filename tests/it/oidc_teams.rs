@@ -10,9 +10,11 @@
 use reqwest::{Method, Response};
 use serde_json::{Value, json};
 
-use crate::oidc::{Setup, my, serve_with, sign_in};
-use crate::support::oidc_provider::{Jar, Provider, no_redirects};
-use crate::support::tenants::admin;
+use crate::oidc::{Setup, args, begin, callback, my, oidc_flags, serve_with, sign_in};
+use crate::support::Server;
+use crate::support::oidc_provider::{Jar, Provider, log_in, no_redirects};
+use crate::support::postgres::skip_unless_postgres;
+use crate::support::tenants::{ADMIN, admin, tenant};
 
 /// The provider and snip started with `extra` flags, or `None` where the
 /// provider cannot run.
@@ -293,4 +295,34 @@ async fn a_tenant_accepting_another_group_ends_its_sessions() {
     .await;
     assert_eq!(status, 200, "{answer}");
     assert_eq!(my(&setup.server, &alice).await.0, 401);
+}
+
+/// On PostgreSQL, the check's outcome holds on every instance: a person
+/// signed in through one, taken out of the group, is refused by the other
+/// at the next request, and then by the first.
+#[tokio::test]
+async fn leaving_the_group_ends_the_session_on_every_instance() {
+    if skip_unless_postgres("multi-instance tests need SNIP_TEST_STORE=postgres") {
+        return;
+    }
+    let Some(mut provider) = Provider::start() else {
+        return;
+    };
+    let (_dir, flags) = oidc_flags(&provider.issuer);
+    let admin_flag = format!("--admin-token={ADMIN}");
+    let (a, b) = Server::start_pair(&args(
+        &flags,
+        &[&admin_flag, "--ip-rate=off", "--oidc-recheck-interval=0"],
+    ));
+    provider.configure(&[a.at("/signin/oidc/callback")]);
+    tenant(&a, "team", json!({})).await;
+    let (mut jar, start) = begin(&a).await;
+    let back = log_in(&no_redirects(), &start, "alice").await;
+    let response = callback(&jar, &back).await;
+    assert_eq!(response.status(), 303);
+    jar.take(&response);
+    assert_eq!(my(&b, &jar).await.0, 200, "the other instance honours it");
+    provider.set_groups("alice", &["staff"]);
+    assert_eq!(my(&b, &jar).await.0, 401);
+    assert_eq!(my(&a, &jar).await.0, 401);
 }
