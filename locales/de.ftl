@@ -8,6 +8,9 @@ account = Konto
 my-pastes = Meine Pastes
 sign-in = Anmelden
 sign-out = Abmelden
+switch-team-to = Wechseln zu
+switch-team = Wechseln
+no-team-header = Sie gehören auf diesem Server zu keinem Team: Sie können nur tun, was jeder ohne Konto kann.
 theme = Design
 theme-auto = Automatisch
 theme-light = Hell
@@ -75,6 +78,7 @@ lifetime-years = { $n ->
 }
 new-read-only = Dieser Browser ist mit einem Nur-Lese-Token angemeldet: Er kann die Pastes des Mandanten lesen und auflisten, aber keine erstellen.
 new-sign-in-needed = Dieser Server nimmt Pastes nur von angemeldeten Nutzern an.
+new-no-team = Sie gehören auf diesem Server zu keinem Team, und er nimmt Pastes nur von Teams an.
 files = Dateien
 remove-this-file = Diese Datei entfernen
 paste-content = Inhalt des Paste
@@ -160,6 +164,7 @@ api-token = API-Token
 
 my-local-text = In diesem Browser erstellte Pastes, aus den Lösch-Links, die er sich merkt.
 my-local-sign-in = Anmelden, um alle Pastes Ihres Mandanten zu sehen
+my-no-team = Sie gehören auf diesem Server zu keinem Team, daher gibt es keine Team-Pastes: Hier sind die in diesem Browser erstellten Pastes, aus den Löschlinks, die er sich merkt.
 my-local-empty = Dieser Browser merkt sich keine Pastes.
 needs-javascript = Diese Liste braucht JavaScript.
 column-paste = Paste

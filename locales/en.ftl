@@ -10,6 +10,9 @@ account = Account
 my-pastes = My pastes
 sign-in = Sign in
 sign-out = Sign out
+switch-team-to = Switch to
+switch-team = Switch
+no-team-header = You belong to no team on this server: you can do only what anyone without an account can.
 theme = Theme
 theme-auto = Auto
 theme-light = Light
@@ -77,6 +80,7 @@ lifetime-years = { $n ->
 }
 new-read-only = This browser signed in with a read-only token: it can read and list the tenant's pastes, not create them.
 new-sign-in-needed = This server takes pastes from signed-in users.
+new-no-team = You belong to no team on this server, and it takes pastes only from teams.
 files = Files
 remove-this-file = Remove this file
 paste-content = Paste content
@@ -162,6 +166,7 @@ api-token = API token
 
 my-local-text = Pastes created in this browser, from the delete links it remembers.
 my-local-sign-in = Sign in to see all the pastes of your tenant
+my-no-team = You belong to no team on this server, so there are no team pastes to show: here are the pastes created in this browser, from the delete links it remembers.
 my-local-empty = This browser remembers no pastes.
 needs-javascript = This list needs JavaScript.
 column-paste = Paste

@@ -8,6 +8,9 @@ account = Cuenta
 my-pastes = Mis pastes
 sign-in = Iniciar sesión
 sign-out = Cerrar sesión
+switch-team-to = Cambiar a
+switch-team = Cambiar
+no-team-header = No perteneces a ningún equipo en este servidor: solo puedes hacer lo que puede hacer cualquiera sin cuenta.
 theme = Tema
 theme-auto = Automático
 theme-light = Claro
@@ -75,6 +78,7 @@ lifetime-years = { $n ->
 }
 new-read-only = Este navegador inició sesión con un token de solo lectura: puede leer y listar los pastes del tenant, pero no crearlos.
 new-sign-in-needed = Este servidor solo acepta pastes de usuarios con la sesión iniciada.
+new-no-team = No perteneces a ningún equipo en este servidor, y solo acepta pastes de equipos.
 files = Archivos
 remove-this-file = Quitar este archivo
 paste-content = Contenido del paste
@@ -160,6 +164,7 @@ api-token = Token de API
 
 my-local-text = Pastes creados en este navegador, según los enlaces de eliminación que recuerda.
 my-local-sign-in = Inicie sesión para ver todos los pastes de su tenant
+my-no-team = No perteneces a ningún equipo en este servidor, así que no hay pastes de equipo que mostrar: estos son los pastes creados en este navegador, según los enlaces de borrado que recuerda.
 my-local-empty = Este navegador no recuerda ningún paste.
 needs-javascript = Esta lista requiere JavaScript.
 column-paste = Paste

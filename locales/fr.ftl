@@ -8,6 +8,9 @@ account = Compte
 my-pastes = Mes pastes
 sign-in = Se connecter
 sign-out = Se déconnecter
+switch-team-to = Passer à
+switch-team = Changer
+no-team-header = Vous n’appartenez à aucune équipe sur ce serveur : vous ne pouvez faire que ce que peut faire toute personne sans compte.
 theme = Thème
 theme-auto = Automatique
 theme-light = Clair
@@ -75,6 +78,7 @@ lifetime-years = { $n ->
 }
 new-read-only = Ce navigateur s'est connecté avec un jeton en lecture seule : il peut lire et lister les pastes du tenant, pas en créer.
 new-sign-in-needed = Ce serveur n'accepte que les pastes d'utilisateurs connectés.
+new-no-team = Vous n’appartenez à aucune équipe sur ce serveur, et il n’accepte de pastes que des équipes.
 files = Fichiers
 remove-this-file = Retirer ce fichier
 paste-content = Contenu du paste
@@ -160,6 +164,7 @@ api-token = Jeton d'API
 
 my-local-text = Les pastes créés dans ce navigateur, d'après les liens de suppression qu'il retient.
 my-local-sign-in = Connectez-vous pour voir tous les pastes de votre tenant
+my-no-team = Vous n’appartenez à aucune équipe sur ce serveur, il n’y a donc aucun paste d’équipe à afficher : voici les pastes créés dans ce navigateur, d’après les liens de suppression qu’il a retenus.
 my-local-empty = Ce navigateur ne retient aucun paste.
 needs-javascript = Cette liste exige JavaScript.
 column-paste = Paste

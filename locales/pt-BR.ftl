@@ -8,6 +8,9 @@ account = Conta
 my-pastes = Meus pastes
 sign-in = Entrar
 sign-out = Sair
+switch-team-to = Mudar para
+switch-team = Mudar
+no-team-header = Você não pertence a nenhuma equipe neste servidor: pode fazer apenas o que qualquer pessoa sem conta pode.
 theme = Tema
 theme-auto = Automático
 theme-light = Claro
@@ -75,6 +78,7 @@ lifetime-years = { $n ->
 }
 new-read-only = Este navegador entrou com um token somente leitura: ele pode ler e listar os pastes do tenant, mas não criá-los.
 new-sign-in-needed = Este servidor só aceita pastes de usuários conectados.
+new-no-team = Você não pertence a nenhuma equipe neste servidor, e ele só aceita pastes de equipes.
 files = Arquivos
 remove-this-file = Remover este arquivo
 paste-content = Conteúdo do paste
@@ -160,6 +164,7 @@ api-token = Token de API
 
 my-local-text = Pastes criados neste navegador, a partir dos links de exclusão que ele guarda.
 my-local-sign-in = Entre para ver todos os pastes do seu tenant
+my-no-team = Você não pertence a nenhuma equipe neste servidor, então não há pastes de equipe para mostrar: aqui estão os pastes criados neste navegador, a partir dos links de exclusão que ele guarda.
 my-local-empty = Este navegador não guarda nenhum paste.
 needs-javascript = Esta lista precisa de JavaScript.
 column-paste = Paste

@@ -3,7 +3,8 @@
 //!
 //! `snip login` asks the server to start a device sign-in
 //! (`POST /api/login/device`; the server talks to the provider with its own
-//! client secret), prints the provider's page and the code to type there,
+//! client secret; where the provider offers none, it signs in through the
+//! browser and a loopback redirect instead, `loopback`), prints the provider's page and the code to type there,
 //! and polls the server (`POST /api/login/device/token`) at the interval it
 //! names until the person has signed in; the answer is a login credential
 //! for that person in their tenant. It is kept per server in
@@ -32,6 +33,10 @@ const REFRESH_WITHIN: u64 = 3 * 3600;
 pub struct LoginArgs {
     #[command(flatten)]
     pub server: ServerArg,
+    /// How long to wait for the browser to come back, where the provider
+    /// offers no device flow (the loopback redirect).
+    #[arg(long, default_value = "10m", value_parser = crate::core::units::parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
 }
 
 /// `snip whoami`.
@@ -154,13 +159,41 @@ pub async fn credential(server: &str) -> anyhow::Result<Option<String>> {
     }
 }
 
-/// `snip login`: a device sign-in through the server's identity provider.
+/// `snip login`: a device sign-in through the server's identity provider,
+/// or, where the provider offers none, a browser sign-in redirected to a
+/// loopback listener.
 pub async fn login(args: LoginArgs) -> anyhow::Result<()> {
     let server = args.server.url()?;
     let base = base_url(&server)?;
     let http = client()?;
-    let started: DeviceStarted = send(http.post(base.join("api/login/device")?), &base)
-        .await?
+    let response = http
+        .post(base.join("api/login/device")?)
+        .send()
+        .await
+        .with_context(|| format!("cannot reach {base}"))?;
+    let login = if response.status() == StatusCode::NOT_FOUND {
+        // No device flow (or no provider: the loopback start says which).
+        super::loopback::sign_in(&http, &base, args.timeout).await?
+    } else {
+        device_sign_in(&http, &base, check(response).await?).await?
+    };
+    let name = super::terminal::neutralise(&login.person.name)
+        .0
+        .into_owned();
+    let tenant = super::terminal::neutralise(&login.tenant).0.into_owned();
+    store(&key(&server)?, Some(login))?;
+    writeln!(std::io::stderr(), "Signed in as {name} in tenant {tenant}.")?;
+    Ok(())
+}
+
+/// The device sign-in the server started with `started`: prints the page
+/// and the code, polls until the person is done; the login credential.
+async fn device_sign_in(
+    http: &reqwest::Client,
+    base: &reqwest::Url,
+    started: reqwest::Response,
+) -> anyhow::Result<Login> {
+    let started: DeviceStarted = started
         .json()
         .await
         .context("unexpected answer from the server")?;
@@ -195,18 +228,11 @@ pub async fn login(args: LoginArgs) -> anyhow::Result<()> {
             interval = pending.interval.clamp(1, 60);
             continue;
         }
-        let login: Login = check(response)
+        return check(response)
             .await?
             .json()
             .await
-            .context("unexpected answer from the server")?;
-        let name = super::terminal::neutralise(&login.person.name)
-            .0
-            .into_owned();
-        let tenant = super::terminal::neutralise(&login.tenant).0.into_owned();
-        store(&key(&server)?, Some(login))?;
-        writeln!(err, "Signed in as {name} in tenant {tenant}.")?;
-        return Ok(());
+            .context("unexpected answer from the server");
     }
 }
 

@@ -30,6 +30,7 @@ pub mod backup;
 mod bundle;
 mod error_answer;
 pub mod login;
+mod loopback;
 mod progress;
 mod proved;
 pub mod report;
@@ -408,16 +409,19 @@ struct Uploaded {
 /// needed, and decrypting an encrypted paste with the link's key.
 pub async fn get(args: GetArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
-    let token = match args.auth.token()? {
-        Some(_) if !target.on_configured_server => {
+    let server = args.server.url()?;
+    let target = PasteUrl::parse(&args.url, &server)?;
+    // The API token, or the kept login, goes to the configured server only.
+    let token = if target.on_configured_server {
+        args.auth.token_at(&server).await?
+    } else {
+        if args.auth.token()?.is_some() {
             eprintln!(
                 "snip: note: {} is not the configured server ({}); fetching without the API token",
                 target.base, target.configured
             );
-            None
         }
-        token => token,
+        None
     };
     // Ask first (this never burns): a burn paste must not be destroyed by a
     // reader who cannot decrypt it.
@@ -849,15 +853,17 @@ const PASSWORD_TRIES: usize = 3;
 /// `snip delete`: deletes with `--token` or the remembered token.
 pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
     let client = client()?;
-    let target = PasteUrl::parse(&args.url, &args.server.url()?)?;
+    let server = args.server.url()?;
+    let target = PasteUrl::parse(&args.url, &server)?;
     let url = target.endpoint("")?;
     let token = match args.token {
         Some(token) => Some(token),
         None => tokens::recall(url.as_str())?,
     };
-    // The API token goes to the configured server only.
+    // The API token, or the kept login, goes to the configured server only.
     let api_token = match args.auth.token()? {
-        Some(_) if !target.on_configured_server => {
+        _ if target.on_configured_server => args.auth.token_at(&server).await?,
+        Some(_) => {
             if token.is_none() {
                 bail!(
                     "{url} is not on the configured server ({}), and the API token is only \
@@ -869,7 +875,7 @@ pub async fn delete(args: DeleteArgs) -> anyhow::Result<()> {
             }
             None
         }
-        api_token => api_token,
+        None => None,
     };
     if token.is_none() && api_token.is_none() {
         // The token is forgotten after a delete: a second one lands here.

@@ -235,9 +235,7 @@ pub struct ServeArgs {
     )]
     pub oidc_tenant_claim: String,
 
-    /// How long a session opened through the identity provider lasts. The
-    /// person's groups are read at sign-in, so removal from a group takes
-    /// effect, at the latest, when it ends.
+    /// How long a session opened through the identity provider lasts.
     #[arg(
         long,
         env = "SNIP_OIDC_SESSION_LIFETIME",
@@ -246,6 +244,18 @@ pub struct ServeArgs {
         value_name = "DURATION"
     )]
     pub oidc_session_lifetime: Duration,
+
+    /// How often a session's person is checked again at the identity
+    /// provider (a refresh: their groups, or the end of the session if they
+    /// lost the group of its tenant); 0 checks at every request.
+    #[arg(
+        long,
+        env = "SNIP_OIDC_RECHECK_INTERVAL",
+        default_value = "5m",
+        value_parser = units::parse_duration_or_zero,
+        value_name = "DURATION"
+    )]
+    pub oidc_recheck_interval: Duration,
 
     /// Whether browsers may also sign in with an API token (off: only
     /// through the identity provider).
@@ -468,6 +478,7 @@ impl ServeArgs {
                     client_secret: secret.to_owned(),
                     tenant_claim: self.oidc_tenant_claim.clone(),
                     session_lifetime: self.oidc_session_lifetime,
+                    recheck_interval: self.oidc_recheck_interval,
                 })
             }
             _ => return Err(ConfigError::OidcIncomplete),

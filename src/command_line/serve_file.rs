@@ -133,6 +133,8 @@ pub struct ServeFile {
     oidc_tenant_claim: Option<String>,
     #[serde(default, deserialize_with = "duration")]
     oidc_session_lifetime: Option<Duration>,
+    #[serde(default, deserialize_with = "duration_or_zero")]
+    oidc_recheck_interval: Option<Duration>,
     #[serde(default, deserialize_with = "value_enum")]
     token_signin: Option<Switch>,
     #[serde(default, deserialize_with = "title")]
@@ -248,6 +250,7 @@ impl ServeFile {
             oidc_client_secret_file,
             oidc_tenant_claim,
             oidc_session_lifetime,
+            oidc_recheck_interval,
             token_signin,
             title,
             link_previews,
@@ -316,6 +319,7 @@ impl ServeFile {
         fill!(args.oidc_client_secret_file, Some(oidc_client_secret_file));
         fill!(args.oidc_tenant_claim, oidc_tenant_claim);
         fill!(args.oidc_session_lifetime, oidc_session_lifetime);
+        fill!(args.oidc_recheck_interval, oidc_recheck_interval);
         fill!(args.token_signin, token_signin);
         fill!(args.title, title);
         fill!(args.link_previews, link_previews);
@@ -437,6 +441,10 @@ fn paste_size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> 
 
 fn duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
     parsed(d, parse_duration)
+}
+
+fn duration_or_zero<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    parsed(d, crate::core::units::parse_duration_or_zero)
 }
 
 fn interval<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Interval>, D::Error> {

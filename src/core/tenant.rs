@@ -212,8 +212,11 @@ pub const SESSION_SECS: u64 = 30 * 24 * 3600;
 pub struct SessionRecord {
     /// SHA-256 of the cookie value.
     pub hash: [u8; 32],
-    /// SHA-256 of the token the session was opened with.
-    pub token_hash: [u8; 32],
+    /// SHA-256 of the token the session was opened with; `None` for a
+    /// person the identity provider signed in who belongs to no tenant
+    /// (they have an anonymous visitor's rights).
+    #[serde(default)]
+    pub token_hash: Option<[u8; 32]>,
     /// Sign-in time.
     pub created_at: UnixTime,
     /// After this the session is refused.
@@ -222,6 +225,49 @@ pub struct SessionRecord {
     /// session opened with a token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub person: Option<Person>,
+    /// What the identity provider says of that person, for a session it
+    /// opened: their groups, the tenants those let them act for, and how to
+    /// ask again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<ProviderGrant>,
+}
+
+/// What the identity provider said of a signed-in person, kept with their
+/// session: the groups of its last answer, the tenants those groups let the
+/// session switch to, and the refresh token that asks it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderGrant {
+    /// The values of the tenant claim, as the provider last said them.
+    pub groups: Vec<String>,
+    /// The tenants the groups allowed at sign-in, by name: the session's and
+    /// those it may switch to.
+    pub tenants: Vec<String>,
+    /// The provider's refresh token, if it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<RefreshToken>,
+    /// When the provider was last asked (sign-in or re-check).
+    pub checked_at: UnixTime,
+}
+
+impl ProviderGrant {
+    /// Whether `tenant` (still) accepts one of the groups and was allowed at
+    /// sign-in.
+    pub fn admits(&self, tenant: &Tenant) -> bool {
+        self.tenants.contains(&tenant.name)
+            && self.groups.iter().any(|g| g == tenant.accepted_group())
+    }
+}
+
+/// A refresh token of the identity provider: a secret, never shown in
+/// `Debug` output (and so never in a log).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RefreshToken(pub String);
+
+impl std::fmt::Debug for RefreshToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RefreshToken(hidden)")
+    }
 }
 
 /// A person as the identity provider names them: the ID token's `sub`
@@ -247,10 +293,11 @@ impl SessionRecord {
         let secret = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw);
         let record = Self {
             hash: hash_token(&secret),
-            token_hash,
+            token_hash: Some(token_hash),
             created_at: now,
             expires_at: now + SESSION_SECS,
             person: None,
+            provider: None,
         };
         Ok((secret, record))
     }
@@ -292,7 +339,7 @@ impl Authority {
         let session_holds = match self.session_hash {
             None => true,
             Some(hash) => session.is_some_and(|s| {
-                s.hash == hash && s.token_hash == self.token_hash && !s.is_expired(now)
+                s.hash == hash && s.token_hash == Some(self.token_hash) && !s.is_expired(now)
             }),
         };
         token_holds && session_holds

@@ -96,6 +96,14 @@ pub fn parse_duration(input: &str) -> Result<Duration, UnitError> {
     }
 }
 
+/// `0` (no time at all), else a duration as [`parse_duration`] reads it.
+pub fn parse_duration_or_zero(input: &str) -> Result<Duration, UnitError> {
+    if input.trim() == "0" {
+        return Ok(Duration::ZERO);
+    }
+    parse_duration(input)
+}
+
 /// `None` when `input` is `word` (any case, surrounding spaces ignored),
 /// otherwise what `parse` makes of it: how `off` and `none` switch a setting off.
 pub fn unless<T, E>(

@@ -128,6 +128,7 @@ async fn token_caller(
             session_hash: session,
         },
         person: person.map(Box::new),
+        teams: Vec::new(),
     })
 }
 
@@ -135,8 +136,16 @@ async fn token_caller(
 const SESSION_ENDED: &str =
     "this browser session has ended (signed out, expired, or its token was revoked); sign in again";
 
+/// Why a session opened through the identity provider was ended.
+const GROUP_ENDED: &str = "your session has ended: the team you signed in for no longer accepts \
+     any of your groups at the identity provider; sign in again";
+
 /// The tenant of the session whose cookie value is `session`: its token,
 /// looked up as a bearer token would be, so revoking it ends the session.
+/// A session opened through the identity provider is checked again at the
+/// provider when due ([`super::recheck`]) and needs its tenant to accept
+/// one of the person's groups still (the session ends otherwise); one of a
+/// person in no tenant is [`Caller::Teamless`].
 async fn session_caller(state: &SharedState, session: &str) -> Result<Caller, ApiError> {
     let record = state
         .store
@@ -144,12 +153,34 @@ async fn session_caller(state: &SharedState, session: &str) -> Result<Caller, Ap
         .await?
         .filter(|record| !record.is_expired(paste::now()))
         .ok_or_else(|| ApiError::unauthorized(SESSION_ENDED))?;
-    token_caller(state, &record.token_hash, Some(record.hash), record.person)
+    let Some(token_hash) = record.token_hash else {
+        return match record.person {
+            Some(person) => Ok(Caller::Teamless {
+                person: Box::new(person),
+            }),
+            None => Err(ApiError::unauthorized(SESSION_ENDED)),
+        };
+    };
+    let record = super::recheck::recheck(state, record).await?;
+    let mut caller = token_caller(state, &token_hash, Some(record.hash), record.person)
         .await
         .map_err(|e| match e.status {
             StatusCode::UNAUTHORIZED => ApiError::unauthorized(SESSION_ENDED),
             _ => e,
-        })
+        })?;
+    if let (Some(grant), Caller::Tenant { tenant, teams, .. }) = (&record.provider, &mut caller) {
+        if !grant.admits(tenant) {
+            state.store.delete_session(&record.hash).await?;
+            return Err(ApiError::unauthorized(GROUP_ENDED));
+        }
+        *teams = grant
+            .tenants
+            .iter()
+            .filter(|name| **name != tenant.name)
+            .cloned()
+            .collect();
+    }
+    Ok(caller)
 }
 
 /// The caller of a browser page request (`GET`) over HTTPS (`secure`) or
@@ -270,7 +301,9 @@ pub async fn charge(
     client: IpAddr,
 ) -> Result<Verdict, StoreError> {
     match caller {
-        Caller::Anonymous => state.rate_limits.check_ip_anywhere(client).await,
+        Caller::Anonymous | Caller::Teamless { .. } => {
+            state.rate_limits.check_ip_anywhere(client).await
+        }
         Caller::Tenant { tenant, .. } => {
             let own = tenant.rate.map(|rate| Limit::new(rate, tenant.burst));
             state

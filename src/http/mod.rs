@@ -33,6 +33,7 @@ pub mod oidc;
 pub mod outbound;
 pub mod pipeline;
 pub mod ratelimit;
+pub mod recheck;
 pub mod render;
 pub mod routes;
 pub mod state;

@@ -22,13 +22,14 @@ use openidconnect::core::{
 };
 use openidconnect::{
     AsyncHttpClient, AuthorizationCode, ClientId, ClientSecret, CsrfToken, HttpRequest,
-    HttpResponse, IssuerUrl, Nonce, NonceVerifier, PkceCodeChallenge, PkceCodeVerifier,
-    ProviderMetadataWithLogout, RedirectUrl, Scope, TokenResponse,
+    HttpResponse, IssuerUrl, Nonce, NonceVerifier, OAuth2TokenResponse, PkceCodeChallenge,
+    PkceCodeVerifier, ProviderMetadataWithLogout, RedirectUrl, Scope, TokenResponse,
 };
 
-use crate::core::tenant::Person;
+use crate::core::tenant::{Person, RefreshToken};
 
 pub mod device;
+pub mod refresh;
 
 /// The most bytes of one answer of the provider (its metadata, JWKS, token
 /// response): real ones are a few KiB.
@@ -76,6 +77,9 @@ pub struct OidcSettings {
     /// How long a session opened through the provider lasts
     /// (`--oidc-session-lifetime`).
     pub session_lifetime: std::time::Duration,
+    /// How often a session's person is checked again at the provider
+    /// (`--oidc-recheck-interval`; zero: at every request).
+    pub recheck_interval: std::time::Duration,
 }
 
 impl std::fmt::Debug for OidcSettings {
@@ -86,6 +90,7 @@ impl std::fmt::Debug for OidcSettings {
             .field("client_secret", &"(hidden)")
             .field("tenant_claim", &self.tenant_claim)
             .field("session_lifetime", &self.session_lifetime)
+            .field("recheck_interval", &self.recheck_interval)
             .finish()
     }
 }
@@ -109,6 +114,8 @@ pub struct Identity {
     pub person: Person,
     /// The values of the tenant claim (strings only), in the token's order.
     pub groups: Vec<String>,
+    /// The provider's refresh token, when its answer carried one.
+    pub refresh_token: Option<RefreshToken>,
 }
 
 /// What the browser must bring back to the callback, kept in its sign-in
@@ -199,6 +206,31 @@ impl Oidc {
         Some(url.to_string())
     }
 
+    /// The scopes a sign-in asks for: `openid`, `profile`, the tenant
+    /// claim's, and `offline_access` (a refresh token, to check the
+    /// person's groups again) where the provider lists it.
+    async fn scopes(&self) -> Result<Vec<String>, OidcError> {
+        let metadata = self.metadata(false).await?;
+        let offline = metadata
+            .scopes_supported()
+            .is_some_and(|scopes| scopes.iter().any(|s| s.as_str() == "offline_access"));
+        let mut scopes = vec![
+            "openid".to_owned(),
+            "profile".to_owned(),
+            self.settings.tenant_claim.clone(),
+        ];
+        if offline {
+            scopes.push("offline_access".to_owned());
+        }
+        Ok(scopes)
+    }
+
+    /// How often a session's person is checked again, in seconds (0: at
+    /// every request).
+    pub fn recheck_secs(&self) -> u64 {
+        self.settings.recheck_interval.as_secs()
+    }
+
     /// The client towards the provider of `metadata`, redirecting to `redirect_uri`.
     fn client(
         &self,
@@ -218,24 +250,47 @@ impl Oidc {
     /// Starts a sign-in: the provider's authorization URL (code flow, PKCE
     /// S256, a random `state` and `nonce`) and what the callback must check.
     pub async fn begin(&self, redirect_uri: &str) -> Result<(String, Pending), OidcError> {
-        let client = self.client(self.metadata(false).await?, redirect_uri)?;
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-        let (url, state, nonce) = client
-            .authorize_url(
-                CoreAuthenticationFlow::AuthorizationCode,
-                CsrfToken::new_random,
-                Nonce::new_random,
-            )
-            .add_scope(Scope::new("profile".into()))
-            .add_scope(Scope::new(self.settings.tenant_claim.clone()))
-            .set_pkce_challenge(challenge)
-            .url();
         let pending = Pending {
-            state: state.secret().clone(),
-            nonce: nonce.secret().clone(),
+            state: CsrfToken::new_random().secret().clone(),
+            nonce: Nonce::new_random().secret().clone(),
             verifier: verifier.secret().clone(),
         };
-        Ok((url.to_string(), pending))
+        let url = self
+            .authorization_url(
+                redirect_uri,
+                &pending.state,
+                &pending.nonce,
+                challenge.as_str(),
+            )
+            .await?;
+        Ok((url, pending))
+    }
+
+    /// The provider's authorization URL for the code flow back to
+    /// `redirect_uri`, with `state`, `nonce` and the PKCE S256 `challenge`
+    /// given (by the browser sign-in, or by `snip login`'s loopback
+    /// sign-in, which keeps the verifier).
+    pub async fn authorization_url(
+        &self,
+        redirect_uri: &str,
+        state: &str,
+        nonce: &str,
+        challenge: &str,
+    ) -> Result<String, OidcError> {
+        let client = self.client(self.metadata(false).await?, redirect_uri)?;
+        let (state, nonce) = (state.to_owned(), nonce.to_owned());
+        let (url, _, _) = client
+            .authorize_url(
+                CoreAuthenticationFlow::AuthorizationCode,
+                move || CsrfToken::new(state),
+                move || Nonce::new(nonce),
+            )
+            .add_scopes(self.scopes().await?.into_iter().skip(1).map(Scope::new))
+            .add_extra_param("code_challenge", challenge.to_owned())
+            .add_extra_param("code_challenge_method", "S256")
+            .url();
+        Ok(url.to_string())
     }
 
     /// Finishes a sign-in: exchanges `code` (with the PKCE verifier) for
@@ -262,8 +317,13 @@ impl Oidc {
         let id_token = response
             .id_token()
             .ok_or_else(|| OidcError::Refused("the answer carries no ID token".into()))?;
-        self.identity_of(id_token, &Nonce::new(pending.nonce.clone()))
-            .await
+        let mut identity = self
+            .identity_of(id_token, &Nonce::new(pending.nonce.clone()))
+            .await?;
+        identity.refresh_token = response
+            .refresh_token()
+            .map(|token| RefreshToken(token.secret().clone()));
+        Ok(identity)
     }
 
     /// The person and groups of `id_token`, after the checks every sign-in
@@ -304,6 +364,7 @@ impl Oidc {
         Ok(Identity {
             person: Person { subject, name },
             groups,
+            refresh_token: None,
         })
     }
 

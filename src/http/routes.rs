@@ -13,8 +13,8 @@ use axum::http::Method;
 use axum::routing::{MethodFilter, MethodRouter, on};
 
 use super::handlers::{
-    admin, backup, create, delete, embed, files, hastebin, language, list, login, meta, my, oidc,
-    ops, program, read, session,
+    admin, backup, create, delete, embed, files, hastebin, language, list, login, loopback, meta,
+    my, oidc, ops, program, read, session, teams,
 };
 use super::pipeline::auth;
 use super::pipeline::finish::FinishLayer;
@@ -167,10 +167,13 @@ pub fn routes() -> Vec<Route> {
         Route::new(Post, "/signin", Session, session::signin),
         Route::new(Post, "/signout", Session, session::signout),
         Route::new(Post, "/lang", Session, language::choose),
+        Route::new(Post, "/session/tenant", Pastes, teams::switch),
         Route::new(Get, "/signin/oidc", Session, oidc::start),
         Route::new(Get, "/signin/oidc/callback", Session, oidc::callback),
         Route::new(Post, "/api/login/device", Session, login::device_start),
         Route::new(Post, "/api/login/device/token", Session, login::device_token),
+        Route::new(Post, "/api/login/loopback", Session, loopback::start),
+        Route::new(Post, "/api/login/loopback/token", Session, loopback::token),
         Route::new(Get, "/api/login", Pastes, login::whoami),
         Route::new(Post, "/api/login/refresh", Pastes, login::refresh),
         Route::new(Delete, "/api/login", Pastes, login::logout),

@@ -16,7 +16,9 @@ use bytes::Bytes;
 
 use super::{Metrics, StoreOp};
 use crate::core::envelope::Proof;
-use crate::core::tenant::{Authority, ProgramInfo, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{
+    Authority, ProgramInfo, ProviderGrant, SessionRecord, Tenant, TokenRecord,
+};
 use crate::core::{PasteId, PasteMeta, UnixTime};
 use crate::store::{
     AccountStore, CacheStats, ListPage, ListQuery, Maintenance, NewBody, Opened, Paste, PasteStore,
@@ -296,6 +298,16 @@ impl AccountStore for MeteredStore {
 
     async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
         self.timed(StoreOp::Token, self.inner.session(hash)).await
+    }
+
+    async fn save_grant(
+        &self,
+        hash: &[u8; 32],
+        grant: &ProviderGrant,
+        asked_at: UnixTime,
+    ) -> Result<bool, StoreError> {
+        self.timed(StoreOp::Token, self.inner.save_grant(hash, grant, asked_at))
+            .await
     }
 
     async fn purge_sessions(&self, now: UnixTime) -> Result<usize, StoreError> {

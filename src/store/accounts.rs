@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use super::StoreError;
 use crate::core::UnixTime;
-use crate::core::tenant::{ProgramInfo, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{ProgramInfo, ProviderGrant, SessionRecord, Tenant, TokenRecord};
 
 /// Tenants, tokens and browser sessions.
 #[async_trait]
@@ -62,6 +62,18 @@ pub trait AccountStore: Send + Sync + 'static {
     /// Finds a session by the hash of its cookie value (expired ones included:
     /// the caller checks expiry and its token).
     async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError>;
+
+    /// Replaces what the identity provider said of a session's person (its
+    /// groups, refresh token and the time it was asked; the tenants it
+    /// allowed at sign-in stay), if the stored time it was asked is still
+    /// `asked_at`: of instances checking one session at once, one does.
+    /// `false` if the session is gone or was checked meanwhile.
+    async fn save_grant(
+        &self,
+        hash: &[u8; 32],
+        grant: &ProviderGrant,
+        asked_at: UnixTime,
+    ) -> Result<bool, StoreError>;
 
     /// Deletes a session (sign-out); `false` if there was none.
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError>;

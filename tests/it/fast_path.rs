@@ -377,6 +377,10 @@ async fn samples(server: &Server) -> Vec<Sample> {
             .body("token=snip_nope"),
         ),
         same("/signout", request(Method::POST, "/signout", &[])),
+        same(
+            "/session/tenant",
+            request(Method::POST, "/session/tenant", &[]).body("tenant=team"),
+        ),
         same("/api/admin/tenants", get("/api/admin/tenants", &[admin])),
         same(
             "/api/admin/tenants",
@@ -442,6 +446,14 @@ async fn samples(server: &Server) -> Vec<Sample> {
         same(
             "/api/login/device/token",
             request(Method::POST, "/api/login/device/token", &[json]).body("{}"),
+        ),
+        same(
+            "/api/login/loopback",
+            request(Method::POST, "/api/login/loopback", &[json]).body("{}"),
+        ),
+        same(
+            "/api/login/loopback/token",
+            request(Method::POST, "/api/login/loopback/token", &[json]).body("{}"),
         ),
         same(
             "/api/login/refresh",

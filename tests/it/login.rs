@@ -237,7 +237,10 @@ async fn a_person_in_no_tenant_group_gets_no_credential() {
     let output = login(&setup.server, dir.path(), "carol").await;
     assert!(!output.status.success());
     let said = String::from_utf8_lossy(&output.stderr);
-    assert!(said.contains("none of your groups is a tenant"), "{said}");
+    assert!(
+        said.contains("you signed in as Carol Nobody, but you belong to no team on this server"),
+        "{said}"
+    );
     assert!(!dir.path().join("login.json").exists());
 }
 
@@ -310,4 +313,43 @@ async fn not_configured() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// `snip get` and `snip delete` send the kept login to its server: a team
+/// paste the CLI holds no delete token for is read, then deleted as the
+/// team's (an owner's delete); without the login neither can.
+#[tokio::test]
+async fn get_and_delete_use_the_kept_login() {
+    let Some(setup) = setup().await else { return };
+    let server = &setup.server;
+    let dir = tempfile::tempdir().unwrap();
+    assert!(login(server, dir.path(), "alice").await.status.success());
+    let credential = credential(dir.path(), server);
+    let created: Value = no_redirects()
+        .post(server.at("/?visibility=team"))
+        .bearer_auth(&credential)
+        .header("accept", "application/json")
+        .body("for the team")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let url = created["url"].as_str().unwrap().to_owned();
+    let stranger = tempfile::tempdir().unwrap();
+    let refused = run_cli(server, stranger.path(), &[], &["get", &url], b"");
+    assert!(!refused.status.success(), "a team paste needs the login");
+    let read = run_cli(server, dir.path(), &[], &["get", &url], b"");
+    assert_eq!(printed(&read), "for the team");
+    let refused = run_cli(server, stranger.path(), &[], &["delete", &url], b"");
+    assert!(!refused.status.success());
+    succeeded(&run_cli(server, dir.path(), &[], &["delete", &url], b""));
+    let gone = no_redirects()
+        .get(server.at(&format!("/api/pastes/{}", created["id"].as_str().unwrap())))
+        .bearer_auth(&credential)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), 404);
 }

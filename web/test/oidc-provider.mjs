@@ -21,7 +21,18 @@
 // ACCOUNTS_JSON ({"alice": {"name": "Alice Liddell", "groups": ["team"]}},
 // by default alice, bob and carol below); an unknown name is an account
 // with no groups. Stdin is read on: a line "groups LOGIN G1,G2" changes an
-// account's groups (answered "ok"), so a test can take someone out of a group.
+// account's groups (answered "ok"), so a test can take someone out of a group;
+// "gone LOGIN" removes the account (answered "ok"), so the provider refuses
+// to renew its sign-ins.
+//
+// With OIDC_NATIVE=1 the client is a native application (RFC 8252: a
+// loopback redirect URI matches on any port, as `snip login` needs) and the
+// provider offers no device flow.
+//
+// Refresh tokens are issued to the client on every sign-in (as providers
+// such as Keycloak do for confidential clients), not only when it asks for
+// offline_access with prompt=consent (oidc-provider's default); a refresh
+// gives a new ID token with the account's groups as they are then.
 
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -30,12 +41,15 @@ import Provider from 'oidc-provider';
 
 export const CLIENT_ID = 'snip';
 export const CLIENT_SECRET = 'snip-test-secret';
+const NATIVE = process.env.OIDC_NATIVE === '1';
 
 const accounts = JSON.parse(process.argv[2] || 'null') || {
   alice: { name: 'Alice Liddell', groups: ['team'] },
-  bob: { name: 'Bob Hope', groups: ['team', 'other'] },
+  bob: { name: 'Bob Hope', groups: ['staff', 'team'] },
   carol: { name: 'Carol Nobody', groups: [] },
+  dave: { name: 'Dave Twogroups', groups: ['other', 'team'] },
 };
+const gone = new Set();
 
 let handler = (_req, res) => {
   res.writeHead(503).end('not configured yet');
@@ -69,6 +83,9 @@ lines.on('line', (line) => {
   if (command === 'groups' && login) {
     accounts[login] = { ...(accounts[login] || { name: login }), groups: (groups || '').split(',').filter(Boolean) };
     process.stdout.write('ok\n');
+  } else if (command === 'gone' && login) {
+    gone.add(login);
+    process.stdout.write('ok\n');
   }
 });
 // The test closing stdin (or dying) ends the provider.
@@ -82,11 +99,13 @@ function configure(redirectUris) {
         client_secret: CLIENT_SECRET,
         redirect_uris: redirectUris,
         post_logout_redirect_uris: redirectUris.map((uri) => new URL('/', uri).href),
-        grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+        grant_types: ['authorization_code', 'refresh_token', ...(NATIVE ? [] : ['urn:ietf:params:oauth:grant-type:device_code'])],
         response_types: ['code'],
+        application_type: NATIVE ? 'native' : 'web',
       },
     ],
     async findAccount(_ctx, id) {
+      if (gone.has(id)) return undefined;
       return {
         accountId: id,
         async claims() {
@@ -99,9 +118,10 @@ function configure(redirectUris) {
     scopes: ['openid', 'offline_access', 'profile', 'groups'],
     // The ID token carries the claims its scopes ask for (snip reads them there).
     conformIdTokenClaims: false,
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     features: {
       devInteractions: { enabled: true },
-      deviceFlow: { enabled: true },
+      deviceFlow: { enabled: !NATIVE },
       rpInitiatedLogout: { enabled: true },
     },
     cookies: { keys: ['oidc-provider-test-cookie-key'] },

@@ -180,14 +180,42 @@ describe('signing in through an identity provider', () => {
     await bob.close();
   });
 
-  /** A person none of whose groups is a tenant gets a page saying so in plain words, and no session. */
-  test('a person in no tenant group is told so and gets no session', async () => {
+  /**
+   * A person none of whose groups is a tenant is signed in with their name,
+   * told in the header and on "My pastes" that they belong to no team, and
+   * may create only what an anonymous visitor may.
+   */
+  test('a person in no tenant group is signed in with anonymous rights and told so', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await signIn(page, 'carol');
-    assert.match(await page.textContent('body'), /you signed in as Carol Nobody, but none of your groups is a tenant/);
-    const cookies = await context.cookies(snip.url);
-    assert.ok(!cookies.some((c) => c.name === 'snip_session'), 'no session cookie');
+    assert.equal(await page.textContent('#person-name'), 'Carol Nobody');
+    assert.match(await page.textContent('#no-team'), /You belong to no team on this server/);
+    assert.equal(await page.locator('#tenant-name').count(), 0);
+    assert.equal(await page.locator('#visibility').count(), 0, 'no team or only-me pastes');
+    await page.goto(`${snip.url}/my`);
+    assert.match(await page.textContent('#my-no-team'), /You belong to no team on this server/);
+    await context.close();
+  });
+
+  /**
+   * A person whose groups name two tenants acts for the first by name; the
+   * header's switcher (a plain form, no script needed) moves them to the other.
+   */
+  test('a person in two tenant groups switches teams from the header', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await signIn(page, 'dave');
+    assert.equal(await page.textContent('#person-name'), 'Dave Twogroups');
+    assert.equal(await page.textContent('#tenant-name'), 'other');
+    const offered = await page.$$eval('#switch-team-to option', (options) => options.map((o) => o.textContent));
+    assert.deepEqual(offered, ['team']);
+    await page.selectOption('#switch-team-to', 'team');
+    await page.click('#switch-team button[type=submit]');
+    await page.waitForURL(`${snip.url}/my`);
+    assert.equal(await page.textContent('#tenant-name'), 'team');
+    const back = await page.$$eval('#switch-team-to option', (options) => options.map((o) => o.textContent));
+    assert.deepEqual(back, ['other']);
     await context.close();
   });
 

@@ -26,6 +26,12 @@ pub enum AnonymousPolicy {
 pub enum Caller {
     /// No token.
     Anonymous,
+    /// A person the identity provider signed in whose groups name no tenant
+    /// of this server: their name, and an anonymous visitor's rights.
+    Teamless {
+        /// The person.
+        person: Box<Person>,
+    },
     /// A valid token of a tenant.
     Tenant {
         /// The tenant's current settings.
@@ -41,6 +47,9 @@ pub enum Caller {
         /// session opened that way (boxed: most callers have none, and the
         /// enum stays small).
         person: Option<Box<Person>>,
+        /// The other tenants a session opened through the identity provider
+        /// may switch to (the header's switcher); empty otherwise.
+        teams: Vec<String>,
     },
 }
 
@@ -48,7 +57,7 @@ impl Caller {
     /// The tenant's name, if any.
     pub fn tenant_name(&self) -> Option<&str> {
         match self {
-            Self::Anonymous => None,
+            Self::Anonymous | Self::Teamless { .. } => None,
             Self::Tenant { tenant, .. } => Some(&tenant.name),
         }
     }
@@ -57,6 +66,7 @@ impl Caller {
     pub fn person(&self) -> Option<&Person> {
         match self {
             Self::Anonymous => None,
+            Self::Teamless { person } => Some(person),
             Self::Tenant { person, .. } => person.as_deref(),
         }
     }
@@ -64,9 +74,15 @@ impl Caller {
     /// What authorised a tenant's request (`None` for anonymous callers).
     pub fn authority(&self) -> Option<&Authority> {
         match self {
-            Self::Anonymous => None,
+            Self::Anonymous | Self::Teamless { .. } => None,
             Self::Tenant { authority, .. } => Some(authority),
         }
+    }
+
+    /// Whether the caller has only an anonymous visitor's rights: no token,
+    /// or a person in no tenant.
+    pub fn is_anonymous(&self) -> bool {
+        !matches!(self, Self::Tenant { .. })
     }
 
     /// Whether this caller owns pastes of `owner`.

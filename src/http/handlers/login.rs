@@ -8,7 +8,8 @@
 //! - `POST /api/login/device/token` (`{"device_code"}`) asks the provider
 //!   whether the person finished: `202` while not, else the ID token is
 //!   verified with the browser callback's checks and the answer is the
-//!   credential, for the first tenant the person's groups name.
+//!   credential, for the first tenant by name the person's groups name (a
+//!   person in no tenant is told so, and gets none).
 //! - `GET /api/login` says who the credential is; `POST /api/login/refresh`
 //!   swaps it for a fresh one; `DELETE /api/login` revokes it.
 //!
@@ -26,11 +27,12 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::admin::json;
-use super::oidc::{first_tenant, not_configured};
+use super::oidc::not_configured;
 use super::session::count_attempt;
+use super::teams;
 use crate::core::UnixTime;
 use crate::core::paste;
-use crate::core::tenant::{LOGIN_PREFIX, Person, SESSION_SECS, SessionRecord, TokenRecord};
+use crate::core::tenant::{LOGIN_PREFIX, Person, ProviderGrant, SESSION_SECS, SessionRecord};
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::body;
 use crate::http::context::{Caller, Origin};
@@ -118,28 +120,16 @@ pub async fn device_token(
     Extension(origin): Extension<Origin>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let Some(oidc) = state.oidc.as_ref() else {
-        return Ok(not_configured());
+    let shape = "{\"device_code\": \"…\"}";
+    let (oidc, asked) = match cli_request::<DevicePollBody>(&state, &origin, request, shape).await {
+        Ok(asked) => asked,
+        Err(answer) => return Ok(answer),
     };
-    if let Some(refusal) = count_attempt(&state, origin.client).await {
-        return Ok(refusal);
+    if asked.device_code.is_empty() {
+        return Err(ApiError::bad_request(
+            "the body must be {\"device_code\": \"…\"}, at most 4 KiB",
+        ));
     }
-    let mut reservation = state.inflight.reservation(origin.client);
-    let bytes = body::read_whole(
-        request.into_body(),
-        MAX_POLL_BYTES,
-        state.limits.body_pace,
-        &mut reservation,
-    )
-    .await
-    .map_err(|_| {
-        ApiError::bad_request("the body must be {\"device_code\": \"…\"}, at most 4 KiB")
-    })?;
-    drop(reservation);
-    let asked: DevicePollBody = serde_json::from_slice(&bytes)
-        .ok()
-        .filter(|b: &DevicePollBody| !b.device_code.is_empty())
-        .ok_or_else(|| ApiError::bad_request("the body must be {\"device_code\": \"…\"}"))?;
     let identity = match oidc.device_poll(&asked.device_code).await {
         Ok(DevicePoll::Done(identity)) => identity,
         Ok(poll) => {
@@ -155,36 +145,93 @@ pub async fn device_token(
         }
         Err(e) => return Err(provider_failed(e)),
     };
-    let Some(tenant) = first_tenant(&state, &identity).await? else {
+    credential_for(&state, identity).await
+}
+
+/// The provider and the JSON body of a sign-in request of the CLI, after the
+/// checks each makes first: a provider configured (else `404`), the
+/// client's IP bucket (else `429`), the body read within its bounds (else
+/// `400`). `Err` is the answer.
+pub(super) async fn cli_request<'s, T: serde::de::DeserializeOwned>(
+    state: &'s SharedState,
+    origin: &Origin,
+    request: Request,
+    shape: &str,
+) -> Result<(&'s crate::http::oidc::Oidc, T), Response> {
+    let Some(oidc) = state.oidc.as_ref() else {
+        return Err(not_configured());
+    };
+    if let Some(refusal) = count_attempt(state, origin.client).await {
+        return Err(refusal);
+    }
+    read_json(state, origin, request, shape)
+        .await
+        .map(|asked| (oidc, asked))
+        .map_err(IntoResponse::into_response)
+}
+
+/// The body of `request` as JSON of `T` (at most 4 KiB), read within the
+/// body bounds; `400` naming `shape` otherwise.
+async fn read_json<T: serde::de::DeserializeOwned>(
+    state: &SharedState,
+    origin: &Origin,
+    request: Request,
+    shape: &str,
+) -> Result<T, ApiError> {
+    let refused = || ApiError::bad_request(format!("the body must be {shape}, at most 4 KiB"));
+    let mut reservation = state.inflight.reservation(origin.client);
+    let bytes = body::read_whole(
+        request.into_body(),
+        MAX_POLL_BYTES,
+        state.limits.body_pace,
+        &mut reservation,
+    )
+    .await
+    .map_err(|_| refused())?;
+    drop(reservation);
+    serde_json::from_slice(&bytes).map_err(|_| refused())
+}
+
+/// `200` and a login credential for the person `identity` in the first
+/// tenant by name their groups allow; `403` saying so if none does.
+pub(super) async fn credential_for(
+    state: &SharedState,
+    identity: crate::http::oidc::Identity,
+) -> Result<Response, ApiError> {
+    let now = paste::now();
+    let (person, grant) = teams::grant_of(state, identity, now).await?;
+    let Some(tenant) = grant.tenants.first().cloned() else {
         return Err(ApiError::forbidden(format!(
-            "you signed in as {}, but none of your groups is a tenant of this server",
-            identity.person.name
+            "you signed in as {}, but you belong to no team on this server, so there is \
+             nothing to log in to: snip works for you as for anyone without an account",
+            person.name
         )));
     };
-    let now = paste::now();
-    let answer = open(&state, &tenant, identity.person, now, now).await?;
+    let answer = open(state, &tenant, person, grant, now, now).await?;
     tracing::info!(tenant = %tenant, "a person signed in from the command line");
     Ok(json(StatusCode::OK, &answer))
 }
 
 /// Opens a login credential of `person` in `tenant`, who signed in at the
-/// provider at `signed_in`.
+/// provider at `signed_in` and was granted `grant`.
 async fn open(
     state: &SharedState,
     tenant: &str,
     person: Person,
+    grant: ProviderGrant,
     signed_in: UnixTime,
     now: UnixTime,
 ) -> Result<LoginAnswer, ApiError> {
     let expires = (now + LOGIN_SECS).min(signed_in + SESSION_SECS);
-    let (_, token) = TokenRecord::generate(tenant, false, now, Some(expires))
-        .map_err(|e| ApiError::internal_from("no randomness for a token", e))?;
-    let (secret, mut session) = SessionRecord::generate(token.hash, signed_in)
-        .map_err(|e| ApiError::internal_from("no randomness for a session", e))?;
-    session.expires_at = expires;
-    session.person = Some(person.clone());
-    state.store.create_token(token).await?;
-    state.store.create_session(session).await?;
+    let secret = teams::open(
+        state,
+        person.clone(),
+        grant,
+        Some(tenant),
+        signed_in,
+        expires,
+    )
+    .await?;
     Ok(LoginAnswer {
         credential: format!("{LOGIN_PREFIX}{secret}"),
         tenant: tenant.to_owned(),
@@ -271,7 +318,12 @@ pub async fn refresh(
         .person
         .clone()
         .ok_or_else(|| ApiError::unauthorized("this needs a login credential (snip login)"))?;
-    let answer = open(&state, &tenant, person, session.created_at, now).await?;
+    let Some(grant) = session.provider.clone() else {
+        return Err(ApiError::unauthorized(
+            "this login was not opened through the identity provider; run snip login again",
+        ));
+    };
+    let answer = open(&state, &tenant, person, grant, session.created_at, now).await?;
     end(&state, &session, &token_id).await?;
     Ok(json(StatusCode::OK, &answer))
 }
@@ -296,7 +348,7 @@ async fn end(state: &SharedState, session: &SessionRecord, token_id: &str) -> Re
 /// The answer to a device sign-in the provider's side failed: `502` when it
 /// cannot be reached, `400` when its answer is not acceptable; the reason
 /// goes to the log.
-fn provider_failed(error: OidcError) -> ApiError {
+pub(super) fn provider_failed(error: OidcError) -> ApiError {
     tracing::warn!(error = %error, "a device sign-in through the identity provider failed");
     match error {
         OidcError::Unreachable(_) => ApiError::new(

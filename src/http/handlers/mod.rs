@@ -22,6 +22,7 @@ pub mod hastebin;
 pub mod language;
 pub mod list;
 pub mod login;
+pub mod loopback;
 pub mod meta;
 pub mod my;
 pub mod oidc;
@@ -31,6 +32,7 @@ pub mod program;
 pub mod range;
 pub mod read;
 pub mod session;
+pub mod teams;
 
 use super::api_error::ApiError;
 use super::context::{AnonymousPolicy, Caller};
@@ -43,7 +45,12 @@ pub fn check_can_write(caller: &Caller, anonymous: AnonymousPolicy) -> Result<()
             read_only: true, ..
         } => Err(ApiError::forbidden("this token is read-only")),
         Caller::Tenant { .. } => Ok(()),
-        Caller::Anonymous if anonymous == AnonymousPolicy::Allowed => Ok(()),
+        Caller::Anonymous | Caller::Teamless { .. } if anonymous == AnonymousPolicy::Allowed => {
+            Ok(())
+        }
+        Caller::Teamless { .. } => Err(ApiError::forbidden(
+            "you belong to no team on this server, and it takes pastes only from teams",
+        )),
         Caller::Anonymous => Err(ApiError::unauthorized(
             "anonymous pastes are disabled on this server; send Authorization: Bearer TOKEN",
         )),

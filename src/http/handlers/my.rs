@@ -39,7 +39,7 @@ pub async fn my(
     };
     let Caller::Tenant { tenant, .. } = &caller else {
         return html(account::my_local(
-            Account::SignedOut,
+            Account::of(&caller),
             &state.site.name,
             language::of_request(&headers),
         ));

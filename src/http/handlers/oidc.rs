@@ -3,7 +3,9 @@
 //! fresh `state`, `nonce` and PKCE challenge, kept in a short-lived
 //! `HttpOnly` cookie; `GET /signin/oidc/callback` checks the `state` against
 //! that cookie, exchanges the code, verifies the ID token (`http::oidc`) and
-//! opens a session for the first tenant the person's groups name.
+//! opens a session for the first tenant by name the person's groups name
+//! (`teams`: the header switches to the others), or, for a person in no
+//! tenant, a session with an anonymous visitor's rights.
 //!
 //! The cookie is removed by every callback, so a callback replayed (or
 //! forged without it) finds none and opens nothing; the provider refuses a
@@ -13,7 +15,8 @@
 //!
 //! The session is the token sign-in's: behind it a token of the tenant made
 //! for this sign-in, expiring with the session, so that deleting the tenant
-//! ends it at the next request on every instance.
+//! ends it at the next request on every instance; beside it the person's
+//! groups and the provider's refresh token (`ProviderGrant`).
 
 use axum::Extension;
 use axum::extract::{RawQuery, State};
@@ -23,12 +26,12 @@ use base64::Engine as _;
 use subtle::ConstantTimeEq;
 
 use super::session::{count_attempt, is_secure, local_path, query_field, see_other};
+use super::teams;
 use crate::core::paste;
-use crate::core::tenant::{SessionRecord, TokenRecord};
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::context::Origin;
 use crate::http::context::session_cookie::{self, set_signin_cookie, signin_cookie};
-use crate::http::oidc::{Identity, OidcError, Pending};
+use crate::http::oidc::{OidcError, Pending};
 use crate::http::state::SharedState;
 
 /// The callback's path, which `{public URL}/signin/oidc/callback` registers
@@ -109,70 +112,29 @@ pub async fn callback(
         .finish(&redirect_uri, &pending, &code)
         .await
         .map_err(|e| failed(e, secure))?;
-    let Some(tenant) = first_tenant(&state, &identity)
-        .await
-        .map_err(|e| refusal(e, secure))?
-    else {
-        return Err(refusal(
-            ApiError::forbidden(format!(
-                "you signed in as {}, but none of your groups is a tenant of this server, so you \
-                 can do only what anyone without an account can",
-                identity.person.name
-            )),
-            secure,
-        ));
-    };
     let now = paste::now();
     let lifetime = oidc.session_secs();
-    let expires = now + lifetime;
-    let (_, token) = TokenRecord::generate(&tenant, false, now, Some(expires)).map_err(|e| {
-        refusal(
-            ApiError::internal_from("no randomness for a token", e),
-            secure,
-        )
-    })?;
-    let (secret, mut session) = SessionRecord::generate(token.hash, now).map_err(|e| {
-        refusal(
-            ApiError::internal_from("no randomness for a session", e),
-            secure,
-        )
-    })?;
-    session.person = Some(identity.person);
-    session.expires_at = expires;
-    let token_hash = token.hash;
-    state
-        .store
-        .create_token(token)
+    let (person, grant) = teams::grant_of(&state, identity, now)
         .await
-        .map_err(|e| refusal(e.into(), secure))?;
-    debug_assert_eq!(session.token_hash, token_hash);
-    state
-        .store
-        .create_session(session)
-        .await
-        .map_err(|e| refusal(e.into(), secure))?;
+        .map_err(|e| refusal(e, secure))?;
+    // Of several tenants, the first by name; the header switches to the others.
+    let tenant = grant.tenants.first().cloned();
+    let secret = teams::open(
+        &state,
+        person,
+        grant,
+        tenant.as_deref(),
+        now,
+        now + lifetime,
+    )
+    .await
+    .map_err(|e| refusal(e, secure))?;
     let mut response = see_other(
         &next,
         &session_cookie::set_session_cookie(&secret, lifetime, secure),
     );
     append_cookie(&mut response, &set_signin_cookie("", secure));
     Ok(response)
-}
-
-/// The tenant the first of the person's groups that a tenant accepts
-/// leads to (a tenant accepts the group it names, else the group named
-/// like it); of several tenants accepting one group, the first by name.
-pub(super) async fn first_tenant(
-    state: &SharedState,
-    identity: &Identity,
-) -> Result<Option<String>, ApiError> {
-    let tenants = state.store.tenants().await?;
-    Ok(identity.groups.iter().take(64).find_map(|group| {
-        tenants
-            .iter()
-            .find(|t| t.accepted_group() == group)
-            .map(|t| t.name.clone())
-    }))
 }
 
 /// The sign-in cookie's value: `state`, `nonce`, PKCE verifier and `next`,

@@ -12,10 +12,11 @@
 
 use base64::Engine as _;
 use openidconnect::core::CoreIdToken;
-use openidconnect::{AsyncHttpClient, Nonce};
+use openidconnect::{AsyncHttpClient, Nonce, NonceVerifier};
 use serde::Deserialize;
 
 use super::{Identity, Oidc, OidcError, chain};
+use crate::core::tenant::RefreshToken;
 
 /// What the provider answers a device authorization request with.
 #[derive(Debug, Clone, Deserialize)]
@@ -97,7 +98,7 @@ impl Oidc {
 
     /// A form `fields` posted to `url` with the client's credentials
     /// (`client_secret_basic`): the status and the JSON answer.
-    async fn post_form(
+    pub(super) async fn post_form(
         &self,
         url: &str,
         fields: &[(&str, &str)],
@@ -134,7 +135,7 @@ impl Oidc {
         let Some(endpoint) = self.device_endpoint().await? else {
             return Ok(None);
         };
-        let scope = format!("openid profile {}", self.settings.tenant_claim);
+        let scope = self.scopes().await?.join(" ");
         let (status, json) = self
             .post_form(
                 &endpoint,
@@ -152,14 +153,20 @@ impl Oidc {
             .map_err(|e| OidcError::Unreachable(format!("a malformed device authorization: {e}")))
     }
 
-    /// Asks the provider whether the device sign-in of `device_code` is done.
-    pub async fn device_poll(&self, device_code: &str) -> Result<DevicePoll, OidcError> {
-        let metadata = self.metadata(false).await?;
-        let token_endpoint = metadata
+    /// The provider's token endpoint.
+    pub(super) async fn token_endpoint(&self) -> Result<String, OidcError> {
+        Ok(self
+            .metadata(false)
+            .await?
             .token_endpoint()
             .ok_or_else(|| OidcError::Refused("the provider has no token endpoint".into()))?
             .url()
-            .to_string();
+            .to_string())
+    }
+
+    /// Asks the provider whether the device sign-in of `device_code` is done.
+    pub async fn device_poll(&self, device_code: &str) -> Result<DevicePoll, OidcError> {
+        let token_endpoint = self.token_endpoint().await?;
         let (status, json) = self
             .post_form(
                 &token_endpoint,
@@ -185,20 +192,35 @@ impl Oidc {
                 ))),
             };
         }
+        self.identity_in(&json, no_nonce)
+            .await
+            .map(DevicePoll::Done)
+    }
+
+    /// The identity in a token endpoint's JSON answer: its ID token verified
+    /// (`nonce` checking the nonce), and its refresh token if any.
+    pub(super) async fn identity_in<N: NonceVerifier + Copy>(
+        &self,
+        json: &serde_json::Value,
+        nonce: N,
+    ) -> Result<Identity, OidcError> {
         let id_token: CoreIdToken = json
             .get("id_token")
             .and_then(serde_json::Value::as_str)
             .ok_or_else(|| OidcError::Refused("the answer carries no ID token".into()))?
             .parse()
             .map_err(|e| OidcError::Refused(format!("the ID token is malformed: {e}")))?;
-        self.identity_of(&id_token, no_nonce)
-            .await
-            .map(DevicePoll::Done)
+        let mut identity = self.identity_of(&id_token, nonce).await?;
+        identity.refresh_token = json
+            .get("refresh_token")
+            .and_then(serde_json::Value::as_str)
+            .map(|token| RefreshToken(token.to_owned()));
+        Ok(identity)
     }
 }
 
 /// The OAuth `error` of an answer, at most 64 characters of it.
-fn error_of(json: &serde_json::Value) -> String {
+pub(super) fn error_of(json: &serde_json::Value) -> String {
     json.get("error")
         .and_then(serde_json::Value::as_str)
         .unwrap_or("(no error code)")

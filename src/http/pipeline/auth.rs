@@ -259,15 +259,25 @@ fn admit(
     let verdict = verdict.map_err(|store| Refusal::Error(store.into()))?;
     if let Verdict::Limited { limit, retry_after } = verdict {
         state.metrics.rate_limited(match caller {
-            Caller::Anonymous => Bucket::Ip,
+            Caller::Anonymous | Caller::Teamless { .. } => Bucket::Ip,
             Caller::Tenant { .. } => Bucket::Tenant,
         });
         return Err(Refusal::Limited { limit, retry_after });
     }
-    if matches!(caller, Caller::Anonymous) && state.auth.anonymous == AnonymousPolicy::Off {
-        return Err(Refusal::Error(ApiError::unauthorized(
-            "this server needs a token: send Authorization: Bearer TOKEN",
-        )));
+    if state.auth.anonymous == AnonymousPolicy::Off {
+        match caller {
+            Caller::Anonymous => {
+                return Err(Refusal::Error(ApiError::unauthorized(
+                    "this server needs a token: send Authorization: Bearer TOKEN",
+                )));
+            }
+            Caller::Teamless { .. } => {
+                return Err(Refusal::Error(ApiError::forbidden(
+                    "you belong to no team on this server, and it serves only teams",
+                )));
+            }
+            Caller::Tenant { .. } => {}
+        }
     }
     Ok((caller, verdict))
 }

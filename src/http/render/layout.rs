@@ -55,25 +55,42 @@ pub enum Account<'a> {
         name: &'a str,
         /// The tenant they act for.
         tenant: &'a str,
+        /// The other tenants their groups let them switch to.
+        teams: &'a [String],
     },
+    /// A person signed in through the identity provider who belongs to no
+    /// tenant: their name, and that they have an anonymous visitor's rights.
+    Teamless(&'a str),
 }
 
 impl<'a> Account<'a> {
     /// The header's account of a request by `caller`.
     pub fn of(caller: &'a Caller) -> Self {
-        match (caller.tenant_name(), caller.person()) {
-            (Some(tenant), Some(person)) => Self::Person {
-                name: &person.name,
+        match caller {
+            Caller::Tenant {
                 tenant,
+                person: Some(person),
+                teams,
+                ..
+            } => Self::Person {
+                name: &person.name,
+                tenant: &tenant.name,
+                teams,
             },
-            (Some(tenant), None) => Self::SignedIn(tenant),
-            (None, _) => Self::SignedOut,
+            Caller::Tenant { tenant, .. } => Self::SignedIn(&tenant.name),
+            Caller::Teamless { person } => Self::Teamless(&person.name),
+            Caller::Anonymous => Self::SignedOut,
         }
     }
 
     /// Whether a tenant is signed in.
     pub fn is_signed_in(&self) -> bool {
         matches!(self, Self::SignedIn(_) | Self::Person { .. })
+    }
+
+    /// Whether a person in no tenant is signed in.
+    pub fn is_teamless(&self) -> bool {
+        matches!(self, Self::Teamless(_))
     }
 
     /// Whether a person is signed in (who may author only-me pastes).

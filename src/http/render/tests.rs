@@ -229,9 +229,12 @@ fn new_paste_escapes_the_tenant() {
 /// The header names the person and the tenant a provider's sign-in gave.
 #[test]
 fn header_escapes_the_person() {
+    let teams = [EVIL.to_owned()];
     let account = Account::Person {
         name: EVIL,
         tenant: EVIL,
+        teams: &teams,
     };
-    assert_escaped(&my_local(account, "snip", Lang::En), 2);
+    assert_escaped(&my_local(account, "snip", Lang::En), 3);
+    assert_escaped(&my_local(Account::Teamless(EVIL), "snip", Lang::En), 1);
 }

@@ -35,7 +35,9 @@ use super::EmbeddedStore;
 use super::space::Space;
 use crate::core::UnixTime;
 use crate::core::paste;
-use crate::core::tenant::{Authority, ProgramInfo, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{
+    Authority, ProgramInfo, ProviderGrant, SessionRecord, Tenant, TokenRecord,
+};
 use crate::store::{AccountStore, StoreError};
 
 /// The in-memory, write-through view of tenants and tokens.
@@ -281,7 +283,10 @@ impl Accounts {
     /// refuses it, as [`StoreError::NoSuchTenant`]).
     pub fn create_session(&self, record: &SessionRecord) -> Result<(), StoreError> {
         let state = self.write();
-        if !state.tokens.contains_key(&record.token_hash) {
+        if record
+            .token_hash
+            .is_some_and(|hash| !state.tokens.contains_key(&hash))
+        {
             return Err(StoreError::NoSuchTenant);
         }
         self.space.check_change()?;
@@ -311,8 +316,11 @@ impl Accounts {
             let state = self.read();
             for entry in self.sessions_ks.iter() {
                 let (key, value) = entry.into_inner()?;
-                let alive = serde_json::from_slice::<SessionRecord>(&value)
-                    .is_ok_and(|s| !s.is_expired(now) && state.tokens.contains_key(&s.token_hash));
+                let alive = serde_json::from_slice::<SessionRecord>(&value).is_ok_and(|s| {
+                    !s.is_expired(now)
+                        && s.token_hash
+                            .is_none_or(|hash| state.tokens.contains_key(&hash))
+                });
                 if !alive {
                     dead.push(key);
                 }
@@ -328,6 +336,34 @@ impl Accounts {
         }
         batch.commit()?;
         Ok(dead.len())
+    }
+
+    /// Replaces the provider's grant of a stored session (keeping the
+    /// tenants it allowed at sign-in) if it was last asked at `asked_at`;
+    /// `false` if the session is gone or was checked meanwhile.
+    pub fn save_grant(
+        &self,
+        hash: &[u8; 32],
+        grant: &ProviderGrant,
+        asked_at: UnixTime,
+    ) -> Result<bool, StoreError> {
+        let _state = self.write();
+        let Some(mut record) = self.session(hash)? else {
+            return Ok(false);
+        };
+        let Some(stored) = record
+            .provider
+            .as_mut()
+            .filter(|g| g.checked_at == asked_at)
+        else {
+            return Ok(false);
+        };
+        stored.groups.clone_from(&grant.groups);
+        stored.refresh_token.clone_from(&grant.refresh_token);
+        stored.checked_at = grant.checked_at;
+        self.space.check_change()?;
+        self.sessions_ks.insert(hash.as_slice(), encode(&record)?)?;
+        Ok(true)
     }
 
     /// Deletes a session under the lock a commit [`Held`], so a write
@@ -459,6 +495,17 @@ impl AccountStore for EmbeddedStore {
 
     async fn session(&self, hash: &[u8; 32]) -> Result<Option<SessionRecord>, StoreError> {
         self.inner.accounts.session(hash)
+    }
+
+    async fn save_grant(
+        &self,
+        hash: &[u8; 32],
+        grant: &ProviderGrant,
+        asked_at: UnixTime,
+    ) -> Result<bool, StoreError> {
+        let saved = self.noted(self.inner.accounts.save_grant(hash, grant, asked_at))?;
+        self.durable().await?;
+        Ok(saved)
     }
 
     async fn delete_session(&self, hash: &[u8; 32]) -> Result<bool, StoreError> {

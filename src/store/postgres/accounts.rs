@@ -18,7 +18,9 @@ use super::notify::{self, Invalidation};
 use super::rows::{to_i64, to_u64};
 use super::{PostgresStore, db_error};
 use crate::core::UnixTime;
-use crate::core::tenant::{Person, ProgramInfo, Rate, SessionRecord, Tenant, TokenRecord};
+use crate::core::tenant::{
+    Person, ProgramInfo, ProviderGrant, Rate, RefreshToken, SessionRecord, Tenant, TokenRecord,
+};
 use crate::store::{AccountStore, StoreError};
 
 const TENANT_COLUMNS: &str = "name, created_at, max_bytes, max_paste_bytes, rate_count, rate_per_secs, burst, \
@@ -458,17 +460,23 @@ impl AccountStore for PostgresStore {
     async fn create_session(&self, record: SessionRecord) -> Result<(), StoreError> {
         self.within(async {
             let client = self.client().await?;
+            let grant = record.provider.as_ref();
             let result = client
                 .execute(
-                    "INSERT INTO sessions (hash, token_hash, created_at, expires_at, subject, person_name)
-                     VALUES ($1, $2, $3, $4, $5, $6)",
+                    "INSERT INTO sessions (hash, token_hash, created_at, expires_at, subject, person_name,
+                                           groups, tenants, refresh_token, checked_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
                     &[
                         &record.hash.as_slice(),
-                        &record.token_hash.as_slice(),
+                        &record.token_hash.as_ref().map(|h| h.as_slice()),
                         &to_i64(record.created_at),
                         &to_i64(record.expires_at),
                         &record.person.as_ref().map(|p| p.subject.as_str()),
                         &record.person.as_ref().map(|p| p.name.as_str()),
+                        &grant.map(|g| &g.groups),
+                        &grant.map(|g| &g.tenants),
+                        &grant.and_then(|g| g.refresh_token.as_ref()).map(|t| t.0.as_str()),
+                        &grant.map(|g| to_i64(g.checked_at)),
                     ],
                 )
                 .await;
@@ -482,7 +490,8 @@ impl AccountStore for PostgresStore {
             let client = self.client().await?;
             let stmt = client
                 .prepare_cached(
-                    "SELECT hash, token_hash, created_at, expires_at, subject, person_name
+                    "SELECT hash, token_hash, created_at, expires_at, subject, person_name,
+                            groups, tenants, refresh_token, checked_at
                      FROM sessions WHERE hash = $1",
                 )
                 .await
@@ -494,21 +503,58 @@ impl AccountStore for PostgresStore {
             else {
                 return Ok(None);
             };
-            let bytes = |i: usize| -> Result<[u8; 32], StoreError> {
-                row.get::<_, Vec<u8>>(i)
+            let bytes = |bytes: Vec<u8>| -> Result<[u8; 32], StoreError> {
+                bytes
                     .try_into()
                     .map_err(|_| StoreError::Corrupt("a session hash is not 32 bytes".into()))
             };
+            let provider = match (row.get::<_, Option<Vec<String>>>(6), row.get(7)) {
+                (Some(groups), Some(tenants)) => Some(ProviderGrant {
+                    groups,
+                    tenants,
+                    refresh_token: row.get::<_, Option<String>>(8).map(RefreshToken),
+                    checked_at: to_u64(row.get::<_, Option<i64>>(9).unwrap_or(0)),
+                }),
+                _ => None,
+            };
             Ok(Some(SessionRecord {
-                hash: bytes(0)?,
-                token_hash: bytes(1)?,
+                hash: bytes(row.get(0))?,
+                token_hash: row.get::<_, Option<Vec<u8>>>(1).map(bytes).transpose()?,
                 created_at: to_u64(row.get(2)),
                 expires_at: to_u64(row.get(3)),
                 person: match (row.get::<_, Option<String>>(4), row.get(5)) {
                     (Some(subject), Some(name)) => Some(Person { subject, name }),
                     _ => None,
                 },
+                provider,
             }))
+        })
+        .await
+    }
+
+    async fn save_grant(
+        &self,
+        hash: &[u8; 32],
+        grant: &ProviderGrant,
+        asked_at: UnixTime,
+    ) -> Result<bool, StoreError> {
+        self.within(async {
+            let client = self.client().await?;
+            let updated = client
+                .execute(
+                    "UPDATE sessions SET groups = $2, refresh_token = $3, checked_at = $4
+                     WHERE hash = $1 AND checked_at = $5",
+                    &[
+                        &hash.as_slice(),
+                        &grant.groups,
+                        &grant.refresh_token.as_ref().map(|t| t.0.as_str()),
+                        &to_i64(grant.checked_at),
+                        &to_i64(asked_at),
+                    ],
+                )
+                .await
+                .map_err(db_error)?;
+            Ok(updated > 0)
         })
         .await
     }

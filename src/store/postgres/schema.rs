@@ -34,6 +34,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     migration!("0007_tenant_programs"),
     migration!("0008_paste_author"),
     migration!("0009_search"),
+    migration!("0010_session_grant"),
 ];
 
 /// The schema version this binary writes.

@@ -43,6 +43,16 @@ impl Provider {
     /// [`Self::start`], the provider naming itself `issuer` (a proxy in
     /// front of it) when given.
     pub fn start_as(issuer: Option<&str>) -> Option<Self> {
+        Self::start_with(issuer, false)
+    }
+
+    /// [`Self::start`], the client a native application (a loopback
+    /// redirect URI matches on any port) and no device flow offered.
+    pub fn start_native() -> Option<Self> {
+        Self::start_with(None, true)
+    }
+
+    fn start_with(issuer: Option<&str>, native: bool) -> Option<Self> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let script = root.join("web/test/oidc-provider.mjs");
         if !root.join("web/node_modules/oidc-provider").is_dir() {
@@ -56,6 +66,9 @@ impl Provider {
         let mut command = Command::new("node");
         if let Some(issuer) = issuer {
             command.env("OIDC_ISSUER", issuer);
+        }
+        if native {
+            command.env("OIDC_NATIVE", "1");
         }
         let mut child = command
             .arg(script)
@@ -114,7 +127,15 @@ impl Provider {
         self.expect("ready");
     }
 
-    /// Gives the account `login` the groups `groups` from its next sign-in on.
+    /// Removes the account `login`: the provider refuses to renew its
+    /// sign-ins from now on.
+    pub fn remove(&mut self, login: &str) {
+        writeln!(self.stdin, "gone {login}").expect("write to the provider");
+        self.expect("ok");
+    }
+
+    /// Gives the account `login` the groups `groups` from its next sign-in
+    /// (or renewal) on.
     pub fn set_groups(&mut self, login: &str, groups: &[&str]) {
         writeln!(self.stdin, "groups {login} {}", groups.join(",")).expect("write to the provider");
         self.expect("ok");
@@ -137,7 +158,7 @@ impl Drop for Provider {
 }
 
 /// A browser's cookies for one host, kept by hand.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Jar(BTreeMap<String, String>);
 
 impl Jar {
@@ -179,10 +200,7 @@ impl Jar {
 
 /// A client that follows no redirects.
 pub fn no_redirects() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+    super::http::client()
 }
 
 /// Goes through the provider's pages from its authorization URL `start` as

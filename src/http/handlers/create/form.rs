@@ -35,7 +35,9 @@ pub async fn form(
         let (choices, default) = ttl_choices(&state);
         let may_create = match &caller {
             Caller::Tenant { read_only, .. } => !read_only,
-            Caller::Anonymous => state.auth.anonymous == AnonymousPolicy::Allowed,
+            Caller::Anonymous | Caller::Teamless { .. } => {
+                state.auth.anonymous == AnonymousPolicy::Allowed
+            }
         };
         let account = Account::of(&caller);
         let mut response = Html(pages::new_paste(&pages::NewPasteOptions {

@@ -126,7 +126,7 @@ fn paste_limit(state: &SharedState, caller: &Caller) -> u64 {
         Caller::Tenant { tenant, .. } => tenant
             .max_paste_bytes
             .unwrap_or(state.limits.max_paste_bytes),
-        Caller::Anonymous => state.limits.max_paste_bytes,
+        Caller::Anonymous | Caller::Teamless { .. } => state.limits.max_paste_bytes,
     }
 }
 
@@ -177,12 +177,12 @@ async fn store_paste(
             let max_body = paste_limit(state, caller);
             policy::apply(state, tenant, &options, ttl, (body, files), max_body).await?
         }
-        Caller::Anonymous => (body, files),
+        Caller::Anonymous | Caller::Teamless { .. } => (body, files),
     };
     let limits = PutLimits {
         owner_max_bytes: match caller {
             Caller::Tenant { tenant, .. } => tenant.max_bytes,
-            Caller::Anonymous => None,
+            Caller::Anonymous | Caller::Teamless { .. } => None,
         },
         authority: caller.authority().copied(),
     };

@@ -77,10 +77,11 @@ async fn a_store_settles_until_a_write_gives_the_sweeper_work() {
     sweep_until_settled(&store).await;
     let session = SessionRecord {
         hash: [1; 32],
-        token_hash: token.hash,
+        token_hash: Some(token.hash),
         created_at: 1,
         expires_at: 100,
         person: None,
+        provider: None,
     };
     store.create_session(session).await.unwrap();
     assert!(woken(&store), "a session did not wake the sweeper");
