@@ -232,6 +232,10 @@ pub struct SessionRecord {
     pub provider: Option<ProviderGrant>,
 }
 
+/// The most groups of a person that are looked at and kept
+/// ([`ProviderGrant::groups`]).
+pub const MAX_GROUPS: usize = 64;
+
 /// What the identity provider said of a signed-in person, kept with their
 /// session: the groups of its last answer, the tenants those groups let the
 /// session switch to, and the refresh token that asks it again.

@@ -15,11 +15,10 @@
 use axum::http::StatusCode;
 
 use super::api_error::{ApiError, ErrorCode};
-use super::handlers::teams::MAX_GROUPS;
 use super::oidc::OidcError;
 use super::state::SharedState;
 use crate::core::paste;
-use crate::core::tenant::{ProviderGrant, SessionRecord};
+use crate::core::tenant::{MAX_GROUPS, ProviderGrant, SessionRecord};
 
 /// Why a session ended at a check.
 const REFUSED: &str = "your session has ended: the identity provider no longer confirms your \

@@ -381,6 +381,15 @@ async fn samples(server: &Server) -> Vec<Sample> {
             "/session/tenant",
             request(Method::POST, "/session/tenant", &[]).body("tenant=team"),
         ),
+        same(
+            "/lang",
+            request(
+                Method::POST,
+                "/lang",
+                &[("content-type", "application/x-www-form-urlencoded")],
+            )
+            .body("lang=de&next=/new"),
+        ),
         same("/api/admin/tenants", get("/api/admin/tenants", &[admin])),
         same(
             "/api/admin/tenants",

@@ -32,6 +32,7 @@ const LAYERS: &[&[&str]] = &[
         "http::ratelimit",
         "http::forwarded",
         "http::oidc",
+        "http::recheck",
     ],
     &["http::body", "http::inflight", "http::outbound"],
     &["http::api_error", "http::context", "http::client_net"],

@@ -20,14 +20,11 @@ use axum::response::{IntoResponse, Response};
 use super::session::{check_form_post, is_secure, query_field, see_other};
 use crate::core::UnixTime;
 use crate::core::paste::{self, hash_token};
-use crate::core::tenant::{Person, ProviderGrant, SessionRecord, TokenRecord};
+use crate::core::tenant::{MAX_GROUPS, Person, ProviderGrant, SessionRecord, TokenRecord};
 use crate::http::api_error::{ApiError, ErrorCode};
 use crate::http::body;
 use crate::http::context::{Caller, Origin, session_cookie};
 use crate::http::state::SharedState;
-
-/// The most groups of a person that are looked at and kept.
-pub const MAX_GROUPS: usize = 64;
 
 /// The largest switcher form: a tenant's name.
 const MAX_FORM_BYTES: u64 = 1024;
