@@ -420,7 +420,6 @@ class Editor {
       await this.createFiles();
       return;
     }
-    const button = $('button[type=submit]', this.form);
     const encrypted = $('#encrypt').checked;
     const password = $('#password').value;
     const name = this.name.value.trim();
@@ -438,32 +437,21 @@ class Editor {
       say(this.status, t('paste-too-large', { size: formatBytes(content.length), max: formatBytes(this.maxSize) }), 'error');
       return;
     }
-    button.disabled = true;
-    let body;
-    let contentType = null;
-    let key = null;
-    try {
+    await this.submit(async () => {
       if (encrypted) {
         const meta = { lang: lang || undefined, name: name || undefined, type: this.attachment?.type };
-        ({ body, key } = await this.seal(content, meta, params, password));
-        contentType = 'application/octet-stream';
-      } else if (this.attachment) {
-        body = new FormData();
-        body.append('file', new Blob([content], { type: this.attachment.type }), name || this.attachment.name);
-      } else {
-        if (lang) params.set('lang', lang);
-        if (name) params.set('name', name);
-        body = content;
-        contentType = 'text/plain; charset=utf-8';
+        const { body, key } = await this.seal(content, meta, params, password);
+        return { body, key, contentType: 'application/octet-stream', size: body.length };
       }
-      const size = body instanceof FormData ? content.length : body.length;
-      await this.send(params, { body, contentType, size }, { key, encrypted, withPassword: Boolean(password && encrypted), visibility });
-    } catch (error) {
-      if (error instanceof Cancelled) say(this.status, error.message);
-      else say(this.status, t('create-failed', { reason: describeError(error) }), 'error');
-    } finally {
-      button.disabled = false;
-    }
+      if (this.attachment) {
+        const body = new FormData();
+        body.append('file', new Blob([content], { type: this.attachment.type }), name || this.attachment.name);
+        return { body, size: content.length };
+      }
+      if (lang) params.set('lang', lang);
+      if (name) params.set('name', name);
+      return { body: content, contentType: 'text/plain; charset=utf-8', size: content.length };
+    }, params, { encrypted, password, visibility });
   }
 
   /**
@@ -549,26 +537,34 @@ class Editor {
     const encrypted = $('#encrypt').checked;
     const password = $('#password').value;
     const { params, visibility } = this.lifetimeParams();
+    await this.submit(async () => {
+      if (!encrypted) {
+        const body = new FormData();
+        for (const file of files) body.append('file', new Blob([file.bytes], { type: file.type }), file.name);
+        return { body, size };
+      }
+      const content = new Uint8Array(size);
+      let at = 0;
+      for (const file of files) {
+        content.set(file.bytes, at);
+        at += file.size;
+      }
+      const list = files.map(({ name, size, lang, type }) => ({ name, size, lang, type }));
+      const { body, key } = await this.seal(content, { files: list }, params, password);
+      return { body, key, contentType: 'application/octet-stream', size };
+    }, params, { encrypted, password, visibility });
+  }
+
+  /**
+   * Sends what `prepare()` makes (`{ body, contentType, key, size }`:
+   * `contentType` absent for a form, `key` for an encrypted paste) with the
+   * submit button disabled meanwhile, and says why it failed if it did.
+   */
+  async submit(prepare, params, { encrypted, password, visibility }) {
     const button = $('button[type=submit]', this.form);
     button.disabled = true;
-    let body;
-    let contentType = null;
-    let key = null;
     try {
-      if (encrypted) {
-        const content = new Uint8Array(size);
-        let at = 0;
-        for (const file of files) {
-          content.set(file.bytes, at);
-          at += file.size;
-        }
-        const list = files.map(({ name, size, lang, type }) => ({ name, size, lang, type }));
-        ({ body, key } = await this.seal(content, { files: list }, params, password));
-        contentType = 'application/octet-stream';
-      } else {
-        body = new FormData();
-        for (const file of files) body.append('file', new Blob([file.bytes], { type: file.type }), file.name);
-      }
+      const { body, contentType = null, key = null, size } = await prepare();
       await this.send(params, { body, contentType, size }, { key, encrypted, withPassword: Boolean(password && encrypted), visibility });
     } catch (error) {
       if (error instanceof Cancelled) say(this.status, error.message);
