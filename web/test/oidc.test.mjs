@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { startServer } from './server.mjs';
+import { startServer, stores } from './server.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const ADMIN = 'admin-token-for-oidc-0123456789abcdef';
@@ -62,7 +62,7 @@ export async function startProvider() {
   };
 }
 
-describe('signing in through an identity provider', () => {
+for (const store of stores) describe(`signing in through an identity provider (${store} store)`, () => {
   let provider;
   let snip;
   let browser;
@@ -76,7 +76,7 @@ describe('signing in through an identity provider', () => {
       `--oidc-issuer=${provider.issuer}`,
       '--oidc-client-id=snip',
       `--oidc-client-secret-file=${secretFile}`,
-    ]);
+    ], { store });
     await provider.configure([`${snip.url}/signin/oidc/callback`]);
     for (const name of ['team', 'other']) {
       const response = await fetch(`${snip.url}/api/admin/tenants`, {

@@ -53,10 +53,24 @@ export function wasmOf(watPath) {
   return bytes;
 }
 
-/** Starts snip with extra flags; resolves to {url, stop, logs}. */
-export async function startServer(args = []) {
+/**
+ * The stores a suite may run on: the embedded one, and PostgreSQL when
+ * SNIP_TEST_DATABASE_URL names a database (as `.ci/run` does).
+ */
+export const stores = process.env.SNIP_TEST_DATABASE_URL ? ['embedded', 'postgres'] : ['embedded'];
+
+let schemas = 0;
+
+/**
+ * Starts snip with extra flags, on `store` (a fresh schema of the test
+ * database for 'postgres', dropped by `stop`); resolves to {url, stop, logs}.
+ */
+export async function startServer(args = [], { store = 'embedded' } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'snip-e2e-'));
-  const child = spawn(snipBinary(), ['serve', '--listen=127.0.0.1:0', `--data-dir=${join(dir, 'data')}`, '--ip-rate=off', ...args], {
+  const database = process.env.SNIP_TEST_DATABASE_URL;
+  const schema = store === 'postgres' ? `snip_web_${process.pid}_${Date.now()}_${schemas++}` : null;
+  const storeArgs = schema ? [`--store=${database}`, `--store-schema=${schema}`] : [];
+  const child = spawn(snipBinary(), ['serve', '--listen=127.0.0.1:0', `--data-dir=${join(dir, 'data')}`, '--ip-rate=off', ...storeArgs, ...args], {
     env: serverEnv(),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -81,6 +95,7 @@ export async function startServer(args = []) {
       await exited;
     }
     rmSync(dir, { recursive: true, force: true });
+    if (schema) spawnSync('psql', [database, '-qc', `DROP SCHEMA IF EXISTS "${schema}" CASCADE`], { stdio: 'inherit' });
   };
   return { url, stop, logs, binary: snipBinary() };
 }
