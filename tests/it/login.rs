@@ -7,15 +7,12 @@
 //! CLI's own before expiry), and `logout` revokes it on the server. A forged device code, a person in no
 //! tenant group and a server without a provider are each refused.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::oidc::{Setup, serve};
 use crate::support::Server;
-use crate::support::cli::{isolated, run_cli, stdout, succeeded};
+use crate::support::cli::{CliLogin, run_cli, stdout, succeeded};
 use crate::support::oidc_provider::{Provider, approve_device, no_redirects};
 
 /// The provider and snip, or `None` where the provider cannot run.
@@ -26,37 +23,15 @@ async fn setup() -> Option<Setup> {
 /// Runs `snip login` against `server` with client directory `dir`, and
 /// approves its code at the provider as `person`; the CLI's output.
 async fn login(server: &Server, dir: &std::path::Path, person: &str) -> std::process::Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_snip"));
-    let mut child = isolated(&mut command, server, dir)
-        .arg("login")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut page = None;
-    let mut shown = Vec::new();
-    for line in lines.by_ref() {
-        let line = line.unwrap();
-        shown.push(line.clone());
-        if let Some(url) = line.strip_prefix("To sign in, open ") {
-            page = Some(url.to_owned());
-        }
-        if line.starts_with("and enter the code ") {
-            break;
-        }
-    }
-    let page = page.unwrap_or_else(|| panic!("no page shown: {shown:?}"));
-    let done = approve_device(&no_redirects(), &page, person).await;
+    let login = CliLogin::start(server, dir, &[], |line| {
+        line.starts_with("and enter the code ")
+    });
+    let done = approve_device(&no_redirects(), &login.page, person).await;
     assert!(
         done.contains("Sign-in Success") || done.contains("success"),
         "{done}"
     );
-    let rest: Vec<String> = lines.map(Result::unwrap).collect();
-    let mut output = child.wait_with_output().unwrap();
-    output.stderr = [shown, rest].concat().join("\n").into_bytes();
-    output
+    login.finish()
 }
 
 /// Standard output of a command that must have succeeded.

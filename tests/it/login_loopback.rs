@@ -7,13 +7,10 @@
 //! wrong `state`, nobody coming back, and redirect URIs or fields that are
 //! not the loopback form are each refused.
 
-use std::io::{BufRead, BufReader, Lines};
-use std::process::{Child, ChildStderr, Command, Stdio};
-
 use serde_json::{Value, json};
 
 use crate::oidc::{Setup, serve};
-use crate::support::cli::{isolated, run_cli, stdout, succeeded};
+use crate::support::cli::{CliLogin, run_cli, stdout, succeeded};
 use crate::support::oidc_provider::{Provider, log_in, no_redirects};
 
 /// The provider (native client, no device flow) and snip, or `None` where
@@ -22,56 +19,12 @@ async fn setup() -> Option<Setup> {
     Some(serve(Provider::start_native()?).await)
 }
 
-/// A running `snip login` and the page it printed.
-struct Login {
-    child: Child,
-    lines: Lines<BufReader<ChildStderr>>,
-    shown: Vec<String>,
-    page: String,
-}
-
-impl Login {
-    /// Starts `snip login` (with `extra` arguments) for the client
-    /// directory `dir`, up to the page it prints.
-    fn start(setup: &Setup, dir: &std::path::Path, extra: &[&str]) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_snip"));
-        let mut child = isolated(&mut command, &setup.server, dir)
-            .arg("login")
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let mut shown = Vec::new();
-        let mut page = None;
-        for line in lines.by_ref() {
-            let line = line.unwrap();
-            shown.push(line.clone());
-            if let Some(url) = line.strip_prefix("To sign in, open ") {
-                page = Some(url.to_owned());
-            }
-            if line.starts_with("Waiting for the sign-in") || line.starts_with("error") {
-                break;
-            }
-        }
-        let page = page.unwrap_or_else(|| panic!("no page shown: {shown:?}"));
-        Self {
-            child,
-            lines,
-            shown,
-            page,
-        }
-    }
-
-    /// The CLI's exit and everything it printed on standard error.
-    fn finish(self) -> std::process::Output {
-        let rest: Vec<String> = self.lines.map(Result::unwrap).collect();
-        let mut output = self.child.wait_with_output().unwrap();
-        output.stderr = [self.shown, rest].concat().join("\n").into_bytes();
-        output
-    }
+/// Starts `snip login` (with `extra` arguments) for the client directory
+/// `dir`, up to the page it prints.
+fn start_login(setup: &Setup, dir: &std::path::Path, extra: &[&str]) -> CliLogin {
+    CliLogin::start(&setup.server, dir, extra, |line| {
+        line.starts_with("Waiting for the sign-in") || line.starts_with("error")
+    })
 }
 
 /// The value of `name` in the query of `url`.
@@ -90,7 +43,7 @@ fn query_value(url: &str, name: &str) -> String {
 async fn signs_in_through_a_loopback_redirect() {
     let Some(setup) = setup().await else { return };
     let dir = tempfile::tempdir().unwrap();
-    let login = Login::start(&setup, dir.path(), &[]);
+    let login = start_login(&setup, dir.path(), &[]);
     let redirect = query_value(&login.page, "redirect_uri");
     assert!(
         redirect.starts_with("http://127.0.0.1:") && redirect.ends_with("/snip-login"),
@@ -130,7 +83,7 @@ async fn signs_in_through_a_loopback_redirect() {
 async fn an_answer_with_the_wrong_state_is_refused() {
     let Some(setup) = setup().await else { return };
     let dir = tempfile::tempdir().unwrap();
-    let login = Login::start(&setup, dir.path(), &[]);
+    let login = start_login(&setup, dir.path(), &[]);
     let redirect = query_value(&login.page, "redirect_uri");
     let forged = format!("{redirect}?code=forged&state=not-the-state");
     let page = no_redirects().get(&forged).send().await.unwrap();
@@ -147,7 +100,7 @@ async fn an_answer_with_the_wrong_state_is_refused() {
 async fn nobody_coming_back_times_out() {
     let Some(setup) = setup().await else { return };
     let dir = tempfile::tempdir().unwrap();
-    let login = Login::start(&setup, dir.path(), &["--timeout=1s"]);
+    let login = start_login(&setup, dir.path(), &["--timeout=1s"]);
     let output = login.finish();
     assert!(!output.status.success());
     let said = String::from_utf8_lossy(&output.stderr).into_owned();

@@ -1,7 +1,8 @@
 //! Running the `snip` command-line client against a test server.
 
+use std::io::{BufRead, BufReader, Lines};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, ChildStderr, Command, Output, Stdio};
 
 use super::server::Server;
 
@@ -48,6 +49,60 @@ pub fn run_cli_in(
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
     }
     child.wait_with_output().unwrap()
+}
+
+/// A running `snip login` and the provider's page it printed.
+pub struct CliLogin {
+    child: Child,
+    lines: Lines<BufReader<ChildStderr>>,
+    shown: Vec<String>,
+    /// The page the CLI asks the person to open.
+    pub page: String,
+}
+
+impl CliLogin {
+    /// Starts `snip login` (with `extra` arguments) against `server` with
+    /// client directory `dir`, and reads its standard error up to the first
+    /// line `stop` accepts; the page must have been printed by then.
+    pub fn start(server: &Server, dir: &Path, extra: &[&str], stop: fn(&str) -> bool) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_snip"));
+        let mut child = isolated(&mut command, server, dir)
+            .arg("login")
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut shown = Vec::new();
+        let mut page = None;
+        for line in lines.by_ref() {
+            let line = line.unwrap();
+            shown.push(line.clone());
+            if let Some(url) = line.strip_prefix("To sign in, open ") {
+                page = Some(url.to_owned());
+            }
+            if stop(&line) {
+                break;
+            }
+        }
+        let page = page.unwrap_or_else(|| panic!("no page shown: {shown:?}"));
+        Self {
+            child,
+            lines,
+            shown,
+            page,
+        }
+    }
+
+    /// The CLI's exit and everything it printed on standard error.
+    pub fn finish(self) -> Output {
+        let rest: Vec<String> = self.lines.map(Result::unwrap).collect();
+        let mut output = self.child.wait_with_output().unwrap();
+        output.stderr = [self.shown, rest].concat().join("\n").into_bytes();
+        output
+    }
 }
 
 /// Points a client command at `server` with its own client directory, no
