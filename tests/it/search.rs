@@ -262,6 +262,28 @@ async fn the_index_is_rebuilt_when_missing() {
     }
 }
 
+/// An embedded index left by a version with another layout (its clean mark
+/// does not name this one's) is rebuilt, not opened: here its files are
+/// gone too, so an index opened as it is would find nothing.
+#[tokio::test]
+async fn an_index_of_another_layout_is_rebuilt() {
+    let mut server = start(&[]);
+    if server.schema().is_some() {
+        return;
+    }
+    let team = tenant(&server, "team", json!({})).await;
+    let kept = create_as(&server, Some(&team), "walnut grove", "name=w.txt").await;
+    assert!(server.terminate());
+    let index = server.data_dir.join("search");
+    for entry in std::fs::read_dir(&index).unwrap() {
+        std::fs::remove_file(entry.unwrap().path()).unwrap();
+    }
+    // What earlier layouts' clean closes left: an empty mark.
+    std::fs::write(index.join("clean"), b"").unwrap();
+    server.restart();
+    assert_eq!(search(&server, &team, "walnut").await, [kept]);
+}
+
 /// Empties the `search` column of every paste in `schema`, as a database
 /// from before search has it.
 async fn clear_vectors(schema: &str) {

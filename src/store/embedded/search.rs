@@ -7,19 +7,31 @@
 //! takes what is queued, looks each added paste up in the store, indexes
 //! what `core::search` says is searchable (its names and languages, and the
 //! first `INDEXED_BYTES` of its text), and commits the lot as one tantivy
-//! commit. Looking the paste up when it is indexed, not when it is queued,
-//! keeps a removal that overtakes its create from leaving it in the index.
+//! commit. It makes tantivy's writer (its threads and buffers) at the first
+//! change, so a server whose tenants never write holds none. Looking the
+//! paste up when it is indexed, not when it is queued, keeps a removal that
+//! overtakes its create from leaving it in the index.
+//!
+//! A paste is one document of two indexed fields: its owner, and its
+//! words: the words of its names [`NAME_WEIGHT`] times, of its languages
+//! [`LANG_WEIGHT`] times, and of its text once. Repeating a field's words
+//! weighs them in BM25 (BM25F's field weights, as whole numbers): a match
+//! in a name counts most, in a language next, in the text least. A search
+//! is then the intersection of plain term queries (the owner's, scored
+//! zero, and one per word), which tantivy ranks with block-max pruning: it
+//! skips the blocks of postings that cannot reach the page being asked
+//! for, so a common word does not cost a score for every paste holding it.
 //!
 //! A search first waits until the thread has applied everything queued
 //! before it began (so it finds every paste whose create was answered
-//! before it), then ranks with tantivy's BM25 (a match in a name counts
-//! most, in a language next, in the text least) and reads each hit's
-//! metadata back from the store, which drops any paste gone meanwhile.
+//! before it), then reads each hit's metadata back from the store, which
+//! drops any paste gone meanwhile.
 //!
-//! The index is derived data. A clean close leaves the file `search/clean`;
-//! an open that does not find it (first start, index deleted, or `kill -9`,
-//! which may have lost the last commits) deletes what is there and rebuilds
-//! the index from the store on a thread of its own, while searches wait.
+//! The index is derived data. A clean close leaves the file `search/clean`
+//! holding [`SCHEMA`]; an open that does not find it (first start, index
+//! deleted, `kill -9`, which may have lost the last commits, or an index of
+//! another schema) deletes what is there and rebuilds the index from the
+//! store on a thread of its own, while searches wait.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
-use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
@@ -44,11 +56,14 @@ use crate::store::{ListPage, SearchQuery, StoreError};
 
 /// The index's directory in the data dir.
 const DIR_NAME: &str = "search";
-/// The file a clean close leaves in it.
+/// The file a clean close leaves in it, holding [`SCHEMA`].
 const CLEAN: &str = "clean";
-/// Operations the queue holds before writers wait (an ID each, so at most
-/// a few MiB).
-const QUEUE: usize = 64 << 10;
+/// The version of the index's layout ([`Fields`] and what goes in them);
+/// an index of another version is rebuilt.
+const SCHEMA: &str = "2";
+/// Operations the queue holds before writers wait: one commit's worth
+/// (its slots, an ID each, are allocated whole at start).
+const QUEUE: usize = BATCH;
 /// Most operations applied in one tantivy commit.
 const BATCH: usize = 4096;
 /// tantivy's smallest indexing budget (one thread); memory is taken as
@@ -59,10 +74,11 @@ const WRITER_BYTES: usize = 15_000_000;
 const CATCH_UP: Duration = Duration::from_secs(10);
 /// Pastes read per page of a rebuild's scan.
 const SCAN_PAGE: usize = 256;
-/// How much more a word in a name counts than one in the text.
-const NAME_BOOST: f32 = 4.0;
-/// How much more a word in a language counts than one in the text.
-const LANG_BOOST: f32 = 2.0;
+/// How many times a paste's names are in its words (a word in a name
+/// counts most).
+const NAME_WEIGHT: usize = 4;
+/// How many times its languages are in its words.
+const LANG_WEIGHT: usize = 2;
 
 /// One change for the index thread.
 enum Op {
@@ -82,26 +98,26 @@ struct Fields {
     id: Field,
     /// Its owner, indexed whole: every search is within one.
     owner: Field,
-    names: Field,
-    langs: Field,
-    content: Field,
+    /// Its names, languages and text, weighted (see the module's doc).
+    words: Field,
 }
 
 impl Fields {
     fn schema() -> (Schema, Self) {
         let mut builder = Schema::builder();
-        // Word frequencies for BM25; no positions: no phrase queries.
-        let words = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer("default")
-                .set_index_option(IndexRecordOption::WithFreqs),
-        );
+        // Frequencies, which block-max pruning needs (the owner's too, to
+        // take part in it); no positions: no phrase queries.
+        let indexed = |tokenizer| {
+            TextOptions::default().set_indexing_options(
+                TextFieldIndexing::default()
+                    .set_tokenizer(tokenizer)
+                    .set_index_option(IndexRecordOption::WithFreqs),
+            )
+        };
         let fields = Self {
             id: builder.add_text_field("id", STRING | STORED),
-            owner: builder.add_text_field("owner", STRING),
-            names: builder.add_text_field("names", words.clone()),
-            langs: builder.add_text_field("langs", words.clone()),
-            content: builder.add_text_field("content", words),
+            owner: builder.add_text_field("owner", indexed("raw")),
+            words: builder.add_text_field("words", indexed("default")),
         };
         (builder.build(), fields)
     }
@@ -136,7 +152,7 @@ pub(super) struct SearchIndex {
     queue: Mutex<Option<SyncSender<Op>>>,
     progress: Arc<Progress>,
     /// What [`Self::start`] hands the thread.
-    pending: Mutex<Option<(IndexWriter, Receiver<Op>)>>,
+    pending: Mutex<Option<(Index, Receiver<Op>)>>,
     /// Whether to rebuild from the store at start.
     rebuild: bool,
     closing: Arc<AtomicBool>,
@@ -153,7 +169,7 @@ impl SearchIndex {
     pub(super) fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let dir = data_dir.join(DIR_NAME);
         let clean = dir.join(CLEAN);
-        let rebuild = !clean.exists();
+        let rebuild = !std::fs::read(&clean).is_ok_and(|held| held == SCHEMA.as_bytes());
         if rebuild && dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|e| index_error("cannot delete", e))?;
         }
@@ -167,9 +183,6 @@ impl SearchIndex {
         let directory = MmapDirectory::open(&dir).map_err(|e| index_error("cannot open", e))?;
         let index =
             Index::open_or_create(directory, schema).map_err(|e| index_error("cannot open", e))?;
-        let writer = index
-            .writer_with_num_threads(1, WRITER_BYTES)
-            .map_err(|e| index_error("cannot write", e))?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -182,7 +195,7 @@ impl SearchIndex {
             reader,
             queue: Mutex::new(Some(queue)),
             progress: Arc::new(Progress::default()),
-            pending: Mutex::new(Some((writer, received))),
+            pending: Mutex::new(Some((index, received))),
             rebuild,
             closing: Arc::new(AtomicBool::new(false)),
             threads: Mutex::new(Vec::new()),
@@ -192,12 +205,13 @@ impl SearchIndex {
     /// Starts the index thread, and the rebuild if one is needed; both
     /// reach the store through `store`, which they do not keep alive.
     pub(super) fn start(&self, store: Weak<Inner>) {
-        let Some((writer, received)) = lock(&self.pending).take() else {
+        let Some((index, received)) = lock(&self.pending).take() else {
             return;
         };
         lock(&self.progress.state).complete = !self.rebuild;
         let keeper = Keeper {
-            writer,
+            index,
+            writer: None,
             reader: self.reader.clone(),
             fields: self.fields,
             progress: self.progress.clone(),
@@ -250,30 +264,20 @@ impl SearchIndex {
             return Ok(page);
         }
         let f = self.fields;
-        let word = |field: Field, word: &str, boost: f32| -> Box<dyn Query> {
-            let term = TermQuery::new(
-                Term::from_field_text(field, word),
+        let term = |field: Field, text: &str| {
+            TermQuery::new(
+                Term::from_field_text(field, text),
                 IndexRecordOption::WithFreqs,
-            );
-            Box::new(BoostQuery::new(Box::new(term), boost))
+            )
         };
+        // The owner's term, scored zero: it only filters, and keeps the
+        // whole query an intersection of terms.
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
             Occur::Must,
-            Box::new(ConstScoreQuery::new(
-                Box::new(TermQuery::new(
-                    Term::from_field_text(f.owner, owner),
-                    IndexRecordOption::Basic,
-                )),
-                0.0,
-            )),
+            Box::new(BoostQuery::new(Box::new(term(f.owner, owner)), 0.0)),
         )];
         for w in query.terms.words() {
-            let anywhere = BooleanQuery::new(vec![
-                (Occur::Should, word(f.names, w, NAME_BOOST)),
-                (Occur::Should, word(f.langs, w, LANG_BOOST)),
-                (Occur::Should, word(f.content, w, 1.0)),
-            ]);
-            clauses.push((Occur::Must, Box::new(anywhere)));
+            clauses.push((Occur::Must, Box::new(term(f.words, w))));
         }
         let searcher = self.reader.searcher();
         let hits = searcher
@@ -417,7 +421,9 @@ fn rebuild(store: &Weak<Inner>, queue: &SyncSender<Op>, progress: &Progress, clo
 
 /// The index thread's state.
 struct Keeper {
-    writer: IndexWriter,
+    index: Index,
+    /// Made at the first change.
+    writer: Option<IndexWriter>,
     reader: IndexReader,
     fields: Fields,
     progress: Arc<Progress>,
@@ -446,32 +452,12 @@ impl Keeper {
                 }
             }
             let count = batch.len() as u64;
-            let mut rebuilt = false;
-            for op in batch {
-                match op {
-                    // One paste that cannot be indexed (a damaged body)
-                    // is left out; the others are not held up by it.
-                    Op::Add(id) => {
-                        if let Err(e) = self.add(&id) {
-                            tracing::warn!(error = %e, "cannot index a paste for search");
-                        }
-                    }
-                    Op::Remove(id) => {
-                        self.writer
-                            .delete_term(Term::from_field_text(self.fields.id, &id));
-                    }
-                    Op::Rebuilt => rebuilt = true,
-                }
-            }
-            let committed = self
-                .writer
-                .commit()
-                .map_err(|e| index_error("cannot commit", e))
-                .and_then(|_| {
-                    self.reader
-                        .reload()
-                        .map_err(|e| index_error("cannot reload", e))
-                });
+            let rebuilt = batch.iter().any(|op| matches!(op, Op::Rebuilt));
+            let committed = if batch.iter().all(|op| matches!(op, Op::Rebuilt)) {
+                Ok(())
+            } else {
+                self.apply(batch)
+            };
             let mut state = lock(&self.progress.state);
             state.ops += count;
             state.complete |= rebuilt;
@@ -485,7 +471,8 @@ impl Keeper {
         let state = lock(&self.progress.state);
         if state.complete && !state.failed {
             drop(state);
-            if let Err(e) = self.writer.wait_merging_threads() {
+            let merged = self.writer.take().map(IndexWriter::wait_merging_threads);
+            if let Some(Err(e)) = merged {
                 tracing::warn!(error = %e, "the search index did not finish merging");
                 return;
             }
@@ -493,18 +480,52 @@ impl Keeper {
                 .write(true)
                 .create(true)
                 .truncate(true)
-                .open(&self.clean);
+                .open(&self.clean)
+                .and_then(|mut file| std::io::Write::write_all(&mut file, SCHEMA.as_bytes()));
             if let Err(e) = marked {
                 tracing::warn!(error = %e, "cannot mark the search index clean; the next start rebuilds it");
             }
         }
     }
 
+    /// Applies a batch's changes and commits them, making the writer first
+    /// if there is none yet.
+    fn apply(&mut self, batch: Vec<Op>) -> Result<(), StoreError> {
+        let mut writer = match self.writer.take() {
+            Some(writer) => writer,
+            None => self
+                .index
+                .writer_with_num_threads(1, WRITER_BYTES)
+                .map_err(|e| index_error("cannot write", e))?,
+        };
+        for op in batch {
+            match op {
+                // One paste that cannot be indexed (a damaged body) is
+                // left out; the others are not held up by it.
+                Op::Add(id) => {
+                    if let Err(e) = self.add(&mut writer, &id) {
+                        tracing::warn!(error = %e, "cannot index a paste for search");
+                    }
+                }
+                Op::Remove(id) => {
+                    writer.delete_term(Term::from_field_text(self.fields.id, &id));
+                }
+                Op::Rebuilt => {}
+            }
+        }
+        let committed = writer.commit();
+        self.writer = Some(writer);
+        committed.map_err(|e| index_error("cannot commit", e))?;
+        self.reader
+            .reload()
+            .map_err(|e| index_error("cannot reload", e))
+    }
+
     /// Indexes (again) the paste `id` as the store holds it now; nothing
     /// if it is gone or has no owner.
-    fn add(&mut self, id: &str) -> Result<(), StoreError> {
+    fn add(&self, writer: &mut IndexWriter, id: &str) -> Result<(), StoreError> {
         let f = self.fields;
-        self.writer.delete_term(Term::from_field_text(f.id, id));
+        writer.delete_term(Term::from_field_text(f.id, id));
         let Some(store) = self.store.upgrade() else {
             return Ok(());
         };
@@ -527,10 +548,14 @@ impl Keeper {
         let mut doc = TantivyDocument::default();
         doc.add_text(f.id, id);
         doc.add_text(f.owner, &owner);
-        doc.add_text(f.names, &found.names);
-        doc.add_text(f.langs, &found.langs);
-        doc.add_text(f.content, &found.content);
-        self.writer
+        for _ in 0..NAME_WEIGHT {
+            doc.add_text(f.words, &found.names);
+        }
+        for _ in 0..LANG_WEIGHT {
+            doc.add_text(f.words, &found.langs);
+        }
+        doc.add_text(f.words, &found.content);
+        writer
             .add_document(doc)
             .map_err(|e| index_error("cannot add", e))?;
         Ok(())
