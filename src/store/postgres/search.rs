@@ -12,6 +12,8 @@
 
 use std::sync::LazyLock;
 
+use tokio_postgres::types::Type;
+
 use super::rows::{META_COLUMNS, META_LEN, meta_from_row, to_i64};
 use super::{PostgresStore, db_error};
 use crate::core::UnixTime;
@@ -53,18 +55,19 @@ impl PostgresStore {
             return Ok(page);
         }
         let client = self.client().await?;
-        let stmt = client.prepare_cached(&SEARCH).await.map_err(db_error)?;
         let words = query.terms.joined();
+        // Unprepared (PostgreSQL's unnamed statement, in one round trip):
+        // planned for these words every time (`search.sql`).
         let rows = client
-            .query(
-                &stmt,
+            .query_typed(
+                &SEARCH,
                 &[
-                    &owner,
-                    &words,
-                    &to_i64(now),
-                    &to_i64(take as u64 + 1),
-                    &to_i64(start as u64),
-                    &RANKED_MATCHES,
+                    (&owner, Type::TEXT),
+                    (&words, Type::TEXT),
+                    (&to_i64(now), Type::INT8),
+                    (&to_i64(take as u64 + 1), Type::INT8),
+                    (&to_i64(start as u64), Type::INT8),
+                    (&RANKED_MATCHES, Type::INT8),
                 ],
             )
             .await

@@ -6,19 +6,27 @@
 -- vector, so a word found in most of a large tenant's pastes would cost a
 -- read of every one. The planner finds the newest matches by walking
 -- pastes_owner newest first (a common word matches early) or through the
--- GIN index (a rare word, few rows).
+-- GIN index (a rare word, few rows): which is faster depends on the words,
+-- so the statement is planned for each search's own ($2), never once for
+-- all (`search.rs` sends it unprepared).
+-- Ranking uses the vectors the first step read, and only the page's rows
+-- are read again for their metadata.
 -- ts_rank weighs a word in a name (A) most, then in a language (B), then in
 -- the text (D); ties go to the newest paste.
 WITH candidates AS (
-    SELECT id AS hit, created_at AS made, ts_rank(search, query) AS rank
+    SELECT id, created_at, search
     FROM pastes, websearch_to_tsquery('simple', $2) AS query
     WHERE owner = $1
       AND search @@ query
       AND (expires_at IS NULL OR expires_at > $3)
     ORDER BY created_at DESC
     LIMIT $6
+), ranked AS (
+    SELECT id AS hit, created_at AS made, ts_rank(search, query) AS rank
+    FROM candidates, websearch_to_tsquery('simple', $2) AS query
+    ORDER BY rank DESC, made DESC, hit
+    LIMIT $4 OFFSET $5
 )
 SELECT {META_COLUMNS}
-FROM candidates JOIN pastes ON pastes.id = candidates.hit
+FROM ranked JOIN pastes ON pastes.id = ranked.hit
 ORDER BY rank DESC, made DESC, hit
-LIMIT $4 OFFSET $5
