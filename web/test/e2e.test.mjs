@@ -112,9 +112,20 @@ const DOT_PNG = Buffer.from(
   'base64',
 );
 
+/**
+ * Opens the editor and waits until its script has started: the page's
+ * module first loads the reader's messages, so the editor's handlers may
+ * be attached after the `load` event that `goto` waits for. Showing the
+ * JS-only controls is the first, synchronous step of that start.
+ */
+async function openEditor(page) {
+  await page.goto(`${server.url}/new`);
+  await page.waitForSelector('#add-file', { state: 'visible' });
+}
+
 /** Creates a paste from a file picked in the editor and opens it. */
 async function createFromFile(page, file, { encrypt = false } = {}) {
-  await page.goto(`${server.url}/new`);
+  await openEditor(page);
   await page.setInputFiles('#file', file);
   await page.waitForSelector('#attachment:not([hidden])');
   if (encrypt) await page.check('#encrypt');
@@ -158,7 +169,7 @@ describe('creating and viewing', () => {
   test('a paste made in the editor is shown highlighted', async () => {
     for (const colorScheme of ['light', 'dark']) {
       const { page, context } = await newPage({ colorScheme });
-      await page.goto(`${server.url}/new`);
+      await openEditor(page);
       await page.fill('#content', PYTHON);
       // Auto-detection names the language while typing.
       await page.waitForFunction(() => document.querySelector('#lang option[value=""]').textContent.includes('Python'));
@@ -182,7 +193,7 @@ describe('creating and viewing', () => {
 
   test('Tab indents in the editor and Esc, Tab leaves it', async () => {
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/new`);
+    await openEditor(page);
     await page.focus('#content');
     await page.keyboard.type('if x:');
     await page.keyboard.press('Enter');
@@ -731,7 +742,7 @@ describe('more ways in', () => {
 
   test('a dropped text file goes into the editor, named', async () => {
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/new`);
+    await openEditor(page);
     await page.evaluate(() => {
       const data = new DataTransfer();
       data.items.add(new File(['fn main() {}\n'], 'main.rs', { type: 'text/x-rust' }));
@@ -771,7 +782,7 @@ describe('more ways in', () => {
 describe('size limits', () => {
   test('a file over the limit is refused in KiB/MiB that tell the two apart', async () => {
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/new`);
+    await openEditor(page);
     await page.setInputFiles('#file', { name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(17_000_000) });
     await page.waitForSelector('#form-status[data-kind=error]');
     assert.equal(await page.textContent('#form-status'), 'big.bin is 16.2 MiB; this server takes at most 16 MiB.');
@@ -1023,7 +1034,7 @@ describe('small comforts', () => {
 
   test('a large upload shows its progress and can be cancelled; an attached image is previewed', async () => {
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/new`);
+    await openEditor(page);
     await page.setInputFiles('#file', { name: 'dot.png', mimeType: 'image/png', buffer: DOT_PNG });
     await page.waitForSelector('#attachment-preview');
     assert.match(await page.getAttribute('#attachment-preview', 'src'), /^blob:/);
@@ -1695,7 +1706,7 @@ describe('several files', () => {
   for (const encrypt of [false, true]) {
     test(`the editor's tabs make one several-file paste${encrypt ? ' (encrypted)' : ''}`, async () => {
       const { page, context } = await newPage();
-      await page.goto(`${server.url}/new`);
+      await openEditor(page);
       assert.equal(await page.isVisible('#tabs'), false, 'one file: no tabs');
       await fillTab(page, 'greet.py', PYTHON);
       await page.click('#add-file');
@@ -1734,7 +1745,7 @@ describe('several files', () => {
 
   test('several files picked at once open one tab each; a tab without a name is refused', async () => {
     const { page, context } = await newPage();
-    await page.goto(`${server.url}/new`);
+    await openEditor(page);
     await page.setInputFiles('#file', [
       { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('first\n') },
       { name: 'b.txt', mimeType: 'text/plain', buffer: Buffer.from('second\n') },

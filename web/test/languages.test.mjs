@@ -46,6 +46,8 @@ async function open({ lang, locale } = {}) {
 /** Makes a paste in the editor (optionally burning, or encrypted with a password); returns its link. */
 async function createInEditor(page, text, { burn = false, password = null } = {}) {
   await page.goto(`${server.url}/new`);
+  // The editor's script starts once the messages are loaded, after `load`.
+  await page.waitForSelector('#add-file', { state: 'visible' });
   await page.fill('#content', text);
   if (burn) await page.check('#burn');
   if (password !== null) {
@@ -182,6 +184,7 @@ describe('languages', () => {
     for (const lang of ['de', 'ja', 'ar']) {
       const { page, context } = await open({ lang });
       await page.goto(`${server.url}/new`);
+      await page.waitForSelector('#add-file', { state: 'visible' });
       await page.fill('#content', 'SELECT 1;\n');
       await page.screenshot({ path: join(DOCS_IMG, `lang-${lang}-new.png`) });
       await page.goto(`${server.url}/${id}`);
