@@ -5,8 +5,9 @@
 //! Results are ranked, best first, and ranks move as pastes come and go, so
 //! a page is where it starts in the ranking: the cursor is that position,
 //! `r` and a decimal number. A search reaches its first
-//! [`MAX_SEARCH_RESULTS`] results only, which bounds what one request ranks
-//! and holds; a person refines the query instead of paging further.
+//! [`MAX_SEARCH_RESULTS`] results only (ten pages of 20), which bounds what
+//! one request ranks and holds; a person refines the query instead of
+//! paging further.
 //!
 //! [`PasteStore::search`]: super::PasteStore::search
 
@@ -16,7 +17,11 @@ use crate::core::search::Terms;
 use super::StoreError;
 
 /// The most results a search reaches, over all its pages.
-pub const MAX_SEARCH_RESULTS: usize = 1000;
+///
+/// On PostgreSQL it is also how many of the newest matches a search ranks,
+/// and ranking reads each one's vector: the cost of a search of a common
+/// word grows with it (docs/performance.md, "Search").
+pub const MAX_SEARCH_RESULTS: usize = 200;
 
 /// A page request for [`super::PasteStore::search`].
 #[derive(Debug, Clone)]
@@ -89,13 +94,13 @@ mod tests {
     fn windows() {
         assert_eq!(query(None, 50).window().unwrap(), (0, 50));
         assert_eq!(query(Some("r50"), 50).window().unwrap(), (50, 50));
-        assert_eq!(query(Some("r980"), 50).window().unwrap(), (980, 20));
+        assert_eq!(query(Some("r180"), 50).window().unwrap(), (180, 20));
         assert_eq!(
             SearchQuery::next_cursor(0, 50, true).as_deref(),
             Some("r50")
         );
         assert_eq!(SearchQuery::next_cursor(0, 50, false), None);
-        assert_eq!(SearchQuery::next_cursor(980, 20, true), None);
+        assert_eq!(SearchQuery::next_cursor(180, 20, true), None);
     }
 
     /// Text no search handed out is refused.
@@ -105,7 +110,7 @@ mod tests {
             "",
             "r",
             "r0",
-            "r1000",
+            "r200",
             "r-1",
             "r+5",
             "50",

@@ -284,16 +284,74 @@ async fn an_index_of_another_layout_is_rebuilt() {
     assert_eq!(search(&server, &team, "walnut").await, [kept]);
 }
 
-/// Empties the `search` column of every paste in `schema`, as a database
-/// from before search has it.
-async fn clear_vectors(schema: &str) {
+/// PostgreSQL: a database at schema version 10, which kept a paste's vector
+/// in `pastes.search`, is brought to 11 at start, its vectors moved to
+/// `paste_search`: a paste's vector is moved as it was, one stored before
+/// search (no vector) is filled in at start, and an anonymous paste gets
+/// no row.
+#[tokio::test]
+async fn a_version_10_database_keeps_its_vectors() {
+    let mut server = start(&[]);
+    let Some(schema) = server.schema().map(str::to_owned) else {
+        return;
+    };
+    let team = tenant(&server, "team", json!({})).await;
+    let indexed = create_as(&server, Some(&team), "meadow larks", "name=a.txt").await;
+    let unfilled = create_as(&server, Some(&team), "meadow wrens", "name=b.txt").await;
+    create_as(&server, None, "meadow owls", "").await;
+    assert!(server.terminate());
+    let client = connect().await;
+    // Migration 11 undone by hand: what version 10 held, with a word in
+    // one vector that is not in its paste, which only a moved vector has.
+    client
+        .batch_execute(&format!(
+            "SET search_path = \"{schema}\";
+             ALTER TABLE pastes ADD COLUMN search tsvector;
+             UPDATE pastes SET search = paste_search.words || to_tsvector('simple', 'kestrel')
+                FROM paste_search
+                WHERE paste_search.id = pastes.id AND pastes.id <> '{unfilled}';
+             DROP TABLE paste_search;
+             CREATE INDEX pastes_search ON pastes USING gin (search);
+             CREATE INDEX pastes_unsearched ON pastes (id)
+                WHERE owner IS NOT NULL AND search IS NULL;
+             DELETE FROM snip_migrations WHERE version = 11;"
+        ))
+        .await
+        .unwrap();
+    server.restart();
+    let mut found = search(&server, &team, "meadow").await;
+    found.sort();
+    let mut expected = vec![indexed.clone(), unfilled];
+    expected.sort();
+    assert_eq!(found, expected);
+    assert_eq!(search(&server, &team, "kestrel").await, [indexed]);
+    let rows: i64 = client
+        .query_one(
+            &format!("SELECT count(*) FROM \"{schema}\".paste_search"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 2, "one row per paste with an owner");
+}
+
+/// A connection to the test database.
+async fn connect() -> tokio_postgres::Client {
     let (client, connection) = tokio_postgres::connect(&database_url(), tokio_postgres::NoTls)
         .await
         .unwrap();
     tokio::spawn(connection);
+    client
+}
+
+/// Empties the search vector of every paste in `schema`, as a database
+/// from before search has it.
+async fn clear_vectors(schema: &str) {
+    let client = connect().await;
     let cleared = client
         .execute(
-            &format!("UPDATE \"{schema}\".pastes SET search = NULL"),
+            &format!("UPDATE \"{schema}\".paste_search SET words = NULL"),
             &[],
         )
         .await

@@ -13,8 +13,9 @@ use crate::store::codec::Stored;
 use crate::store::{PutLimits, StoreError};
 
 impl PostgresStore {
-    /// Inserts a paste with an owner, with its body as stored and what of
-    /// it is searchable, and reserves its quota in the same transaction.
+    /// Inserts a paste with an owner, with its body as stored, and its row
+    /// of `paste_search` with what of it is searchable (migration 11), and
+    /// reserves its quota in the same transaction.
     pub(super) async fn insert(
         &self,
         meta: &PasteMeta,
@@ -52,13 +53,21 @@ impl PostgresStore {
         }
         let stmt = tx
             .prepare_cached(
-                "INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
-                    content_type, size, delete_token_hash, owner, visibility, redirect, body,
-                    proof_verifier, proof_iterations, proof_salt, body_encoding, files,
-                    author_subject, author_name, search)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                    $18, $19, $20, $21, snip_search_vector($22, $23, $24))
-                 ON CONFLICT (id) DO NOTHING",
+                "WITH paste AS (
+                    INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
+                        content_type, size, delete_token_hash, owner, visibility, redirect, body,
+                        proof_verifier, proof_iterations, proof_salt, body_encoding, files,
+                        author_subject, author_name)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+                        $17, $18, $19, $20, $21)
+                    ON CONFLICT (id) DO NOTHING
+                    RETURNING id, owner, created_at, expires_at
+                 ), searchable AS (
+                    INSERT INTO paste_search (id, owner, created_at, expires_at, words)
+                    SELECT id, owner, created_at, expires_at, snip_search_vector($22, $23, $24)
+                    FROM paste WHERE owner IS NOT NULL
+                 )
+                 SELECT count(*) FROM paste",
             )
             .await
             .map_err(db_error)?;
@@ -66,8 +75,8 @@ impl PostgresStore {
             key_check_columns(meta.key_check.as_ref());
         let (author_subject, author_name) = author_columns(meta);
         let [names, langs, content] = vector_params(searchable);
-        let inserted = tx
-            .execute(
+        let inserted: i64 = tx
+            .query_one(
                 &stmt,
                 &[
                     &meta.id,
@@ -97,7 +106,8 @@ impl PostgresStore {
                 ],
             )
             .await
-            .map_err(db_error)?;
+            .map_err(db_error)?
+            .get(0);
         if inserted == 0 {
             return Err(StoreError::IdTaken);
         }

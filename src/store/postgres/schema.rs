@@ -35,6 +35,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     migration!("0008_paste_author"),
     migration!("0009_search"),
     migration!("0010_session_grant"),
+    migration!("0011_search_table"),
 ];
 
 /// The schema version this binary writes.

@@ -1,8 +1,8 @@
-//! Searching on PostgreSQL: its own full-text search over the `search`
-//! column (migration 9), a `tsvector` of the words `core::search` finds
-//! searchable in a paste with an owner, written with the paste (`insert`)
-//! and ranked with `ts_rank` (`search.sql`), the newest
-//! [`RANKED_MATCHES`] matches of a search.
+//! Searching on PostgreSQL: its own full-text search over `paste_search`
+//! (migrations 9 and 11), a narrow row per paste with an owner holding a
+//! `tsvector` of the words `core::search` finds searchable in it, written
+//! with the paste (`insert`) and ranked with `ts_rank` (`search.sql`), the
+//! newest [`RANKED_MATCHES`] matches of a search.
 //!
 //! snip computes the words, not SQL: a body may be compressed or
 //! encrypted, and reducing every text to words joined by spaces makes
@@ -91,7 +91,9 @@ impl PostgresStore {
     pub(super) async fn fill_search(&self) -> Result<u64, StoreError> {
         let select = format!(
             "SELECT {META_COLUMNS}, substring(body from 1 for {INDEXED_BYTES}), body_encoding
-             FROM pastes WHERE owner IS NOT NULL AND search IS NULL LIMIT {FILL_BATCH}"
+             FROM pastes WHERE id IN (
+                SELECT id FROM paste_search WHERE words IS NULL LIMIT {FILL_BATCH}
+             )"
         );
         let mut filled = 0;
         loop {
@@ -102,8 +104,8 @@ impl PostgresStore {
             }
             let update = client
                 .prepare_cached(
-                    "UPDATE pastes SET search = snip_search_vector($2, $3, $4)
-                     WHERE id = $1 AND search IS NULL",
+                    "UPDATE paste_search SET words = snip_search_vector($2, $3, $4)
+                     WHERE id = $1 AND words IS NULL",
                 )
                 .await
                 .map_err(db_error)?;
