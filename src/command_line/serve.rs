@@ -90,8 +90,13 @@ pub struct ServeArgs {
 
     /// Tenant programs run at once (each on a fiber stack of its own, taking
     /// turns with every other request); more creates wait for one to finish.
-    #[arg(long, env = "SNIP_PROGRAM_CONCURRENCY", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, env = "SNIP_PROGRAM_CONCURRENCY", default_value_t = 8, value_parser = parse_concurrency)]
     pub program_concurrency: u32,
+
+    /// Searches run at once; more wait, in order, for one to finish, so a
+    /// burst of searches neither slows every other request nor each other.
+    #[arg(long, env = "SNIP_SEARCH_CONCURRENCY", default_value_t = 4, value_parser = parse_concurrency)]
+    pub search_concurrency: u32,
 
     /// Random characters in new paste IDs (one check character is added).
     #[arg(long, env = "SNIP_ID_LENGTH", default_value_t = id::DEFAULT_RANDOM_LEN, value_parser = parse_id_length)]
@@ -353,6 +358,7 @@ impl ServeArgs {
                 },
                 concurrency: self.program_concurrency,
             },
+            search_concurrency: self.search_concurrency as usize,
             tls: self.tls.tls_config(&self.data_dir),
             redirect_http: self.tls.redirect_http,
             hsts: self.tls.hsts.0,
@@ -548,6 +554,15 @@ pub(super) fn parse_id_length(input: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| range.contains(n))
         .ok_or_else(|| format!("must be a number from {} to {}", range.start(), range.end()))
+}
+
+/// How many tenant programs, or searches, run at once: 1 to 1024.
+pub(super) fn parse_concurrency(input: &str) -> Result<u32, String> {
+    input
+        .parse()
+        .ok()
+        .filter(|n| (1..=1024).contains(n))
+        .ok_or_else(|| "must be a number from 1 to 1024".to_owned())
 }
 
 /// The most files one paste may hold, 1 to 1000.

@@ -26,8 +26,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
 use super::serve::{
-    RateSetting, Secret, ServeArgs, Switch, parse_id_length, parse_ipv6_prefix, parse_max_files,
-    parse_paste_size, parse_rate, parse_title,
+    RateSetting, Secret, ServeArgs, Switch, parse_concurrency, parse_id_length, parse_ipv6_prefix,
+    parse_max_files, parse_paste_size, parse_rate, parse_title,
 };
 use super::tls::{Interval, parse_domain, parse_email, parse_interval};
 use crate::client::store_args::parse_schema;
@@ -75,8 +75,10 @@ pub struct ServeFile {
     program_fuel: Option<u64>,
     #[serde(default, deserialize_with = "size")]
     program_memory: Option<u64>,
-    #[serde(default, deserialize_with = "from_str")]
+    #[serde(default, deserialize_with = "concurrency")]
     program_concurrency: Option<u32>,
+    #[serde(default, deserialize_with = "concurrency")]
+    search_concurrency: Option<u32>,
     #[serde(default, deserialize_with = "duration")]
     sweep_interval: Option<Duration>,
     #[serde(default, deserialize_with = "duration")]
@@ -222,6 +224,7 @@ impl ServeFile {
             program_fuel,
             program_memory,
             program_concurrency,
+            search_concurrency,
             sweep_interval,
             header_timeout,
             max_inflight_bytes,
@@ -288,6 +291,7 @@ impl ServeFile {
         fill!(args.program_fuel, program_fuel);
         fill!(args.program_memory, program_memory);
         fill!(args.program_concurrency, program_concurrency);
+        fill!(args.search_concurrency, search_concurrency);
         fill!(args.sweep_interval, sweep_interval);
         fill!(args.header_timeout, header_timeout);
         fill!(args.max_inflight_bytes, Some(max_inflight_bytes));
@@ -465,6 +469,10 @@ fn rate<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RateSetting>, D::Error
 
 fn id_length<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
     parsed(d, parse_id_length)
+}
+
+fn concurrency<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    parsed(d, parse_concurrency)
 }
 
 fn max_files<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {

@@ -36,6 +36,7 @@ pub mod ratelimit;
 pub mod recheck;
 pub mod render;
 pub mod routes;
+pub mod search_gate;
 pub mod state;
 
 pub use body::Pace;

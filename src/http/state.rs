@@ -13,6 +13,7 @@ use super::forwarded::ProxyConfig;
 use super::inflight::InflightBytes;
 use super::oidc::{Oidc, OidcSettings};
 use super::ratelimit::RateLimits;
+use super::search_gate::SearchGate;
 use crate::core::Ttl;
 use crate::metrics::Metrics;
 use crate::programs::Programs;
@@ -126,6 +127,8 @@ pub struct AppState {
     pub programs: Arc<Programs>,
     /// The instance's name and link previews.
     pub site: Site,
+    /// How many searches run at once (`--search-concurrency`).
+    pub searches: SearchGate,
 }
 
 /// Whether the store answers, for `/readyz`: asked when a probe comes, at

@@ -37,6 +37,7 @@ use crate::http::{
     RateLimits, Readiness, Site,
     handlers::{openapi, ops},
     make_app,
+    search_gate::SearchGate,
 };
 use crate::metrics::{MeteredStore, Metrics};
 use crate::programs::{ProgramSettings, Programs};
@@ -94,6 +95,8 @@ pub struct ServerConfig {
     pub fast_path: bool,
     /// Tenant programs' default limits and concurrency.
     pub programs: ProgramSettings,
+    /// Most searches run at once; more wait for one to finish.
+    pub search_concurrency: usize,
     /// HTTPS, or `None` for plain HTTP.
     pub tls: Option<TlsConfig>,
     /// An address for plain HTTP that redirects to the HTTPS public URL.
@@ -238,6 +241,7 @@ pub async fn serve(config: ServerConfig) -> anyhow::Result<()> {
         },
         programs: Arc::new(Programs::new(config.programs)),
         site: config.site.clone(),
+        searches: SearchGate::new(config.search_concurrency),
     });
     let (stop_metrics, metrics_stopped) = tokio::sync::watch::channel(false);
     let metrics_server = match config.metrics_listen {

@@ -91,6 +91,12 @@ fn a_bad_file_is_refused_naming_file_line_and_key() {
     assert!(message.contains("max-paste-size"), "{message}");
     assert!(message.contains("at most 1073741824 bytes"), "{message}");
 
+    let (_dir, path) = config_file("search-concurrency = 0\n");
+    let message = refused(&path);
+    assert!(message.contains("line 1"), "{message}");
+    assert!(message.contains("search-concurrency"), "{message}");
+    assert!(message.contains("from 1 to 1024"), "{message}");
+
     let (_dir, path) = config_file("\n\ntrusted-proxy = [\"127.0.0.1/32\", 8]\n");
     let message = refused(&path);
     let place = format!("config file {}, line 3", path.display());

@@ -45,7 +45,10 @@ pub async fn list(
                 viewer: query.viewer,
                 mine: query.mine,
             };
-            state.store.search(owner, &search, paste::now()).await?
+            state
+                .searches
+                .run(state.store.search(owner, &search, paste::now()))
+                .await?
         }
         None => state.store.list(owner, &query, paste::now()).await?,
     };

@@ -72,8 +72,8 @@ pub async fn my(
                     mine: query.mine,
                 };
                 state
-                    .store
-                    .search(&tenant.name, &search, paste::now())
+                    .searches
+                    .run(state.store.search(&tenant.name, &search, paste::now()))
                     .await
             }
             Err(e) => return ApiError::bad_request(e.to_string()).into_response(),
