@@ -34,7 +34,12 @@ const LAYERS: &[&[&str]] = &[
         "http::oidc",
         "http::recheck",
     ],
-    &["http::body", "http::inflight", "http::outbound"],
+    &[
+        "http::body",
+        "http::inflight",
+        "http::outbound",
+        "http::search_gate",
+    ],
     &["http::api_error", "http::context", "http::client_net"],
     &["metrics"],
     &["store"],

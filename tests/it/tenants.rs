@@ -159,7 +159,8 @@ async fn quota_fill_delete_and_burn() {
     );
 }
 
-/// Forty parallel 100-byte creates against a 1000-byte quota: exactly ten succeed.
+/// Forty parallel 100-byte creates against a 1000-byte quota: exactly ten
+/// succeed, and the thirty refused store nothing and count for nothing.
 #[tokio::test]
 async fn quota_holds_under_concurrency() {
     let server = start(&[]);
@@ -175,6 +176,22 @@ async fn quota_holds_under_concurrency() {
     }
     assert_eq!(codes.iter().filter(|c| **c == 201).count(), 10, "{codes:?}");
     assert_eq!(codes.iter().filter(|c| **c == 507).count(), 30, "{codes:?}");
+    // The refused left nothing behind: ten pastes, and their bytes only.
+    let stored = ids(&list(&server, &a, "limit=100").await);
+    assert_eq!(stored.len(), 10, "{stored:?}");
+    let code = status(
+        &server,
+        Method::DELETE,
+        &format!("/{}", stored[0]),
+        Some(&a),
+    )
+    .await;
+    assert_eq!(code, 204);
+    assert_eq!(
+        try_create(&server, Some(&a), vec![b'c'; 100], "").await.0,
+        201
+    );
+    assert_eq!(try_create(&server, Some(&a), "c", "").await.0, 507);
 }
 
 /// Raising or removing the quota with the admin API applies to the very next request.

@@ -13,9 +13,11 @@ use crate::store::codec::Stored;
 use crate::store::{PutLimits, StoreError};
 
 impl PostgresStore {
-    /// Inserts a paste with an owner, with its body as stored, and its row
-    /// of `paste_search` with what of it is searchable (migration 11), and
-    /// reserves its quota in the same transaction.
+    /// Inserts a paste with an owner (or an author), with its body as
+    /// stored, its row of `paste_search` with what of it is searchable
+    /// (migration 11), and its bytes in its owner's usage, within its quota
+    /// (`insert.sql`), in a transaction that first locks the authority it
+    /// was created with.
     pub(super) async fn insert(
         &self,
         meta: &PasteMeta,
@@ -25,57 +27,26 @@ impl PostgresStore {
     ) -> Result<(), StoreError> {
         let mut client = self.client().await?;
         let tx = client.transaction().await.map_err(db_error)?;
+        let quota = limits.owner_max_bytes.unwrap_or(u64::MAX);
         if let Some(owner) = &meta.owner {
             // The owner's row, and its token's and session's, stay locked
             // until the commit, so a concurrent delete of the tenant (or
             // revocation, or sign-out) waits and then sees this paste; one
             // that committed first leaves no row, and the paste is refused.
             authority::lock_for(&tx, owner, limits.authority.as_ref(), paste::now()).await?;
-            let quota = limits.owner_max_bytes.unwrap_or(u64::MAX);
             if meta.size > quota {
-                return Err(StoreError::QuotaExceeded { limit: quota });
-            }
-            let stmt = tx
-                .prepare_cached(
-                    "INSERT INTO owner_usage AS u (owner, bytes, pastes) VALUES ($1, $2, 1)
-                     ON CONFLICT (owner) DO UPDATE SET bytes = u.bytes + excluded.bytes, pastes = u.pastes + 1
-                     WHERE u.bytes + excluded.bytes <= $3",
-                )
-                .await
-                .map_err(db_error)?;
-            let updated = tx
-                .execute(&stmt, &[owner, &to_i64(meta.size), &to_i64(quota)])
-                .await
-                .map_err(db_error)?;
-            if updated == 0 {
                 return Err(StoreError::QuotaExceeded { limit: quota });
             }
         }
         let stmt = tx
-            .prepare_cached(
-                "WITH paste AS (
-                    INSERT INTO pastes (id, created_at, expires_at, burn, encrypted, lang, name,
-                        content_type, size, delete_token_hash, owner, visibility, redirect, body,
-                        proof_verifier, proof_iterations, proof_salt, body_encoding, files,
-                        author_subject, author_name)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
-                        $17, $18, $19, $20, $21)
-                    ON CONFLICT (id) DO NOTHING
-                    RETURNING id, owner, created_at, expires_at
-                 ), searchable AS (
-                    INSERT INTO paste_search (id, owner, created_at, expires_at, words)
-                    SELECT id, owner, created_at, expires_at, snip_search_vector($22, $23, $24)
-                    FROM paste WHERE owner IS NOT NULL
-                 )
-                 SELECT count(*) FROM paste",
-            )
+            .prepare_cached(include_str!("insert.sql"))
             .await
             .map_err(db_error)?;
         let (proof_verifier, proof_iterations, proof_salt) =
             key_check_columns(meta.key_check.as_ref());
         let (author_subject, author_name) = author_columns(meta);
         let [names, langs, content] = vector_params(searchable);
-        let inserted: i64 = tx
+        let row = tx
             .query_one(
                 &stmt,
                 &[
@@ -103,13 +74,18 @@ impl PostgresStore {
                     &names,
                     &langs,
                     &content,
+                    &to_i64(quota),
                 ],
             )
             .await
-            .map_err(db_error)?
-            .get(0);
+            .map_err(db_error)?;
+        let (inserted, counted): (i64, i64) = (row.get(0), row.get(1));
         if inserted == 0 {
             return Err(StoreError::IdTaken);
+        }
+        if meta.owner.is_some() && counted == 0 {
+            // Dropping the transaction rolls the paste back.
+            return Err(StoreError::QuotaExceeded { limit: quota });
         }
         tx.commit().await.map_err(db_error)
     }

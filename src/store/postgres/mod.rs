@@ -7,7 +7,7 @@
 //! commits once the body has decoded (a damaged body rolls it back, and the
 //! paste stays), so of any number of concurrent callers on any number of
 //! instances exactly one gets the paste; an owner's quota is a conditional
-//! `UPDATE` of its `owner_usage` row in the transaction that inserts the paste.
+//! upsert of its `owner_usage` row in the statement that inserts the paste.
 //! Every read's `WHERE` clause checks expiry. The sweeper deletes with `FOR
 //! UPDATE SKIP LOCKED`, so instances sweeping at once split the work instead
 //! of queueing on each other's locks.
