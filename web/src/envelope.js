@@ -393,6 +393,9 @@ function parsePlaintext(plaintext) {
   const meta = {};
   for (const field of META_FIELDS) {
     if (typeof parsed[field] === 'string') meta[field] = parsed[field];
+    else if (parsed[field] !== undefined && parsed[field] !== null) {
+      throw new EnvelopeError('malformed_plaintext', 'the decrypted metadata is malformed (a field is not a string)');
+    }
   }
   const content = plaintext.slice(4 + metaLen);
   const files = parseFiles(parsed.files, content.length);

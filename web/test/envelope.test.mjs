@@ -105,6 +105,41 @@ describe('envelope errors', () => {
   });
 });
 
+// An envelope of `plaintext` as it is, its metadata never passed through
+// encodeMeta: the header of a fresh envelope without a password, and
+// `plaintext` sealed under it as docs/envelope.md says.
+async function sealRaw(plaintext, key) {
+  const header = (await envelope.encrypt(new Uint8Array(), {}, key)).slice(0, envelope.HEADER_LEN);
+  const aes = await crypto.subtle.importKey('raw', key, { name: 'AES-GCM' }, false, ['encrypt']);
+  const iv = header.slice(26, 38);
+  const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: header, tagLength: 128 }, aes, plaintext);
+  const out = new Uint8Array(header.length + sealed.byteLength);
+  out.set(header);
+  out.set(new Uint8Array(sealed), header.length);
+  return out;
+}
+
+function withMeta(json, content) {
+  const meta = text(json);
+  const out = new Uint8Array(4 + meta.length + content.length);
+  new DataView(out.buffer).setUint32(0, meta.length);
+  out.set(meta, 4);
+  out.set(content, 4 + meta.length);
+  return out;
+}
+
+describe('metadata as another writer may seal it', () => {
+  test('null is absent, unknown fields are ignored, and a known field that is not a string is malformed', async () => {
+    const key = envelope.generateKey();
+    const opened = await envelope.decrypt(await sealRaw(withMeta('{"lang":null,"name":"a.txt","colour":5}', text('x')), key), key);
+    assert.deepEqual(opened.meta, { name: 'a.txt' });
+    assert.deepEqual(opened.content, text('x'));
+    for (const json of ['{"lang":5}', '{"name":["a"]}', '{"type":{}}', '{"name":true}']) {
+      await assert.rejects(envelope.decrypt(await sealRaw(withMeta(json, text('x')), key), key), { code: 'malformed_plaintext' }, json);
+    }
+  });
+});
+
 describe('several files in one envelope', () => {
   test('the list is sealed with them, and each file gets its own bytes', async () => {
     const key = envelope.generateKey();
