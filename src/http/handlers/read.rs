@@ -228,8 +228,8 @@ pub async fn view(
     answer_view(&state, &read, request.headers()).await
 }
 
-/// [`view`] of a read already established (also the hot route's).
-pub async fn answer_view(
+/// [`view`]'s answer to a read already established.
+async fn answer_view(
     state: &SharedState,
     read: &PasteRead,
     headers: &HeaderMap,

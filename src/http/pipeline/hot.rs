@@ -1,6 +1,6 @@
 //! The service the server runs ([`App`], one [`Connection`] of it per TCP
 //! connection): the hot routes, those the route table (`crate::http::routes`)
-//! marks [`Fast`] (reading a paste raw, viewing it, creating one), are
+//! marks [`Fast`] (reading a paste or one of its files raw, creating one), are
 //! recognised by matching method and path against their [`FastRoute`]s and
 //! served by one function, `serve`; everything else goes through axum's
 //! router. Without fast routes (`snip serve --no-fast-path`), the router
@@ -50,8 +50,6 @@ pub enum Fast {
     Raw,
     /// One file of a paste read raw (a template ending in `{id}/{name}`).
     RawFile,
-    /// A paste viewed (a template ending in `{id}`).
-    View,
     /// A paste created (a template without parameters).
     Create,
 }
@@ -73,7 +71,6 @@ pub enum Hot {
     Raw(PasteId),
     /// A file name that needs no percent-decoding.
     RawFile(PasteId, String),
-    View(PasteId),
     Create,
 }
 
@@ -89,12 +86,8 @@ impl FastRoute {
             return None;
         }
         match (self.fast, self.template.strip_suffix("{id}")) {
-            (Fast::Raw | Fast::View, Some(prefix)) => {
-                let id = PasteId::parse(path.strip_prefix(prefix)?).ok()?;
-                Some(match self.fast {
-                    Fast::Raw => Hot::Raw(id),
-                    _ => Hot::View(id),
-                })
+            (Fast::Raw, Some(prefix)) => {
+                Some(Hot::Raw(PasteId::parse(path.strip_prefix(prefix)?).ok()?))
             }
             (Fast::Create, None) if path == self.template => Some(Hot::Create),
             (Fast::RawFile, None) => {
@@ -238,12 +231,6 @@ fn serve(
                     Hot::RawFile(id, name) => {
                         let read = PasteRead { caller, origin, id };
                         read::readable_file(&state, &read, &name, request.headers())
-                            .await
-                            .into_response()
-                    }
-                    Hot::View(id) => {
-                        let read = PasteRead { caller, origin, id };
-                        read::answer_view(&state, &read, request.headers())
                             .await
                             .into_response()
                     }
