@@ -225,15 +225,7 @@ pub async fn view(
     read: PasteRead,
     request: Request,
 ) -> Result<Response, ApiError> {
-    answer_view(&state, &read, request.headers()).await
-}
-
-/// [`view`]'s answer to a read already established.
-async fn answer_view(
-    state: &SharedState,
-    read: &PasteRead,
-    headers: &HeaderMap,
-) -> Result<Response, ApiError> {
+    let (state, read, headers) = (&state, &read, request.headers());
     let opened = load(state, &read.caller, &read.id).await?;
     if let Some(target) = &opened.meta.redirect {
         return Ok(redirect(target));
